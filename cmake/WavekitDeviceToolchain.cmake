@@ -1,0 +1,68 @@
+# Device code generation without a GPU: Debian's clang-19 compiles HIP for gfx942; for gfx950
+# (unknown to clang-19) the same clang emits bitcode that a newer LLVM (llvmlite) lowers.
+#
+# Debian's rocm-device-libs (5.2) ship no oclc_isa_version_942.bc. That file only defines
+# __oclc_ISA_version, so it is generated from the gfx940 one into the build tree together with
+# links to every other system bitcode file; system directories are never written.
+
+find_program(WAVEKIT_DEVICE_CLANG NAMES clang++-19 clang++ HINTS /usr/lib/llvm-19/bin REQUIRED)
+execute_process(COMMAND ${WAVEKIT_DEVICE_CLANG} --version OUTPUT_VARIABLE _wk_clang_version)
+if(NOT _wk_clang_version MATCHES "clang version ([0-9]+)")
+  message(FATAL_ERROR "Cannot read the version of ${WAVEKIT_DEVICE_CLANG}")
+endif()
+if(CMAKE_MATCH_1 LESS 19)
+  message(FATAL_ERROR "The codegen report needs clang >= 19 with the AMDGPU backend; "
+                      "${WAVEKIT_DEVICE_CLANG} is clang ${CMAKE_MATCH_1}. On Debian: apt-get install clang-19")
+endif()
+find_program(WAVEKIT_LLVM_DIS NAMES llvm-dis-19 llvm-dis HINTS /usr/lib/llvm-19/bin REQUIRED)
+find_program(WAVEKIT_LLVM_AS NAMES llvm-as-19 llvm-as HINTS /usr/lib/llvm-19/bin REQUIRED)
+
+find_path(WAVEKIT_SYSTEM_DEVICE_LIBS oclc_isa_version_940.bc
+  HINTS $ENV{ROCM_PATH}/amdgcn/bitcode /opt/rocm/amdgcn/bitcode
+        /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode
+  NO_DEFAULT_PATH)
+if(NOT WAVEKIT_SYSTEM_DEVICE_LIBS)
+  message(FATAL_ERROR "ROCm device libraries not found (oclc_isa_version_940.bc). "
+                      "On Debian: apt-get install rocm-device-libs")
+endif()
+
+find_path(WAVEKIT_HIP_INCLUDE_PARENT hip/hip_runtime.h HINTS $ENV{ROCM_PATH}/include /opt/rocm/include /usr/include)
+if(NOT WAVEKIT_HIP_INCLUDE_PARENT)
+  message(FATAL_ERROR "HIP headers not found. On Debian: apt-get install libamdhip64-dev")
+endif()
+get_filename_component(WAVEKIT_HIP_PATH ${WAVEKIT_HIP_INCLUDE_PARENT} DIRECTORY)
+
+set(WAVEKIT_DEVICE_LIBS ${PROJECT_BINARY_DIR}/amdgcn-bitcode)
+if(EXISTS ${WAVEKIT_SYSTEM_DEVICE_LIBS}/oclc_isa_version_942.bc)
+  set(WAVEKIT_DEVICE_LIBS ${WAVEKIT_SYSTEM_DEVICE_LIBS})
+elseif(NOT EXISTS ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.bc)
+  file(MAKE_DIRECTORY ${WAVEKIT_DEVICE_LIBS})
+  file(GLOB _wk_bitcode ${WAVEKIT_SYSTEM_DEVICE_LIBS}/*.bc)
+  foreach(bc IN LISTS _wk_bitcode)
+    get_filename_component(name ${bc} NAME)
+    file(CREATE_LINK ${bc} ${WAVEKIT_DEVICE_LIBS}/${name} SYMBOLIC)
+  endforeach()
+  execute_process(COMMAND ${WAVEKIT_LLVM_DIS} ${WAVEKIT_SYSTEM_DEVICE_LIBS}/oclc_isa_version_940.bc -o -
+                  OUTPUT_VARIABLE _wk_isa_ll RESULT_VARIABLE _wk_rc)
+  string(REGEX MATCHALL "\n@[A-Za-z_0-9]+ =" _wk_globals "${_wk_isa_ll}")
+  list(LENGTH _wk_globals _wk_nglobals)
+  if(NOT _wk_rc EQUAL 0 OR NOT _wk_nglobals EQUAL 1 OR NOT _wk_isa_ll MATCHES "@__oclc_ISA_version = [^\n]* i32 9400")
+    message(FATAL_ERROR "oclc_isa_version_940.bc is not the one-constant module expected; "
+                        "cannot derive oclc_isa_version_942.bc from it")
+  endif()
+  string(REPLACE "i32 9400" "i32 9402" _wk_isa_ll "${_wk_isa_ll}")
+  file(WRITE ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.ll "${_wk_isa_ll}")
+  execute_process(COMMAND ${WAVEKIT_LLVM_AS} ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.ll
+                          -o ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.bc RESULT_VARIABLE _wk_rc)
+  if(NOT _wk_rc EQUAL 0)
+    message(FATAL_ERROR "llvm-as failed to build oclc_isa_version_942.bc")
+  endif()
+endif()
+message(STATUS "wavekit device codegen: ${WAVEKIT_DEVICE_CLANG}, device libraries in ${WAVEKIT_DEVICE_LIBS}")
+
+# Flags shared by every device-only compile of the codegen report.
+set(WAVEKIT_DEVICE_COMPILE_FLAGS
+  -x hip -std=c++20 -O3 --cuda-device-only
+  --hip-path=${WAVEKIT_HIP_PATH} --rocm-device-lib-path=${WAVEKIT_DEVICE_LIBS}
+  -I${PROJECT_SOURCE_DIR}/include
+  -Rpass-analysis=kernel-resource-usage)

@@ -1,0 +1,49 @@
+// Results of host-side validation: a code for programs and a message for people.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace wavekit {
+
+enum class status_code {
+  ok,
+  null_pointer,
+  bad_shape,      // a size is zero, negative, or not a multiple the op needs
+  bad_alignment,  // a pointer or leading dimension breaks the op's vector-load alignment
+  too_large,      // an extent or byte offset past what 32-bit buffer offsets address
+  bad_config,     // an explicit tile configuration that cannot run this problem
+  launch_failed,  // the runtime refused the launch
+};
+
+// Human-readable name of a status code ("bad_shape").
+constexpr const char* to_string(status_code c) {
+  switch (c) {
+    case status_code::ok: return "ok";
+    case status_code::null_pointer: return "null_pointer";
+    case status_code::bad_shape: return "bad_shape";
+    case status_code::bad_alignment: return "bad_alignment";
+    case status_code::too_large: return "too_large";
+    case status_code::bad_config: return "bad_config";
+    case status_code::launch_failed: return "launch_failed";
+  }
+  return "unknown";
+}
+
+class status {
+ public:
+  status() = default;
+  status(status_code code, std::string message) : code_(code), message_(std::move(message)) {}
+  static status success() { return {}; }
+
+  bool ok() const { return code_ == status_code::ok; }
+  explicit operator bool() const { return ok(); }
+  status_code code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  status_code code_ = status_code::ok;
+  std::string message_;
+};
+
+}  // namespace wavekit

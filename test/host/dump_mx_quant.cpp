@@ -1,0 +1,48 @@
+// Writes a seeded random matrix and wavekit's MX quantization of it, for crosscheck_mx_quant.py:
+//   <dir>/input.f32 (rows x cols), <dir>/<elem>.data.u8, <dir>/<elem>.scales.u8
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "wavekit/host/quantize_mx.hpp"
+
+namespace {
+
+template <class V>
+bool write(const std::string& path, const V& v) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool ok = std::fwrite(v.data(), sizeof(v[0]), v.size(), f) == v.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+template <class T>
+bool dump(const std::string& dir, const char* name, const std::vector<float>& x, int rows, int cols) {
+  const auto q = wavekit::host::quantize_mx<T>(x, rows, cols);
+  return write(dir + "/" + name + ".data.u8", q.data) && write(dir + "/" + name + ".scales.u8", q.scales);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  const int rows = 64, cols = 512;
+  std::mt19937 rng(2024);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::uniform_real_distribution<float> e(-20.0f, 20.0f);
+  std::vector<float> x(std::size_t(rows) * cols);
+  for (int r = 0; r < rows; ++r) {
+    const float row_exponent = e(rng);  // rows from tiny to huge magnitudes
+    for (int c = 0; c < cols; ++c) x[std::size_t(r) * cols + c] = n(rng) * std::exp2(row_exponent);
+  }
+  for (int c = 0; c < 32; ++c) x[c] = 0.0f;  // one all-zero block
+  using namespace wavekit;
+  const bool ok = write(dir + "/input.f32", x) && dump<fp4_e2m1>(dir, "e2m1", x, rows, cols) &&
+                  dump<fp8_e4m3fn>(dir, "e4m3fn", x, rows, cols) && dump<bf8_e5m2>(dir, "e5m2", x, rows, cols);
+  return ok ? 0 : 1;
+}

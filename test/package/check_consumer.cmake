@@ -1,0 +1,29 @@
+# Script mode: install wavekit and build + run the consumer in each way of consuming it.
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGV}")
+    message(FATAL_ERROR "failed (${rc}): ${cmd}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+# Install from a fresh configure of the library alone, the way a packager would.
+run(${CMAKE_COMMAND} -S ${WAVEKIT_SOURCE_DIR} -B ${WORK_DIR}/lib -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_INSTALL_PREFIX=${prefix}
+    -DWAVEKIT_BUILD_TESTS=OFF -DWAVEKIT_BUILD_BENCHMARKS=OFF -DWAVEKIT_BUILD_EXAMPLES=OFF -DWAVEKIT_CODEGEN_ARCHS=)
+run(${CMAKE_COMMAND} --install ${WORK_DIR}/lib)
+if(NOT EXISTS ${prefix}/include/wavekit/core/numeric_types.hpp)
+  message(FATAL_ERROR "install did not place the headers under ${prefix}/include")
+endif()
+
+foreach(mode find_package subdirectory fetchcontent)
+  set(build ${WORK_DIR}/${mode})
+  run(${CMAKE_COMMAND} -S ${WAVEKIT_SOURCE_DIR}/examples/consumer -B ${build} -G ${GENERATOR}
+      -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DWAVEKIT_CONSUME=${mode}
+      -DCMAKE_PREFIX_PATH=${prefix} -DWAVEKIT_SOURCE_DIR=${WAVEKIT_SOURCE_DIR})
+  run(${CMAKE_COMMAND} --build ${build})
+  run(${build}/consumer)
+  message(STATUS "consumer via ${mode}: ok")
+endforeach()
