@@ -66,3 +66,44 @@ set(WAVEKIT_DEVICE_COMPILE_FLAGS
   --hip-path=${WAVEKIT_HIP_PATH} --rocm-device-lib-path=${WAVEKIT_DEVICE_LIBS}
   -I${PROJECT_SOURCE_DIR}/include
   -Rpass-analysis=kernel-resource-usage)
+
+set(WAVEKIT_CODEGEN_TOOL ${PROJECT_SOURCE_DIR}/tools/codegen_report.py)
+
+# wavekit_add_codegen_report(<target> ARCH <arch> OUTPUT_DIR <dir> SOURCES <file.hip>... [ALL])
+#
+# Compiles each source device-only for <arch> (-O3), keeping its assembly and resource remarks
+# in <dir>, and makes <target> write <dir>/report.md and <dir>/report.json from them.
+function(wavekit_add_codegen_report target)
+  cmake_parse_arguments(ARG "ALL" "ARCH;OUTPUT_DIR" "SOURCES" ${ARGN})
+  if(NOT ARG_ARCH STREQUAL "gfx942")
+    message(FATAL_ERROR "wavekit_add_codegen_report: no ${ARG_ARCH} pipeline (gfx942 only so far)")
+  endif()
+  file(MAKE_DIRECTORY ${ARG_OUTPUT_DIR})
+  set(asm_files)
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(stem ${src} NAME_WE)
+    set(asm ${ARG_OUTPUT_DIR}/${stem}.s)
+    add_custom_command(
+      OUTPUT ${asm} ${ARG_OUTPUT_DIR}/${stem}.remarks
+      COMMAND ${Python3_EXECUTABLE} ${WAVEKIT_CODEGEN_TOOL} compile --remarks ${ARG_OUTPUT_DIR}/${stem}.remarks --
+              ${WAVEKIT_DEVICE_CLANG} ${WAVEKIT_DEVICE_COMPILE_FLAGS} --offload-arch=${ARG_ARCH}
+              -S -o ${asm} -MD -MF ${asm}.d -MT ${asm} ${src}
+      DEPENDS ${src} ${WAVEKIT_CODEGEN_TOOL}
+      DEPFILE ${asm}.d
+      COMMENT "Device codegen (${ARG_ARCH}): ${stem}"
+      VERBATIM)
+    list(APPEND asm_files ${asm})
+  endforeach()
+  set(reference ${PROJECT_SOURCE_DIR}/tools/codegen_reference_rows.json)
+  add_custom_command(
+    OUTPUT ${ARG_OUTPUT_DIR}/report.md ${ARG_OUTPUT_DIR}/report.json
+    COMMAND ${Python3_EXECUTABLE} ${WAVEKIT_CODEGEN_TOOL} report --arch ${ARG_ARCH}
+            --out ${ARG_OUTPUT_DIR}/report.md --json ${ARG_OUTPUT_DIR}/report.json --reference ${reference} ${asm_files}
+    DEPENDS ${asm_files} ${WAVEKIT_CODEGEN_TOOL} ${reference}
+    COMMENT "Codegen report (${ARG_ARCH}): ${ARG_OUTPUT_DIR}/report.md"
+    VERBATIM)
+  if(ARG_ALL)
+    set(all ALL)
+  endif()
+  add_custom_target(${target} ${all} DEPENDS ${ARG_OUTPUT_DIR}/report.md)
+endfunction()

@@ -1,0 +1,38 @@
+// gfx942 (CDNA3: MI300X, MI325X): limits, the fp8 formats its matrix cores read, and thin
+// wrappers over the instructions wavekit uses. Semantics: shared/spec/cdna.md.
+#pragma once
+
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/platform.hpp"
+#include "wavekit/core/vector.hpp"
+
+namespace wavekit::arch::gfx942 {
+
+// gfx942's fp8/bf8 are the fnuz variants (spec 2.1); OCP fp8 is gfx950's.
+using fp8 = fp8_e4m3fnuz;
+using bf8 = bf8_e5m2fnuz;
+
+inline constexpr int wave_size = 64;
+inline constexpr int simds_per_cu = 4;
+inline constexpr int lds_bytes_per_cu = 64 * 1024;
+inline constexpr int lds_bytes_per_workgroup = 64 * 1024;
+inline constexpr int lds_banks = 32;
+inline constexpr int max_waves_per_simd = 8;
+
+// v_mfma_f32_32x32x16_fp8_fp8: D (32x32 fp32, 16 regs) = A (32x16) * B (16x32) + C.
+// Each operand is 8 fp8 values per lane packed in a 64-bit register pair (spec 1.3).
+__device__ WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_fp8_fp8(long a, long b, floatx16 c) {
+  return __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, c, 0, 0, 0);
+}
+__device__ WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_bf8_bf8(long a, long b, floatx16 c) {
+  return __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8(a, b, c, 0, 0, 0);
+}
+// v_mfma_f32_16x16x32_fp8_fp8: D (16x16 fp32, 4 regs) = A (16x32) * B (32x16) + C.
+__device__ WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_fp8_fp8(long a, long b, floatx4 c) {
+  return __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, b, c, 0, 0, 0);
+}
+__device__ WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_bf8_bf8(long a, long b, floatx4 c) {
+  return __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8(a, b, c, 0, 0, 0);
+}
+
+}  // namespace wavekit::arch::gfx942

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""wavekit codegen report: resource use and hot-loop shape of every shipped kernel instance.
+
+  compile  run one device-only compile, keeping its assembly and its resource-usage remarks
+  report   read (assembly, remarks) pairs, write the report (Markdown) and its data (JSON)
+  check    fail if any kernel spills, uses scratch, or misses the LDS / occupancy targets it
+           declares with arch::declare_codegen_targets (a '; wavekit.targets' comment in its
+           assembly)
+
+Figures per kernel: VGPRs, AGPRs, SGPRs and occupancy (waves/SIMD), LDS bytes, scratch bytes per
+lane and spills come from clang's -Rpass-analysis=kernel-resource-usage remarks. The hot loop is
+found in the assembly: among the loops (a branch back to an earlier label of the same kernel),
+the one with the most MFMA instructions, ties broken by the smaller loop. For it the report
+counts all instructions, MFMAs, their share, s_waitcnt and s_barrier.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+REMARK = re.compile(r"remark:\s+(?P<key>[^:]+?):\s+(?P<value>\S+)\s+\[-Rpass-analysis=kernel-resource-usage\]")
+REMARK_KEYS = {
+    "Function Name": "symbol", "VGPRs": "vgpr", "AGPRs": "agpr", "SGPRs": "sgpr",
+    "ScratchSize [bytes/lane]": "scratch", "Occupancy [waves/SIMD]": "occupancy",
+    "SGPRs Spill": "sgpr_spill", "VGPRs Spill": "vgpr_spill", "LDS Size [bytes/block]": "lds",
+}
+TARGETS = re.compile(r";\s*wavekit\.targets\s+lds_bytes_max=(\S+)\s+occupancy_min=(\S+)")
+LABEL = re.compile(r"^(\.?[A-Za-z_$][\w.$]*):")
+BRANCH = re.compile(r"^\s*s_(?:cbranch_\w+|branch)\s+(\.LBB\w+)")
+
+
+def cmd_compile(args):
+    """Run the compiler; stderr (the remarks) goes to --remarks. Fails loudly on errors."""
+    proc = subprocess.run(args.command, stderr=subprocess.PIPE, text=True)
+    with open(args.remarks, "w") as f:
+        f.write(proc.stderr)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        return proc.returncode
+    return 0
+
+
+def parse_remarks(text):
+    kernels, current = {}, None
+    for line in text.splitlines():
+        m = REMARK.search(line)
+        if not m or m.group("key") not in REMARK_KEYS:
+            continue
+        key, value = REMARK_KEYS[m.group("key")], m.group("value")
+        if key == "symbol":
+            current = kernels.setdefault(value, {"symbol": value})
+        elif current is not None:
+            current[key] = int(value)
+    return kernels
+
+
+def kernel_bodies(asm):
+    """Map kernel symbol -> its instruction-stream lines (from its label to .Lfunc_end)."""
+    kernels = set(re.findall(r"^\s*\.amdhsa_kernel\s+(\S+)", asm, re.M))
+    bodies, current = {}, None
+    for line in asm.splitlines():
+        m = LABEL.match(line)
+        if m and m.group(1) in kernels:
+            current = bodies.setdefault(m.group(1), [])
+            continue
+        if current is not None and line.startswith(".Lfunc_end"):
+            current = None
+        if current is not None:
+            current.append(line)
+    return bodies
+
+
+def is_instruction(line):
+    s = line.strip()
+    return bool(s) and not s.startswith((";", ".", "//")) and not LABEL.match(s)
+
+
+def hot_loop(lines):
+    labels = {}
+    for idx, line in enumerate(lines):
+        m = LABEL.match(line.strip())
+        if m:
+            labels[m.group(1)] = idx
+    best = None
+    for idx, line in enumerate(lines):
+        m = BRANCH.match(line)
+        if not m or m.group(1) not in labels or labels[m.group(1)] > idx:
+            continue
+        body = [l.strip() for l in lines[labels[m.group(1)]:idx + 1] if is_instruction(l)]
+        stats = {
+            "instructions": len(body),
+            "mfma": sum(1 for l in body if l.startswith("v_mfma")),
+            "waitcnt": sum(1 for l in body if l.startswith("s_waitcnt")),
+            "barriers": sum(1 for l in body if l.startswith("s_barrier")),
+        }
+        key = (stats["mfma"], -stats["instructions"])
+        if best is None or key > best[0]:
+            best = (key, stats)
+    if best is None:
+        return {"instructions": 0, "mfma": 0, "waitcnt": 0, "barriers": 0, "share": 0.0}
+    stats = best[1]
+    stats["share"] = round(stats["mfma"] / stats["instructions"], 3) if stats["instructions"] else 0.0
+    return stats
+
+
+def demangle(symbols):
+    tool = shutil.which("llvm-cxxfilt-19") or shutil.which("llvm-cxxfilt") or shutil.which("c++filt")
+    if not tool or not symbols:
+        return {s: s for s in symbols}
+    out = subprocess.run([tool], input="\n".join(symbols), capture_output=True, text=True).stdout.splitlines()
+    return dict(zip(symbols, out)) if len(out) == len(symbols) else {s: s for s in symbols}
+
+
+def short_name(demangled):
+    """'void wavekit::ops::f<wavekit::small_float<wavekit::format::e4m3fnuz> >(...)' -> 'f<e4m3fnuz>'."""
+    name = re.sub(r"^void\s+", "", demangled)
+    name = re.sub(r"\(.*\)$", "", name)
+    name = re.sub(r"wavekit::small_float<wavekit::format::(\w+)\s*>", r"\1", name)
+    return re.sub(r"\bwavekit::(\w+::)*", "", name).replace(" >", ">")
+
+
+def cmd_report(args):
+    rows = []
+    for asm_path in args.asm:
+        remarks_path = re.sub(r"\.s$", ".remarks", asm_path)
+        with open(asm_path) as f:
+            asm = f.read()
+        with open(remarks_path) as f:
+            remarks = parse_remarks(f.read())
+        for symbol, body in sorted(kernel_bodies(asm).items()):
+            r = dict(remarks.get(symbol, {"symbol": symbol}))
+            targets = TARGETS.search("\n".join(body))
+            r["lds_bytes_max"] = int(targets.group(1), 0) if targets else None
+            r["occupancy_min"] = int(targets.group(2), 0) if targets else None
+            r["loop"] = hot_loop(body)
+            r["source"] = os.path.basename(asm_path)
+            rows.append(r)
+    names = demangle([r["symbol"] for r in rows])
+    for r in rows:
+        r["name"] = short_name(names[r["symbol"]])
+    with open(args.json, "w") as f:
+        json.dump({"arch": args.arch, "kernels": rows}, f, indent=1)
+    reference = []
+    if args.reference and os.path.exists(args.reference):
+        with open(args.reference) as f:
+            reference = json.load(f).get(args.arch, [])
+    with open(args.out, "w") as f:
+        f.write(render(args.arch, rows, reference))
+    print(render(args.arch, rows, reference), end="")
+    return 0
+
+
+def render(arch, rows, reference):
+    head = ("| kernel | VGPR | AGPR | SGPR | LDS B | scratch | spills v/s | occupancy | "
+            "hot loop: instr / MFMA / share / waitcnt / barriers | targets (LDS max, occ min) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n")
+    lines = [f"# {arch} codegen report\n\n", head]
+    for r in rows:
+        l = r["loop"]
+        targets = ("none declared" if r["lds_bytes_max"] is None
+                   else f"{r['lds_bytes_max']}, {r['occupancy_min']}")
+        lines.append(f"| `{r['name']}` | {r.get('vgpr', '?')} | {r.get('agpr', '?')} | {r.get('sgpr', '?')} | "
+                     f"{r.get('lds', '?')} | {r.get('scratch', '?')} | {r.get('vgpr_spill', '?')}/{r.get('sgpr_spill', '?')} | "
+                     f"{r.get('occupancy', '?')} | {l['instructions']} / {l['mfma']} / {l['share']:.3f} / "
+                     f"{l['waitcnt']} / {l['barriers']} | {targets} |\n")
+    if reference:
+        lines.append("\nReference rows (not wavekit code; compiled with the same compiler, see docs/codegen-report.md):\n\n")
+        lines.append(head)
+        for r in reference:
+            lines.append("| " + " | ".join(str(c) for c in r) + " |\n")
+    return "".join(lines)
+
+
+def violations(r):
+    out = []
+    name = r.get("name", r["symbol"])
+    if "vgpr" not in r:
+        out.append(f"{name}: no resource-usage remarks found for this kernel")
+        return out
+    if r.get("vgpr_spill", 0) or r.get("sgpr_spill", 0):
+        out.append(f"{name}: spills (VGPR {r.get('vgpr_spill')}, SGPR {r.get('sgpr_spill')})")
+    if r.get("scratch", 0):
+        out.append(f"{name}: uses {r['scratch']} bytes/lane of scratch")
+    if r["lds_bytes_max"] is None:
+        out.append(f"{name}: declares no codegen targets (arch::declare_codegen_targets)")
+    else:
+        if r.get("lds", 0) > r["lds_bytes_max"]:
+            out.append(f"{name}: LDS {r['lds']} B exceeds its target of {r['lds_bytes_max']} B")
+        if r.get("occupancy", 0) < r["occupancy_min"]:
+            out.append(f"{name}: occupancy {r['occupancy']} waves/SIMD below its target of {r['occupancy_min']}")
+    return out
+
+
+def cmd_check(args):
+    with open(args.json) as f:
+        data = json.load(f)
+    if not data["kernels"]:
+        print(f"FAIL {data['arch']}: the report holds no kernels")
+        return 1
+    problems = [v for r in data["kernels"] for v in violations(r)]
+    for p in problems:
+        print("FAIL", p)
+    print(f"{data['arch']}: {len(data['kernels'])} kernels checked, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compile")
+    c.add_argument("--remarks", required=True)
+    c.add_argument("command", nargs=argparse.REMAINDER)
+    r = sub.add_parser("report")
+    r.add_argument("--arch", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--json", required=True)
+    r.add_argument("--reference", help="JSON of reference rows per arch, shown below wavekit's")
+    r.add_argument("asm", nargs="+")
+    k = sub.add_parser("check")
+    k.add_argument("json")
+    args = ap.parse_args()
+    if args.cmd == "compile":
+        args.command = [a for a in args.command if a != "--"]
+    return {"compile": cmd_compile, "report": cmd_report, "check": cmd_check}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
