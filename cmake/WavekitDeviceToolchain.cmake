@@ -107,3 +107,16 @@ function(wavekit_add_codegen_report target)
   endif()
   add_custom_target(${target} ${all} DEPENDS ${ARG_OUTPUT_DIR}/report.md)
 endfunction()
+
+# wavekit_add_hip_compile_check(<name> <source>): an isa test that compiles a HIP program for
+# gfx942 (host and device passes, to an object file) with Debian's clang and HIP headers, so
+# GPU-only code keeps building on machines without a GPU.
+function(wavekit_add_hip_compile_check name source)
+  set(test_name "isa.gfx942: ${name} compiles as HIP")
+  add_test(NAME "${test_name}"
+    COMMAND ${WAVEKIT_DEVICE_CLANG} -x hip -std=c++20 -O1 --offload-arch=gfx942
+            --hip-path=${WAVEKIT_HIP_PATH} --rocm-device-lib-path=${WAVEKIT_DEVICE_LIBS}
+            -I${PROJECT_SOURCE_DIR}/include -Werror=return-type -c ${source}
+            -o ${CMAKE_CURRENT_BINARY_DIR}/${name}.hip.o)
+  set_tests_properties("${test_name}" PROPERTIES LABELS isa)
+endfunction()

@@ -1,0 +1,50 @@
+// The kernel of gemm_fp8_direct (see gemm_fp8_direct.hpp) and its launcher.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/ops/gemm/gemm_fp8_direct.hpp"
+#include "wavekit/warp/mfma_op.hpp"
+
+namespace wavekit::ops {
+
+template <class Fp8>
+__global__ __launch_bounds__(64) void gemm_fp8_direct_kernel(typename gemm_fp8_direct<Fp8>::args p) {
+  using kernel = gemm_fp8_direct<Fp8>;
+  using mfma = warp::mfma_op<Fp8, Fp8, kernel::tile_m, kernel::tile_n, kernel::tile_k>;
+  arch::declare_codegen_targets<0, 8>();
+  if constexpr (!warp::runs_on_current_target<mfma>) {
+    __builtin_trap();
+  } else {
+    const int lane = static_cast<int>(threadIdx.x);
+    const int row0 = static_cast<int>(blockIdx.y) * kernel::tile_m;
+    const int col0 = static_cast<int>(blockIdx.x) * kernel::tile_n;
+    const int k_offset = 8 * (lane / 32);
+    // Operand of this lane: 8 consecutive fp8 of its A row / B row, advancing 16 per K step.
+    const long* a_row = reinterpret_cast<const long*>(p.a + (row0 + lane % 32) * p.k + k_offset);
+    const long* b_row = reinterpret_cast<const long*>(p.b + (col0 + lane % 32) * p.k + k_offset);
+
+    typename mfma::accumulator acc = {};
+    for (int step = 0; step < p.k / kernel::tile_k; ++step) acc = mfma::run(a_row[2 * step], b_row[2 * step], acc);
+
+    // Accumulator layout (spec 1.4): register r of lane l holds C[8 (r / 4) + 4 (l / 32) + r % 4][l % 32].
+    float* c_tile = p.c + row0 * p.n + col0 + lane % 32;
+#pragma unroll
+    for (int r = 0; r < 16; ++r) c_tile[(8 * (r / 4) + 4 * (lane / 32) + r % 4) * p.n] = acc[r];
+  }
+}
+
+// Validates, then launches on `stream`. Returns the validation or launch status.
+template <class Fp8>
+status launch_gemm_fp8_direct(const typename gemm_fp8_direct<Fp8>::args& p, hipStream_t stream) {
+  using kernel = gemm_fp8_direct<Fp8>;
+  if (status s = kernel::validate(p); !s.ok()) return s;
+  const dim3 grid(static_cast<unsigned>(p.n / kernel::tile_n), static_cast<unsigned>(p.m / kernel::tile_m));
+  hipLaunchKernelGGL(gemm_fp8_direct_kernel<Fp8>, grid, dim3(kernel::threads), 0, stream, p);
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, kernel::name() + ": " + hipGetErrorString(e)};
+  return status::success();
+}
+
+}  // namespace wavekit::ops

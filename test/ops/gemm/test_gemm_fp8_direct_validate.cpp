@@ -1,0 +1,31 @@
+// Host-side validation of gemm_fp8_direct: every bad input gets its status and message.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "wavekit/ops/gemm/gemm_fp8_direct.hpp"
+
+using namespace wavekit;
+using problem = ops::gemm_fp8_direct<fp8_e4m3fnuz>;
+
+TEST_CASE("gemm_fp8_direct validation", "[ops][gemm]") {
+  alignas(8) static fp8_e4m3fnuz a[64], b[64];
+  static float c[64];
+  const problem::args good{a, b, c, 32, 32, 16};
+  CHECK(problem::validate(good).ok());
+
+  auto expect = [](problem::args p, status_code code, const char* text) {
+    const status s = problem::validate(p);
+    CHECK(s.code() == code);
+    CHECK_THAT(s.message(), Catch::Contains(text));
+  };
+  expect({nullptr, b, c, 32, 32, 16}, status_code::null_pointer, "must be non-null");
+  expect({a, b, nullptr, 32, 32, 16}, status_code::null_pointer, "must be non-null");
+  expect({a, b, c, 0, 32, 16}, status_code::bad_shape, "must be positive");
+  expect({a, b, c, 33, 32, 16}, status_code::bad_shape, "m % 32 == 0");
+  expect({a, b, c, 32, 48, 16}, status_code::bad_shape, "(got 32x48x16)");
+  expect({a, b, c, 32, 32, 24}, status_code::bad_shape, "k % 16 == 0");
+  expect({a + 1, b, c, 32, 32, 16}, status_code::bad_alignment, "8-byte aligned");
+  expect({a, b, c, 65536, 32, 65536}, status_code::too_large, "2^31 - 1");
+}
