@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what wavekit's build, tests and examples need on Debian bookworm:
+#   - Debian packages (only those missing; uses sudo when not root)
+#   - a Python virtual environment in .venv with the pinned packages of tools/requirements.txt
+# Safe to run repeatedly; it does nothing when everything is present.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+packages=(
+  cmake ninja-build                   # build
+  clang-19 lld-19 llvm-19             # host compiler, AMDGPU device codegen, llvm-dis/llvm-as
+  libamdhip64-dev rocm-device-libs    # HIP headers and device libraries for gfx942 codegen
+  catch2 libbenchmark-dev             # tests and benchmarks
+  libboost-context-dev                # fibers of the CPU emulator
+  clang-format-19                     # format check
+  python3 python3-venv                # codegen report, cross-checks
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "wavekit setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+venv="$root/.venv"
+if [ ! -x "$venv/bin/python3" ]; then
+  echo "wavekit setup: creating $venv"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python3" - "$root/tools/requirements.txt" <<'PY' 2>/dev/null; then
+import sys
+from importlib.metadata import version
+for line in open(sys.argv[1]):
+    spec = line.split("#")[0].strip()
+    if spec:
+        name, wanted = spec.split("==")
+        assert version(name) == wanted, name
+PY
+  echo "wavekit setup: installing Python packages into $venv"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check -r "$root/tools/requirements.txt"
+fi
