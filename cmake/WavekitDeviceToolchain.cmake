@@ -60,6 +60,17 @@ elseif(NOT EXISTS ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.bc)
 endif()
 message(STATUS "wavekit device codegen: ${WAVEKIT_DEVICE_CLANG}, device libraries in ${WAVEKIT_DEVICE_LIBS}")
 
+if("gfx950" IN_LIST WAVEKIT_CODEGEN_ARCHS)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c
+                          "import llvmlite.binding as l; print(l.llvm_version_info[0])"
+                  OUTPUT_VARIABLE _wk_llvmlite_llvm OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _wk_rc)
+  if(NOT _wk_rc EQUAL 0 OR _wk_llvmlite_llvm LESS 20)
+    message(FATAL_ERROR "gfx950 codegen needs llvmlite with LLVM >= 20 for ${Python3_EXECUTABLE} "
+                        "(scripts/setup-debian.sh installs it into .venv)")
+  endif()
+  message(STATUS "wavekit gfx950 codegen: clang-19 bitcode lowered by llvmlite's LLVM ${_wk_llvmlite_llvm}")
+endif()
+
 # Flags shared by every device-only compile of the codegen report.
 set(WAVEKIT_DEVICE_COMPILE_FLAGS
   -x hip -std=c++20 -O3 --cuda-device-only
@@ -69,29 +80,51 @@ set(WAVEKIT_DEVICE_COMPILE_FLAGS
 
 set(WAVEKIT_CODEGEN_TOOL ${PROJECT_SOURCE_DIR}/tools/codegen_report.py)
 
-# wavekit_add_codegen_report(<target> ARCH <arch> OUTPUT_DIR <dir> SOURCES <file.hip>... [ALL])
+# wavekit_add_codegen_report(<target> ARCH <gfx942|gfx950> OUTPUT_DIR <dir> SOURCES <file.hip>... [ALL])
 #
 # Compiles each source device-only for <arch> (-O3), keeping its assembly and resource remarks
 # in <dir>, and makes <target> write <dir>/report.md and <dir>/report.json from them.
 function(wavekit_add_codegen_report target)
   cmake_parse_arguments(ARG "ALL" "ARCH;OUTPUT_DIR" "SOURCES" ${ARGN})
-  if(NOT ARG_ARCH STREQUAL "gfx942")
-    message(FATAL_ERROR "wavekit_add_codegen_report: no ${ARG_ARCH} pipeline (gfx942 only so far)")
-  endif()
   file(MAKE_DIRECTORY ${ARG_OUTPUT_DIR})
   set(asm_files)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(stem ${src} NAME_WE)
     set(asm ${ARG_OUTPUT_DIR}/${stem}.s)
-    add_custom_command(
-      OUTPUT ${asm} ${ARG_OUTPUT_DIR}/${stem}.remarks
-      COMMAND ${Python3_EXECUTABLE} ${WAVEKIT_CODEGEN_TOOL} compile --remarks ${ARG_OUTPUT_DIR}/${stem}.remarks --
-              ${WAVEKIT_DEVICE_CLANG} ${WAVEKIT_DEVICE_COMPILE_FLAGS} --offload-arch=${ARG_ARCH}
-              -S -o ${asm} -MD -MF ${asm}.d -MT ${asm} ${src}
-      DEPENDS ${src} ${WAVEKIT_CODEGEN_TOOL}
-      DEPFILE ${asm}.d
-      COMMENT "Device codegen (${ARG_ARCH}): ${stem}"
-      VERBATIM)
+    set(remarks ${ARG_OUTPUT_DIR}/${stem}.remarks)
+    if(ARG_ARCH STREQUAL "gfx942")
+      add_custom_command(
+        OUTPUT ${asm} ${remarks}
+        COMMAND ${Python3_EXECUTABLE} ${WAVEKIT_CODEGEN_TOOL} compile --remarks ${remarks} --
+                ${WAVEKIT_DEVICE_CLANG} ${WAVEKIT_DEVICE_COMPILE_FLAGS} --offload-arch=gfx942
+                -S -o ${asm} -MD -MF ${asm}.d -MT ${asm} ${src}
+        DEPENDS ${src} ${WAVEKIT_CODEGEN_TOOL}
+        DEPFILE ${asm}.d
+        COMMENT "Device codegen (gfx942): ${stem}"
+        VERBATIM)
+    elseif(ARG_ARCH STREQUAL "gfx950")
+      # clang-19 front end as a gfx942 pass with gfx950's macros, unoptimised bitcode; LLVM >= 20
+      # (llvmlite) retargets it to gfx950, optimises at -O3 and emits the assembly.
+      set(bc ${ARG_OUTPUT_DIR}/${stem}.bc)
+      add_custom_command(
+        OUTPUT ${bc}
+        COMMAND ${WAVEKIT_DEVICE_CLANG} ${WAVEKIT_DEVICE_COMPILE_FLAGS} --offload-arch=gfx942
+                -U__gfx942__ -D__gfx950__ -Xclang -disable-llvm-passes -emit-llvm -c
+                -o ${bc} -MD -MF ${bc}.d -MT ${bc} ${src}
+        DEPENDS ${src}
+        DEPFILE ${bc}.d
+        COMMENT "Device bitcode (gfx950 via clang-19): ${stem}"
+        VERBATIM)
+      add_custom_command(
+        OUTPUT ${asm} ${remarks}
+        COMMAND ${Python3_EXECUTABLE} ${WAVEKIT_CODEGEN_TOOL} compile --remarks ${remarks} --
+                ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/lower_gfx950.py ${bc} ${asm}
+        DEPENDS ${bc} ${WAVEKIT_CODEGEN_TOOL} ${PROJECT_SOURCE_DIR}/tools/lower_gfx950.py
+        COMMENT "Device codegen (gfx950 via llvmlite): ${stem}"
+        VERBATIM)
+    else()
+      message(FATAL_ERROR "wavekit_add_codegen_report: unknown arch '${ARG_ARCH}'")
+    endif()
     list(APPEND asm_files ${asm})
   endforeach()
   set(reference ${PROJECT_SOURCE_DIR}/tools/codegen_reference_rows.json)

@@ -21,9 +21,11 @@ import shutil
 import subprocess
 import sys
 
-REMARK = re.compile(r"remark:\s+(?P<key>[^:]+?):\s+(?P<value>\S+)\s+\[-Rpass-analysis=kernel-resource-usage\]")
+# clang: "<file>:<line>:<col>: remark:     VGPRs: 10 [-Rpass-analysis=kernel-resource-usage]";
+# LLVM through llvmlite (gfx950): "remark: <file>:<line>:<col>:     VGPRs: 10" (file may be <unknown>).
+REMARK = re.compile(r"remark:\s+(?:\S*:\d+:\d+:\s+)?(?P<key>[^:]+?):\s+(?P<value>\S+)")
 REMARK_KEYS = {
-    "Function Name": "symbol", "VGPRs": "vgpr", "AGPRs": "agpr", "SGPRs": "sgpr",
+    "Function Name": "symbol", "VGPRs": "vgpr", "AGPRs": "agpr", "SGPRs": "sgpr", "TotalSGPRs": "sgpr",
     "ScratchSize [bytes/lane]": "scratch", "Occupancy [waves/SIMD]": "occupancy",
     "SGPRs Spill": "sgpr_spill", "VGPRs Spill": "vgpr_spill", "LDS Size [bytes/block]": "lds",
 }

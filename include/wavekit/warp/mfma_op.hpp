@@ -4,6 +4,7 @@
 #pragma once
 
 #include "wavekit/arch/gfx942.hpp"
+#include "wavekit/arch/gfx950.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
@@ -37,6 +38,29 @@ struct mfma_op<fp8_e4m3fnuz, fp8_e4m3fnuz, 16, 16, 32> {
   static constexpr const char* name() { return "mfma_f32_16x16x32_fp8_fp8"; }
   __device__ static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
     return arch::gfx942::mfma_f32_16x16x32_fp8_fp8(a, b, c);
+  }
+};
+
+// gfx950 OCP fp8 forms: the same instructions and register layouts, reading OCP e4m3.
+template <>
+struct mfma_op<fp8_e4m3fn, fp8_e4m3fn, 32, 32, 16> {
+  static constexpr arch::target target = arch::target::gfx950;
+  using operand = long;
+  using accumulator = floatx16;
+  static constexpr const char* name() { return "mfma_f32_32x32x16_fp8_fp8"; }
+  __device__ static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
+    return arch::gfx950::mfma_f32_32x32x16_fp8_fp8(a, b, c);
+  }
+};
+
+template <>
+struct mfma_op<fp8_e4m3fn, fp8_e4m3fn, 16, 16, 32> {
+  static constexpr arch::target target = arch::target::gfx950;
+  using operand = long;
+  using accumulator = floatx4;
+  static constexpr const char* name() { return "mfma_f32_16x16x32_fp8_fp8"; }
+  __device__ static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
+    return arch::gfx950::mfma_f32_16x16x32_fp8_fp8(a, b, c);
   }
 };
 

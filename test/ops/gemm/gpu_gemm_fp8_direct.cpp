@@ -1,6 +1,7 @@
 // gemm_fp8_direct on a device: a real GPU (label gpu) or, once it lands, the CPU emulator.
-// Random fnuz fp8 operands, compared with the double-precision host reference at the bound of
-// host::mfma_fp32_error_bound. Exits 77 (ctest: skipped) when no gfx942 device is present.
+// Random fp8 operands in the device's format (fnuz on gfx942, OCP on gfx950), compared with the
+// double-precision host reference at the bound of host::mfma_fp32_error_bound.
+// Exits 77 (ctest: skipped) when no gfx942/gfx950 device is present.
 #include <hip/hip_runtime.h>
 
 #include <cmath>
@@ -13,7 +14,6 @@
 #include "wavekit/ops/gemm/gemm_fp8_direct_kernel.hpp"
 
 using namespace wavekit;
-using fp8 = fp8_e4m3fnuz;
 
 #define CHECK_HIP(expr)                                                                         \
   do {                                                                                          \
@@ -23,7 +23,8 @@ using fp8 = fp8_e4m3fnuz;
     }                                                                                           \
   } while (0)
 
-static int run_case(int m, int n, int k, std::uint32_t seed) {
+template <class fp8>
+int run_case(int m, int n, int k, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> dist(0.0f, 2.0f);
   std::vector<fp8> a(std::size_t(m) * k), b(std::size_t(n) * k);
@@ -61,8 +62,20 @@ static int run_case(int m, int n, int k, std::uint32_t seed) {
         std::fprintf(stderr, "C[%d][%d] = %.9g, reference %.9g\n", i, j, c[std::size_t(i) * n + j],
                      ref[std::size_t(i) * n + j]);
     }
-  std::printf("gemm_fp8_direct %dx%dx%d: %s\n", m, n, k, bad ? "FAILED" : "ok");
+  std::printf("%s %dx%dx%d: %s\n", ops::gemm_fp8_direct<fp8>::name().c_str(), m, n, k, bad ? "FAILED" : "ok");
   return bad ? 1 : 0;
+}
+
+template <class fp8>
+int run_all() {
+  int failures = 0;
+  failures += run_case<fp8>(32, 32, 16, 1);      // one tile, one K step
+  failures += run_case<fp8>(64, 96, 528, 2);     // K not a multiple of 64
+  failures += run_case<fp8>(256, 128, 2048, 3);  // many tiles
+  // Bad input is refused before launch.
+  const status s = ops::launch_gemm_fp8_direct<fp8>({nullptr, nullptr, nullptr, 32, 32, 16}, nullptr);
+  if (s.code() != status_code::null_pointer) ++failures;
+  return failures ? 1 : 0;
 }
 
 int main() {
@@ -73,16 +86,8 @@ int main() {
   }
   hipDeviceProp_t prop;
   CHECK_HIP(hipGetDeviceProperties(&prop, 0));
-  if (std::strncmp(prop.gcnArchName, "gfx942", 6) != 0) {
-    std::printf("device is %s, this test needs gfx942 (fnuz fp8): skipped\n", prop.gcnArchName);
-    return 77;
-  }
-  int failures = 0;
-  failures += run_case(32, 32, 16, 1);      // one tile, one K step
-  failures += run_case(64, 96, 528, 2);     // K not a multiple of 64
-  failures += run_case(256, 128, 2048, 3);  // many tiles
-  // A shape the kernel cannot run is refused before launch.
-  const status s = ops::launch_gemm_fp8_direct<fp8>({nullptr, nullptr, nullptr, 32, 32, 16}, nullptr);
-  if (s.code() != status_code::null_pointer) ++failures;
-  return failures ? 1 : 0;
+  if (std::strncmp(prop.gcnArchName, "gfx942", 6) == 0) return run_all<fp8_e4m3fnuz>();
+  if (std::strncmp(prop.gcnArchName, "gfx950", 6) == 0) return run_all<fp8_e4m3fn>();
+  std::printf("device is %s, not gfx942/gfx950: skipped\n", prop.gcnArchName);
+  return 77;
 }
