@@ -7,16 +7,10 @@
 #include <vector>
 
 #include "core/codec_sweep.hpp"
+#include "support/write_binary.hpp"
 #include "wavekit/core/numeric_types.hpp"
 
 namespace {
-
-bool write(const std::string& path, const std::vector<std::uint32_t>& words) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  const bool ok = std::fwrite(words.data(), sizeof(std::uint32_t), words.size(), f) == words.size();
-  return std::fclose(f) == 0 && ok;
-}
 
 template <class T>
 bool dump(const std::string& dir, const char* name, std::uint32_t code_count) {
@@ -30,7 +24,8 @@ bool dump(const std::string& dir, const char* name, std::uint32_t code_count) {
     sweep.push_back(saturate_cast<T>(x).bits);
     sweep.push_back(hardware_cast<T>(x).bits);
   }
-  return write(dir + "/" + name + ".decode.u32", decode) && write(dir + "/" + name + ".sweep.u32", sweep);
+  return test::write_binary(dir + "/" + name + ".decode.u32", decode) &&
+         test::write_binary(dir + "/" + name + ".sweep.u32", sweep);
 }
 
 }  // namespace

@@ -5,22 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "support/write_binary.hpp"
 #include "wavekit/host/quantize_mx.hpp"
 
 namespace {
 
-template <class V>
-bool write(const std::string& path, const V& v) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  const bool ok = std::fwrite(v.data(), sizeof(v[0]), v.size(), f) == v.size();
-  return std::fclose(f) == 0 && ok;
-}
-
 template <class T>
 bool dump(const std::string& dir, const char* name, const std::vector<float>& x, int rows, int cols) {
   const auto q = wavekit::host::quantize_mx<T>(x, rows, cols);
-  return write(dir + "/" + name + ".data.u8", q.data) && write(dir + "/" + name + ".scales.u8", q.scales);
+  return wavekit::test::write_binary(dir + "/" + name + ".data.u8", q.data) &&
+         wavekit::test::write_binary(dir + "/" + name + ".scales.u8", q.scales);
 }
 
 }  // namespace
@@ -42,7 +36,7 @@ int main(int argc, char** argv) {
   }
   for (int c = 0; c < 32; ++c) x[c] = 0.0f;  // one all-zero block
   using namespace wavekit;
-  const bool ok = write(dir + "/input.f32", x) && dump<fp4_e2m1>(dir, "e2m1", x, rows, cols) &&
+  const bool ok = wavekit::test::write_binary(dir + "/input.f32", x) && dump<fp4_e2m1>(dir, "e2m1", x, rows, cols) &&
                   dump<fp8_e4m3fn>(dir, "e4m3fn", x, rows, cols) && dump<bf8_e5m2>(dir, "e5m2", x, rows, cols);
   return ok ? 0 : 1;
 }

@@ -19,49 +19,23 @@ namespace format {
 
 // exponent_bits / mantissa_bits / bias: the IEEE-style fields. nan_mantissa: mantissa of the NaN
 // this format's converters produce (the sign is kept where the format has one).
-struct e4m3fnuz {
-  static constexpr const char* name = "e4m3fnuz";
-  static constexpr int exponent_bits = 4, mantissa_bits = 3, bias = 8;
-  static constexpr special_codes specials = special_codes::fnuz;
-  static constexpr std::uint32_t nan_mantissa = 0;
+template <int ExponentBits, int MantissaBits, int Bias, special_codes Specials, std::uint32_t NanMantissa>
+struct fields {
+  static constexpr int exponent_bits = ExponentBits, mantissa_bits = MantissaBits, bias = Bias;
+  static constexpr special_codes specials = Specials;
+  static constexpr std::uint32_t nan_mantissa = NanMantissa;
 };
-struct e5m2fnuz {
-  static constexpr const char* name = "e5m2fnuz";
-  static constexpr int exponent_bits = 5, mantissa_bits = 2, bias = 16;
-  static constexpr special_codes specials = special_codes::fnuz;
-  static constexpr std::uint32_t nan_mantissa = 0;
-};
-struct e4m3fn {
-  static constexpr const char* name = "e4m3fn";
-  static constexpr int exponent_bits = 4, mantissa_bits = 3, bias = 7;
-  static constexpr special_codes specials = special_codes::nan_all_ones;
-  static constexpr std::uint32_t nan_mantissa = 0x7;
-};
+
+// clang-format off
+struct e4m3fnuz : fields<4, 3, 8, special_codes::fnuz, 0> { static constexpr const char* name = "e4m3fnuz"; };
+struct e5m2fnuz : fields<5, 2, 16, special_codes::fnuz, 0> { static constexpr const char* name = "e5m2fnuz"; };
+struct e4m3fn : fields<4, 3, 7, special_codes::nan_all_ones, 0x7> { static constexpr const char* name = "e4m3fn"; };
 // v_cvt_pk_bf8_f32 on gfx950 writes sign|0x7F for a NaN input (spec 2.3), hence mantissa 0b11.
-struct e5m2 {
-  static constexpr const char* name = "e5m2";
-  static constexpr int exponent_bits = 5, mantissa_bits = 2, bias = 15;
-  static constexpr special_codes specials = special_codes::ieee;
-  static constexpr std::uint32_t nan_mantissa = 0x3;
-};
-struct e2m1 {
-  static constexpr const char* name = "e2m1";
-  static constexpr int exponent_bits = 2, mantissa_bits = 1, bias = 1;
-  static constexpr special_codes specials = special_codes::none;
-  static constexpr std::uint32_t nan_mantissa = 0;
-};
-struct fp16 {
-  static constexpr const char* name = "fp16";
-  static constexpr int exponent_bits = 5, mantissa_bits = 10, bias = 15;
-  static constexpr special_codes specials = special_codes::ieee;
-  static constexpr std::uint32_t nan_mantissa = 0x200;
-};
-struct bf16 {
-  static constexpr const char* name = "bf16";
-  static constexpr int exponent_bits = 8, mantissa_bits = 7, bias = 127;
-  static constexpr special_codes specials = special_codes::ieee;
-  static constexpr std::uint32_t nan_mantissa = 0x40;
-};
+struct e5m2 : fields<5, 2, 15, special_codes::ieee, 0x3> { static constexpr const char* name = "e5m2"; };
+struct e2m1 : fields<2, 1, 1, special_codes::none, 0> { static constexpr const char* name = "e2m1"; };
+struct fp16 : fields<5, 10, 15, special_codes::ieee, 0x200> { static constexpr const char* name = "fp16"; };
+struct bf16 : fields<8, 7, 127, special_codes::ieee, 0x40> { static constexpr const char* name = "bf16"; };
+// clang-format on
 
 }  // namespace format
 
