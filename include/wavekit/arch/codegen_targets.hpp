@@ -9,7 +9,7 @@
 namespace wavekit::arch {
 
 template <int LdsBytesMax, int OccupancyMin>
-__device__ WAVEKIT_FORCEINLINE void declare_codegen_targets() {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void declare_codegen_targets() {
   static_assert(LdsBytesMax >= 0 && OccupancyMin >= 1 && OccupancyMin <= 8, "codegen targets out of range");
 #if WAVEKIT_TARGET_DEVICE && !defined(WAVEKIT_EMULATOR)
   asm volatile("; wavekit.targets lds_bytes_max=%0 occupancy_min=%1" ::"i"(LdsBytesMax), "i"(OccupancyMin));

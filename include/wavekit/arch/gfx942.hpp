@@ -21,17 +21,17 @@ inline constexpr int max_waves_per_simd = 8;
 
 // v_mfma_f32_32x32x16_fp8_fp8: D (32x32 fp32, 16 regs) = A (32x16) * B (16x32) + C.
 // Each operand is 8 fp8 values per lane packed in a 64-bit register pair (spec 1.3).
-__device__ WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_fp8_fp8(long a, long b, floatx16 c) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_fp8_fp8(long a, long b, floatx16 c) {
   return __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, c, 0, 0, 0);
 }
-__device__ WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_bf8_bf8(long a, long b, floatx16 c) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_bf8_bf8(long a, long b, floatx16 c) {
   return __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8(a, b, c, 0, 0, 0);
 }
 // v_mfma_f32_16x16x32_fp8_fp8: D (16x16 fp32, 4 regs) = A (16x32) * B (32x16) + C.
-__device__ WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_fp8_fp8(long a, long b, floatx4 c) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_fp8_fp8(long a, long b, floatx4 c) {
   return __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, b, c, 0, 0, 0);
 }
-__device__ WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_bf8_bf8(long a, long b, floatx4 c) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_bf8_bf8(long a, long b, floatx4 c) {
   return __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8(a, b, c, 0, 0, 0);
 }
 

@@ -25,11 +25,11 @@ inline constexpr int lds_banks = 64;
 inline constexpr int max_waves_per_simd = 8;
 
 // v_mfma_f32_32x32x16_fp8_fp8 (OCP e4m3 on gfx950): D (32x32 fp32) = A (32x16) * B (16x32) + C.
-__device__ WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_fp8_fp8(long a, long b, floatx16 c) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_fp8_fp8(long a, long b, floatx16 c) {
   return __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, c, 0, 0, 0);
 }
 // v_mfma_f32_16x16x32_fp8_fp8 (OCP e4m3 on gfx950): D (16x16 fp32) = A (16x32) * B (32x16) + C.
-__device__ WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_fp8_fp8(long a, long b, floatx4 c) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_fp8_fp8(long a, long b, floatx4 c) {
   return __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, b, c, 0, 0, 0);
 }
 

@@ -58,9 +58,24 @@ WAVEKIT_HOST_DEVICE constexpr float decode_float(std::uint32_t code) {
   return detail::bits_float(sign | detail::float_bits(detail::exact_float(sig, exp2)));
 }
 
-// Encode an fp32 value to format F with round-to-nearest-even.
-template <class F>
-WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_policy policy) {
+namespace detail {
+// Round-to-nearest-even of sig / 2^shift (shift > 0), as an integer.
+struct round_nearest_even {
+  WAVEKIT_HOST_DEVICE constexpr std::uint64_t operator()(std::uint64_t sig, int shift) const {
+    if (shift >= 40) return 0;  // below half the smallest step
+    std::uint64_t q = sig >> shift;
+    const std::uint64_t rem = sig & ((std::uint64_t{1} << shift) - 1);
+    const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (q & 1))) ++q;
+    return q;
+  }
+};
+}  // namespace detail
+
+// Encode an fp32 value to format F, rounding the significand with `round(sig, shift)` (an integer
+// approximation of sig / 2^shift, shift > 0; the default is round-to-nearest-even).
+template <class F, class Round = detail::round_nearest_even>
+WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_policy policy, Round round = {}) {
   using T = format_traits<F>;
   constexpr int mb = F::mantissa_bits;
   const std::uint32_t fb = detail::float_bits(x);
@@ -81,15 +96,7 @@ WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_polic
   const int lead = detail::floor_log2(sig) + e2;
   const int qe = (lead > T::min_exponent ? lead : T::min_exponent) - mb;
   const int shift = qe - e2;
-  std::uint64_t q = 0;
-  if (shift <= 0) {
-    q = sig << -shift;  // exact
-  } else if (shift < 40) {
-    q = sig >> shift;
-    const std::uint64_t rem = sig & ((std::uint64_t{1} << shift) - 1);
-    const std::uint64_t half = std::uint64_t{1} << (shift - 1);
-    if (rem > half || (rem == half && (q & 1))) ++q;
-  }  // else: below half the smallest subnormal, q = 0
+  const std::uint64_t q = shift <= 0 ? sig << -shift : round(sig, shift);
   // q <= 2^(mb+1); a carry out of the mantissa moves to the next binade, which the magnitude
   // formula absorbs: ((e - emin) << mb) + q covers subnormals (q < 2^mb, e = emin) and normals.
   const std::uint64_t mag = (static_cast<std::uint64_t>(qe + mb - T::min_exponent) << mb) + q;

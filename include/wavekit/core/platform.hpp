@@ -1,13 +1,16 @@
 // Compiler and execution-space macros shared by every wavekit header.
 #pragma once
 
-// Functions usable from host code and from kernels. Under HIP (a real device compile, or the
-// CPU emulator's shim) they carry __host__ __device__; in plain C++ they are ordinary functions,
-// so the host-side parts of core/ also build with any C++20 compiler.
-#if defined(__HIP__) || defined(__HIPCC__) || defined(WAVEKIT_EMULATOR)
+// Functions usable from host code and from kernels (WAVEKIT_HOST_DEVICE) or from kernels only
+// (WAVEKIT_DEVICE). Under HIP they carry __host__ __device__ / __device__; in the CPU emulator and
+// in plain C++ everything is host code, so the host-side parts of core/ build with any C++20
+// compiler and device code builds for the emulator.
+#if (defined(__HIP__) || defined(__HIPCC__)) && !defined(WAVEKIT_EMULATOR)
 #define WAVEKIT_HOST_DEVICE __host__ __device__
+#define WAVEKIT_DEVICE __device__
 #else
 #define WAVEKIT_HOST_DEVICE
+#define WAVEKIT_DEVICE
 #endif
 
 #if defined(__clang__) || defined(__GNUC__)

@@ -25,7 +25,7 @@ struct mfma_op<fp8_e4m3fnuz, fp8_e4m3fnuz, 32, 32, 16> {
   using operand = long;
   using accumulator = floatx16;
   static constexpr const char* name() { return "mfma_f32_32x32x16_fp8_fp8"; }
-  __device__ static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
+  WAVEKIT_DEVICE static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
     return arch::gfx942::mfma_f32_32x32x16_fp8_fp8(a, b, c);
   }
 };
@@ -36,7 +36,7 @@ struct mfma_op<fp8_e4m3fnuz, fp8_e4m3fnuz, 16, 16, 32> {
   using operand = long;
   using accumulator = floatx4;
   static constexpr const char* name() { return "mfma_f32_16x16x32_fp8_fp8"; }
-  __device__ static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
+  WAVEKIT_DEVICE static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
     return arch::gfx942::mfma_f32_16x16x32_fp8_fp8(a, b, c);
   }
 };
@@ -48,7 +48,7 @@ struct mfma_op<fp8_e4m3fn, fp8_e4m3fn, 32, 32, 16> {
   using operand = long;
   using accumulator = floatx16;
   static constexpr const char* name() { return "mfma_f32_32x32x16_fp8_fp8"; }
-  __device__ static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
+  WAVEKIT_DEVICE static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
     return arch::gfx950::mfma_f32_32x32x16_fp8_fp8(a, b, c);
   }
 };
@@ -59,7 +59,7 @@ struct mfma_op<fp8_e4m3fn, fp8_e4m3fn, 16, 16, 32> {
   using operand = long;
   using accumulator = floatx4;
   static constexpr const char* name() { return "mfma_f32_16x16x32_fp8_fp8"; }
-  __device__ static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
+  WAVEKIT_DEVICE static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c) {
     return arch::gfx950::mfma_f32_16x16x32_fp8_fp8(a, b, c);
   }
 };

@@ -1,0 +1,7 @@
+// Every AMDGPU builtin the emulator provides (clang's names, in the global namespace, where the
+// device compiler has them as builtins).
+#pragma once
+
+#include "wavekit/emu/builtins_convert.hpp"
+#include "wavekit/emu/builtins_mfma.hpp"
+#include "wavekit/emu/builtins_wave.hpp"

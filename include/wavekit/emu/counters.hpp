@@ -1,0 +1,48 @@
+// What one kernel launch did, counted by the emulator: matrix-core instructions by kind, bytes
+// moved by wavekit's global load/store paths, barriers, and LDS bank conflicts of wavekit's LDS
+// accesses (bank model of shared/spec/cdna.md section 4).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+
+namespace wavekit::emu {
+
+struct launch_counters {
+  std::map<std::string, std::uint64_t> mfma;  // instruction name -> wave-level executions
+  std::uint64_t global_bytes_read = 0;        // through buffer loads and arch global loads
+  std::uint64_t global_bytes_written = 0;
+  std::uint64_t barriers = 0;                  // block-wide barriers completed (per block)
+  std::uint64_t lds_instructions = 0;          // wave-level LDS instructions through arch helpers
+  std::uint64_t lds_bank_conflict_cycles = 0;  // extra cycles beyond the conflict-free phase count
+  std::uint64_t blocks = 0, waves = 0;
+
+  std::uint64_t mfma_total() const {
+    std::uint64_t n = 0;
+    for (const auto& [name, count] : mfma) n += count;
+    return n;
+  }
+  void merge(const launch_counters& o) {
+    for (const auto& [name, count] : o.mfma) mfma[name] += count;
+    global_bytes_read += o.global_bytes_read;
+    global_bytes_written += o.global_bytes_written;
+    barriers += o.barriers;
+    lds_instructions += o.lds_instructions;
+    lds_bank_conflict_cycles += o.lds_bank_conflict_cycles;
+    blocks += o.blocks;
+    waves += o.waves;
+  }
+  std::string summary() const {
+    std::string s = "blocks " + std::to_string(blocks) + ", waves " + std::to_string(waves) + ", barriers " +
+                    std::to_string(barriers) + "\n  MFMA " + std::to_string(mfma_total());
+    for (const auto& [name, count] : mfma) s += "\n    " + name + ": " + std::to_string(count);
+    s += "\n  global bytes read " + std::to_string(global_bytes_read) + ", written " +
+         std::to_string(global_bytes_written) + "\n  LDS instructions " + std::to_string(lds_instructions) +
+         ", bank-conflict cycles " + std::to_string(lds_bank_conflict_cycles);
+    return s;
+  }
+};
+
+}  // namespace wavekit::emu

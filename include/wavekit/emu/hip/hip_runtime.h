@@ -1,0 +1,84 @@
+// wavekit's HIP for the CPU emulator. Emulator builds put include/wavekit/emu first on the
+// include path, so `#include <hip/hip_runtime.h>` in kernel and host code lands here and the
+// same source runs on the CPU. Define WAVEKIT_EMULATOR and WAVEKIT_EMULATE_GFX942 or
+// WAVEKIT_EMULATE_GFX950 (CMake's wavekit_emulated() does). See docs/emulator.md.
+#pragma once
+
+#if !defined(WAVEKIT_EMULATOR) || !(defined(WAVEKIT_EMULATE_GFX942) || defined(WAVEKIT_EMULATE_GFX950))
+#error \
+    "wavekit/emu/hip/hip_runtime.h is the CPU emulator's HIP: define WAVEKIT_EMULATOR and WAVEKIT_EMULATE_GFX942 or WAVEKIT_EMULATE_GFX950"
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "wavekit/emu/atomics.hpp"
+#include "wavekit/emu/builtins.hpp"
+#include "wavekit/emu/dim3.hpp"
+#include "wavekit/emu/launch.hpp"
+#include "wavekit/emu/lds.hpp"
+#include "wavekit/emu/runtime.hpp"
+#include "wavekit/emu/vector_types.hpp"
+#include "wavekit/emu/wave_ops.hpp"
+
+// Execution spaces: everything is host code on the CPU.
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+// One copy per OS thread, which runs one block at a time: shared by the block's fibers.
+#define __shared__ static thread_local
+#define HIP_DYNAMIC_SHARED(type, var) type* var = ::wavekit::emu::dynamic_shared<type>()
+// Bounds-checked, LDS-accounted arrays (arch/lds.hpp's WAVEKIT_LDS_ARRAY maps here).
+#define WAVEKIT_EMU_LDS_ARRAY(T, name, N) T(&name)[N] = ::wavekit::emu::lds_array<T, N>(#name)
+
+#define threadIdx (::wavekit::emu::current_thread().index)
+#define blockIdx (::wavekit::emu::current_thread().block->index)
+#define blockDim (::wavekit::emu::current_thread().block->dim)
+#define gridDim (::wavekit::emu::current_thread().block->grid)
+inline constexpr int warpSize = 64;
+
+#define hipLaunchKernelGGL(kernel, grid, block, shared_bytes, stream, ...) \
+  (void)::wavekit::emu::launch_kernel(kernel, dim3(grid), dim3(block), shared_bytes, stream, ##__VA_ARGS__)
+
+inline void __syncthreads(wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  wavekit::emu::barrier(site);
+}
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline unsigned __lane_id() { return wavekit::emu::current_thread().lane; }
+
+template <class T>
+T __shfl(T var, int src, int width = warpSize, wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::shfl(var, src, width, site);
+}
+template <class T>
+T __shfl_up(T var, unsigned delta, int width = warpSize,
+            wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::shfl_up(var, delta, width, site);
+}
+template <class T>
+T __shfl_down(T var, unsigned delta, int width = warpSize,
+              wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::shfl_down(var, delta, width, site);
+}
+template <class T>
+T __shfl_xor(T var, int mask, int width = warpSize,
+             wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::shfl_xor(var, mask, width, site);
+}
+inline unsigned long long __ballot(int predicate,
+                                   wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::ballot(predicate != 0, site);
+}
+inline int __any(int predicate, wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::ballot(predicate != 0, site) != 0;
+}
+inline int __all(int predicate, wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::ballot(predicate != 0, site) == ~0ull;
+}
+inline unsigned long long __activemask() { return ~0ull; }

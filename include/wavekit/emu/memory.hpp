@@ -1,0 +1,164 @@
+// Guarded memory for the emulator: device allocations (hipMalloc) and LDS arrays are placed so
+// their last byte abuts an inaccessible page, with another inaccessible page below them. An
+// access past either end faults, and the fault handler names the allocation it belongs to:
+// out-of-bounds accesses are reported with their allocation instead of corrupting memory.
+//
+// The end is exact when the size is a multiple of 16 bytes (allocations start 16-byte aligned
+// and end flush against the guard page); otherwise up to 15 bytes of slack go unnoticed.
+#pragma once
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+
+namespace wavekit::emu {
+
+enum class region_kind : std::uint8_t { global, lds, stack };
+
+struct region_record {
+  std::uintptr_t mapping = 0, mapping_bytes = 0;  // the whole mmap, guard pages included
+  std::uintptr_t begin = 0, bytes = 0;            // what the program may touch
+  region_kind kind = region_kind::global;
+  std::string what;  // e.g. "hipMalloc of 4096 bytes", "LDS array tile (kernel.hpp:12)"
+};
+
+namespace detail {
+
+inline std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+
+struct region_registry {
+  std::mutex mutex;
+  std::map<std::uintptr_t, region_record> by_mapping;  // key: mapping start
+};
+inline region_registry& regions() {
+  static region_registry r;
+  return r;
+}
+
+inline void write_stderr(const std::string& s) {
+  for (std::size_t done = 0; done < s.size();) {
+    const ssize_t n = ::write(2, s.data() + done, s.size() - done);
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// Hook for the launcher: a description of the GPU thread running on this OS thread, if any.
+inline std::string (*describe_current_thread)() = nullptr;
+
+inline void fault_handler(int sig, siginfo_t* info, void*) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  std::string msg = "wavekit emulator: invalid access at address 0x" + [&] {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lx", static_cast<unsigned long>(addr));
+    return std::string(buf);
+  }();
+  auto& reg = regions();
+  if (reg.mutex.try_lock()) {
+    auto it = reg.by_mapping.upper_bound(addr);
+    if (it != reg.by_mapping.begin()) {
+      const region_record& r = (--it)->second;
+      if (addr >= r.mapping && addr < r.mapping + r.mapping_bytes) {
+        const char* kind = r.kind == region_kind::global ? "out-of-bounds global access"
+                           : r.kind == region_kind::lds  ? "LDS access past the declared size"
+                                                         : "stack overflow of an emulated thread";
+        msg = std::string("wavekit emulator: ") + kind + ": address is " +
+              (addr >= r.begin + r.bytes ? std::to_string(addr - (r.begin + r.bytes)) + " bytes past the end of "
+                                         : std::to_string(r.begin - addr) + " bytes before the start of ") +
+              r.what;
+      }
+    }
+    reg.mutex.unlock();
+  }
+  if (describe_current_thread) msg += " (" + describe_current_thread() + ")";
+  write_stderr(msg + "\n");
+  signal(sig, SIG_DFL);  // re-raise: a normal crash, with a core file or the debugger stopping here
+  raise(sig);
+}
+
+inline void install_fault_handler_once() {
+  static const bool installed = [] {
+    struct sigaction sa{};
+    sa.sa_sigaction = &fault_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+    return true;
+  }();
+  (void)installed;
+}
+
+// Each OS thread that runs fibers needs an alternate signal stack: a fault on a fiber stack
+// (overflow) cannot run the handler on that same stack.
+inline void ensure_signal_stack() {
+  static thread_local bool done = false;
+  if (done) return;
+  static constexpr std::size_t bytes = 64 * 1024;
+  stack_t ss{};
+  ss.ss_sp = std::malloc(bytes);
+  ss.ss_size = bytes;
+  sigaltstack(&ss, nullptr);
+  done = true;
+}
+
+}  // namespace detail
+
+// Maps `bytes` with guard pages on both sides; the returned pointer is 16-byte aligned and its
+// region ends at the upper guard page (rounded up to 16 bytes).
+inline void* guarded_allocate(std::size_t bytes, region_kind kind, std::string what) {
+  detail::install_fault_handler_once();
+  const std::size_t page = detail::page_size();
+  const std::size_t used = (bytes + 15) / 16 * 16;
+  const std::size_t body = (used + page - 1) / page * page;
+  const std::size_t mapping_bytes = body + 2 * page;
+  void* m = mmap(nullptr, mapping_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) throw std::bad_alloc();
+  auto* base = static_cast<char*>(m);
+  mprotect(base + page, body, PROT_READ | PROT_WRITE);
+  char* begin = base + page + body - used;
+  region_record r{reinterpret_cast<std::uintptr_t>(base),
+                  mapping_bytes,
+                  reinterpret_cast<std::uintptr_t>(begin),
+                  bytes,
+                  kind,
+                  std::move(what)};
+  std::lock_guard<std::mutex> lock(detail::regions().mutex);
+  detail::regions().by_mapping[r.mapping] = std::move(r);
+  return begin;
+}
+
+// The registered region containing p (its usable range), or nullptr.
+inline const region_record* find_region(const void* p) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(detail::regions().mutex);
+  auto& map = detail::regions().by_mapping;
+  auto it = map.upper_bound(addr);
+  if (it == map.begin()) return nullptr;
+  --it;
+  return addr >= it->second.begin && addr < it->second.begin + it->second.bytes ? &it->second : nullptr;
+}
+
+// Unmaps a region returned by guarded_allocate; false if p is not the start of one.
+inline bool guarded_free(void* p) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(detail::regions().mutex);
+  auto& map = detail::regions().by_mapping;
+  auto it = map.upper_bound(addr);
+  if (it == map.begin()) return false;
+  --it;
+  if (it->second.begin != addr) return false;
+  munmap(reinterpret_cast<void*>(it->second.mapping), it->second.mapping_bytes);
+  map.erase(it);
+  return true;
+}
+
+}  // namespace wavekit::emu

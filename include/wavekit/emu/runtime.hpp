@@ -1,0 +1,202 @@
+// The HIP runtime API subset wavekit and its examples use, on the CPU. Device memory is host
+// memory in guarded regions (memory.hpp); copies are memcpy; streams and events exist so the same
+// host code builds for a GPU and for the emulator, and since launches are synchronous every
+// stream is always complete. Device properties describe the emulated target.
+#pragma once
+
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/emu/launch.hpp"
+#include "wavekit/emu/memory.hpp"
+
+enum hipError_t {
+  hipSuccess = 0,
+  hipErrorInvalidValue = 1,
+  hipErrorOutOfMemory = 2,
+  hipErrorInvalidConfiguration = 9,
+  hipErrorInvalidDevicePointer = 17,
+  hipErrorInvalidDevice = 101,
+  hipErrorLaunchFailure = 719,
+};
+
+enum hipMemcpyKind {
+  hipMemcpyHostToHost = 0,
+  hipMemcpyHostToDevice = 1,
+  hipMemcpyDeviceToHost = 2,
+  hipMemcpyDeviceToDevice = 3,
+  hipMemcpyDefault = 4
+};
+
+struct wavekit_emu_stream {};
+struct wavekit_emu_event {
+  std::chrono::steady_clock::time_point when;
+};
+using hipStream_t = wavekit_emu_stream*;
+using hipEvent_t = wavekit_emu_event*;
+
+struct hipDeviceProp_t {
+  char name[256];
+  char gcnArchName[256];
+  std::size_t totalGlobalMem;
+  std::size_t sharedMemPerBlock;
+  int warpSize;
+  int maxThreadsPerBlock;
+  int multiProcessorCount;
+  int clockRate;  // kHz
+  int major, minor;
+};
+
+namespace wavekit::emu {
+
+struct runtime_state {
+  hipError_t last_error = hipSuccess;
+  std::string last_error_message;
+  launch_counters last_counters;
+};
+inline runtime_state& runtime() {
+  static thread_local runtime_state state;
+  return state;
+}
+
+// The counters of the last launch from this host thread.
+inline const launch_counters& last_launch_counters() { return runtime().last_counters; }
+// The message of the last failed launch from this host thread (empty if it succeeded).
+inline const std::string& last_error_message() { return runtime().last_error_message; }
+
+inline hipError_t record(hipError_t e, std::string message = {}) {
+  if (e != hipSuccess) {
+    runtime().last_error = e;
+    runtime().last_error_message = std::move(message);
+  }
+  return e;
+}
+
+template <class... Params, class... Args>
+hipError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t dynamic_lds, hipStream_t,
+                         Args&&... args) {
+  launch_result r = launch(kernel, grid, block, dynamic_lds, std::forward<Args>(args)...);
+  runtime().last_counters = r.counters;
+  if (r.error.empty()) {
+    runtime().last_error_message.clear();
+    return hipSuccess;
+  }
+  detail::write_stderr("wavekit emulator: " + r.error + "\n");
+  return record(
+      r.error.rfind("invalid launch configuration", 0) == 0 ? hipErrorInvalidConfiguration : hipErrorLaunchFailure,
+      r.error);
+}
+
+}  // namespace wavekit::emu
+
+inline const char* hipGetErrorString(hipError_t e) {
+  switch (e) {
+    case hipSuccess: return "hipSuccess";
+    case hipErrorInvalidValue: return "hipErrorInvalidValue";
+    case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+    case hipErrorInvalidConfiguration: return "hipErrorInvalidConfiguration";
+    case hipErrorInvalidDevicePointer: return "hipErrorInvalidDevicePointer";
+    case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
+    case hipErrorLaunchFailure: return "hipErrorLaunchFailure";
+  }
+  return "unknown hipError_t";
+}
+inline const char* hipGetErrorName(hipError_t e) { return hipGetErrorString(e); }
+
+inline hipError_t hipGetLastError() {
+  const hipError_t e = wavekit::emu::runtime().last_error;
+  wavekit::emu::runtime().last_error = hipSuccess;
+  return e;
+}
+inline hipError_t hipPeekAtLastError() { return wavekit::emu::runtime().last_error; }
+
+template <class T>
+hipError_t hipMalloc(T** ptr, std::size_t bytes) {
+  if (!ptr) return wavekit::emu::record(hipErrorInvalidValue, "hipMalloc: null result pointer");
+  try {
+    *ptr = static_cast<T*>(wavekit::emu::guarded_allocate(
+        bytes, wavekit::emu::region_kind::global, "a hipMalloc allocation of " + std::to_string(bytes) + " bytes"));
+  } catch (const std::bad_alloc&) {
+    return wavekit::emu::record(hipErrorOutOfMemory, "hipMalloc: out of memory");
+  }
+  return hipSuccess;
+}
+inline hipError_t hipFree(void* p) {
+  if (!p) return hipSuccess;
+  return wavekit::emu::guarded_free(p)
+             ? hipSuccess
+             : wavekit::emu::record(hipErrorInvalidDevicePointer, "hipFree: not a device pointer");
+}
+inline hipError_t hipMemcpy(void* dst, const void* src, std::size_t bytes, hipMemcpyKind) {
+  if (bytes && (!dst || !src)) return wavekit::emu::record(hipErrorInvalidValue, "hipMemcpy: null pointer");
+  if (bytes) std::memmove(dst, src, bytes);
+  return hipSuccess;
+}
+inline hipError_t hipMemcpyAsync(void* dst, const void* src, std::size_t bytes, hipMemcpyKind kind,
+                                 hipStream_t = nullptr) {
+  return hipMemcpy(dst, src, bytes, kind);
+}
+inline hipError_t hipMemset(void* dst, int value, std::size_t bytes) {
+  if (bytes && !dst) return wavekit::emu::record(hipErrorInvalidValue, "hipMemset: null pointer");
+  if (bytes) std::memset(dst, value, bytes);
+  return hipSuccess;
+}
+inline hipError_t hipMemsetAsync(void* dst, int value, std::size_t bytes, hipStream_t = nullptr) {
+  return hipMemset(dst, value, bytes);
+}
+inline hipError_t hipDeviceSynchronize() { return hipSuccess; }
+inline hipError_t hipStreamCreate(hipStream_t* s) {
+  *s = new wavekit_emu_stream;
+  return hipSuccess;
+}
+inline hipError_t hipStreamDestroy(hipStream_t s) {
+  delete s;
+  return hipSuccess;
+}
+inline hipError_t hipStreamSynchronize(hipStream_t) { return hipSuccess; }
+inline hipError_t hipEventCreate(hipEvent_t* e) {
+  *e = new wavekit_emu_event;
+  return hipSuccess;
+}
+inline hipError_t hipEventDestroy(hipEvent_t e) {
+  delete e;
+  return hipSuccess;
+}
+inline hipError_t hipEventRecord(hipEvent_t e, hipStream_t = nullptr) {
+  e->when = std::chrono::steady_clock::now();
+  return hipSuccess;
+}
+inline hipError_t hipEventSynchronize(hipEvent_t) { return hipSuccess; }
+inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
+  *ms = std::chrono::duration<float, std::milli>(stop->when - start->when).count();
+  return hipSuccess;
+}
+inline hipError_t hipGetDeviceCount(int* count) {
+  *count = 1;
+  return hipSuccess;
+}
+inline hipError_t hipSetDevice(int device) {
+  return device == 0 ? hipSuccess : wavekit::emu::record(hipErrorInvalidDevice, "hipSetDevice: one emulated device");
+}
+inline hipError_t hipGetDevice(int* device) {
+  *device = 0;
+  return hipSuccess;
+}
+inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
+  if (device != 0) return wavekit::emu::record(hipErrorInvalidDevice, "hipGetDeviceProperties: one emulated device");
+  std::memset(p, 0, sizeof *p);
+  const bool gfx950 = wavekit::arch::current_target == wavekit::arch::target::gfx950;
+  std::strcpy(p->name, gfx950 ? "wavekit emulator (MI355X, gfx950)" : "wavekit emulator (MI300X, gfx942)");
+  std::strcpy(p->gcnArchName, gfx950 ? "gfx950:sramecc+:xnack-" : "gfx942:sramecc+:xnack-");
+  p->totalGlobalMem = std::size_t(1) << 34;
+  p->sharedMemPerBlock = wavekit::emu::target_lds_bytes;
+  p->warpSize = 64;
+  p->maxThreadsPerBlock = 1024;
+  p->multiProcessorCount = gfx950 ? 256 : 304;
+  p->clockRate = gfx950 ? 2400000 : 2100000;
+  p->major = 9;
+  p->minor = 4;
+  return hipSuccess;
+}

@@ -1,0 +1,46 @@
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+#include <vector>
+
+__global__ void add_one(const int* in, int* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1;
+}
+
+__global__ void reverse_block(int* data) {
+  __shared__ int tile[256];
+  tile[threadIdx.x] = data[blockIdx.x * 256 + threadIdx.x];
+  __syncthreads();
+  data[blockIdx.x * 256 + threadIdx.x] = tile[255 - threadIdx.x];
+}
+
+__global__ void xor_reduce(const int* in, int* out) {
+  int v = in[threadIdx.x];
+  for (int m = 32; m >= 1; m /= 2) v += __shfl_xor(v, m);
+  out[threadIdx.x] = v;
+}
+
+TEST_CASE("emulator runs blocks, barriers and shuffles", "[emu]") {
+  const int n = 1000;
+  int *in, *out;
+  REQUIRE(hipMalloc(&in, n * sizeof(int)) == hipSuccess);
+  REQUIRE(hipMalloc(&out, n * sizeof(int)) == hipSuccess);
+  std::vector<int> h(n);
+  for (int i = 0; i < n; ++i) h[i] = i;
+  hipMemcpy(in, h.data(), n * sizeof(int), hipMemcpyHostToDevice);
+  hipLaunchKernelGGL(add_one, dim3((n + 255) / 256), dim3(256), 0, nullptr, in, out, n);
+  REQUIRE(hipGetLastError() == hipSuccess);
+  std::vector<int> r(n);
+  hipMemcpy(r.data(), out, n * sizeof(int), hipMemcpyDeviceToHost);
+  for (int i = 0; i < n; ++i) REQUIRE(r[i] == i + 1);
+
+  hipLaunchKernelGGL(reverse_block, dim3(3), dim3(256), 0, nullptr, in);
+  hipMemcpy(r.data(), in, 768 * sizeof(int), hipMemcpyDeviceToHost);
+  for (int i = 0; i < 768; ++i) REQUIRE(r[i] == (i / 256) * 256 + 255 - i % 256);
+
+  hipLaunchKernelGGL(xor_reduce, dim3(1), dim3(64), 0, nullptr, out, in);
+  hipMemcpy(r.data(), in, 64 * sizeof(int), hipMemcpyDeviceToHost);
+  for (int i = 0; i < 64; ++i) REQUIRE(r[i] == 64 * 65 / 2);
+  hipFree(in);
+  hipFree(out);
+}
