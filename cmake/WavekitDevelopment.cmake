@@ -55,3 +55,17 @@ target_link_libraries(wavekit_dev_flags INTERFACE wavekit::wavekit)
 if(WAVEKIT_CODEGEN_ARCHS)
   include(WavekitDeviceToolchain)
 endif()
+
+# The CPU emulator: kernels and host code built as plain C++ against wavekit's HIP shim
+# (include/wavekit/emu/hip), emulating gfx942 or gfx950. wavekit_emulated(<target> <arch>)
+# makes a target an emulator build.
+find_package(Boost 1.74 CONFIG REQUIRED COMPONENTS context)
+function(wavekit_emulated target arch)
+  wavekit_require_supported_archs("wavekit_emulated(${target})" ${arch})
+  string(TOUPPER ${arch} ARCH)
+  target_include_directories(${target} BEFORE PRIVATE ${PROJECT_SOURCE_DIR}/include/wavekit/emu)
+  target_compile_definitions(${target} PRIVATE WAVEKIT_EMULATOR WAVEKIT_EMULATE_${ARCH})
+  # clang warns that 64-byte vector arguments change the x86 ABI; all callers are built alike.
+  target_compile_options(${target} PRIVATE -Wno-psabi)
+  target_link_libraries(${target} PRIVATE Boost::context)
+endfunction()

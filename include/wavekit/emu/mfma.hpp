@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "wavekit/arch/target.hpp"
@@ -18,7 +20,7 @@
 
 namespace wavekit::emu::mfma {
 
-enum class element_format { fp8, bf8, f16, bf16 };
+enum class element_format { fp8, bf8, f16, bf16, i8 };
 
 struct decoded {
   operand_value v;
@@ -61,6 +63,7 @@ inline decoded decode_element(element_format f, const unsigned char* bytes, int 
       std::memcpy(&h, bytes + 2 * e, 2);
       return decode_small<bf16>(h);
     }
+    case element_format::i8: return {{static_cast<double>(static_cast<signed char>(bytes[e])), 0}, false};
   }
   return {};
 }
@@ -74,6 +77,7 @@ struct operands {
 // D = A * B + C for one single-block instruction of shape `s`, over the whole wave.
 template <class Operand, class Accumulator, class InOf, class OutOf>
 void execute(const shape& s, element_format fa, element_format fb, InOf in_of, OutOf out_of) {
+  using acc_element = std::remove_cvref_t<decltype(std::declval<Accumulator&>()[0])>;
   const int per_lane = s.elements_per_lane();
   const int group = (fa == element_format::f16 || fa == element_format::bf16) ? std::min(8, s.k) : 16;
   const group_kind kind =
@@ -97,19 +101,34 @@ void execute(const shape& s, element_format fa, element_format fb, InOf in_of, O
     }
     for (int r = 0; r < accumulator_registers(s); ++r) {
       const cell x = accumulator_cell(s, lane, r);
-      c[std::size_t(x.i) * s.n + x.j] = in.c[r];
+      if constexpr (!std::is_integral_v<acc_element>) c[std::size_t(x.i) * s.n + x.j] = in.c[r];
     }
   }
-  for (int lane = 0; lane < 64; ++lane) {
-    Accumulator& d = out_of(lane);
-    for (int r = 0; r < accumulator_registers(s); ++r) {
-      const cell x = accumulator_cell(s, lane, r);
-      float acc = c[std::size_t(x.i) * s.n + x.j];
-      const bool specials = a_special[x.i] || b_special[x.j];
-      for (int k0 = 0; k0 < s.k; k0 += group)
-        acc = accumulate_group(&a[std::size_t(x.i) * s.k + k0], &b[std::size_t(x.j) * s.k + k0], group, acc, kind,
-                               specials);
-      d[r] = acc;
+  if constexpr (std::is_integral_v<acc_element>) {  // i8: exact dot products, 32-bit wrap-around (spec 1.7)
+    for (int lane = 0; lane < 64; ++lane) {
+      const auto& in = in_of(lane);
+      Accumulator& d = out_of(lane);
+      for (int r = 0; r < accumulator_registers(s); ++r) {
+        const cell x = accumulator_cell(s, lane, r);
+        std::uint32_t acc = static_cast<std::uint32_t>(in.c[r]);
+        for (int kk = 0; kk < s.k; ++kk)
+          acc += static_cast<std::uint32_t>(static_cast<std::int32_t>(a[std::size_t(x.i) * s.k + kk].value) *
+                                            static_cast<std::int32_t>(b[std::size_t(x.j) * s.k + kk].value));
+        d[r] = static_cast<std::int32_t>(acc);
+      }
+    }
+  } else {
+    for (int lane = 0; lane < 64; ++lane) {
+      Accumulator& d = out_of(lane);
+      for (int r = 0; r < accumulator_registers(s); ++r) {
+        const cell x = accumulator_cell(s, lane, r);
+        float acc = c[std::size_t(x.i) * s.n + x.j];
+        const bool specials = a_special[x.i] || b_special[x.j];
+        for (int k0 = 0; k0 < s.k; k0 += group)
+          acc = accumulate_group(&a[std::size_t(x.i) * s.k + k0], &b[std::size_t(x.j) * s.k + k0], group, acc, kind,
+                                 specials);
+        d[r] = acc;
+      }
     }
   }
 }

@@ -43,7 +43,7 @@
 inline constexpr int warpSize = 64;
 
 #define hipLaunchKernelGGL(kernel, grid, block, shared_bytes, stream, ...) \
-  (void)::wavekit::emu::launch_kernel(kernel, dim3(grid), dim3(block), shared_bytes, stream, ##__VA_ARGS__)
+  (void)::wavekit::emu::launch_kernel(kernel, dim3(grid), dim3(block), shared_bytes, stream __VA_OPT__(, ) __VA_ARGS__)
 
 inline void __syncthreads(wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
   wavekit::emu::barrier(site);
