@@ -1,8 +1,8 @@
 // The emulator's MFMA register layouts against AMD's ground truth, entry by entry, for every
 // instruction in data/cdna3_mfma_layouts.csv: first the layout functions themselves, then the
 // emulated builtins end to end (operands placed and results read by the ground truth only).
-#include <catch2/catch.hpp>
 #include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -43,8 +43,7 @@ TEST_CASE("MFMA layout functions match the ground truth for every CSV instructio
     REQUIRE(matrices.size() == 4);
     for (const auto& [matrix, entries] : matrices) {
       const bool is_acc = matrix == 'C' || matrix == 'D';
-      const std::size_t expected_count =
-          is_acc ? std::size_t(s.m) * s.n : std::size_t(matrix == 'A' ? s.m : s.n) * s.k;
+      const std::size_t expected_count = is_acc ? std::size_t(s.m) * s.n : std::size_t(matrix == 'A' ? s.m : s.n) * s.k;
       CHECK(entries.size() == expected_count);
       for (const auto& e : entries) {
         if (is_acc) {
@@ -53,8 +52,8 @@ TEST_CASE("MFMA layout functions match the ground truth for every CSV instructio
         } else {
           const int element = (e.reg * 32 + e.bit_lo) / s.element_bits;
           CHECK(e.bit_hi - e.bit_lo + 1 == s.element_bits);
-          const emu::mfma::position p = matrix == 'A' ? emu::mfma::a_position(s, e.lane, element)
-                                                      : emu::mfma::b_position(s, e.lane, element);
+          const emu::mfma::position p =
+              matrix == 'A' ? emu::mfma::a_position(s, e.lane, element) : emu::mfma::b_position(s, e.lane, element);
           // A[row = i][col = k]; B[row = k][col = j]
           const int index = matrix == 'A' ? e.row : e.col, k = matrix == 'A' ? e.col : e.row;
           CHECK((p.index == index && p.k == k));
@@ -72,10 +71,10 @@ struct mfma_lane {
   Accumulator c, d;
 };
 
-#define WAVEKIT_TEST_MFMA_KERNEL(op, Operand, Accumulator)                                         \
-  __global__ void run_##op(mfma_lane<Operand, Accumulator>* lanes) {                              \
-    auto& l = lanes[threadIdx.x];                                                                  \
-    l.d = __builtin_amdgcn_##op(l.a, l.b, l.c, 0, 0, 0);                                           \
+#define WAVEKIT_TEST_MFMA_KERNEL(op, Operand, Accumulator)           \
+  __global__ void run_##op(mfma_lane<Operand, Accumulator>* lanes) { \
+    auto& l = lanes[threadIdx.x];                                    \
+    l.d = __builtin_amdgcn_##op(l.a, l.b, l.c, 0, 0, 0);             \
   }
 using half4 = emu::mfma::half4;
 using short4 = emu::mfma::short4;
@@ -111,8 +110,8 @@ void put_bits(void* regs, int reg, int bit_lo, int bits, std::uint32_t value) {
 // Places random small integers by the ground truth, runs the builtin, reads D by the ground
 // truth and compares with the exact product (all sums are exact in fp32).
 template <class Operand, class Accumulator>
-void check_end_to_end(const std::string& inst, void (*kernel)(mfma_lane<Operand, Accumulator>*),
-                      const std::string& fa, const std::string& fb) {
+void check_end_to_end(const std::string& inst, void (*kernel)(mfma_lane<Operand, Accumulator>*), const std::string& fa,
+                      const std::string& fb) {
   INFO(inst);
   const shape s = shape_of(inst);
   const auto& gt = ground_truth().at(inst);
@@ -126,8 +125,10 @@ void check_end_to_end(const std::string& inst, void (*kernel)(mfma_lane<Operand,
   REQUIRE(hipMalloc(&lanes, 64 * sizeof(*lanes)) == hipSuccess);
   std::memset(lanes, 0, 64 * sizeof(*lanes));
   using acc_element = std::remove_reference_t<decltype(Accumulator{}[0])>;
-  for (const auto& e : gt.at('A')) put_bits(&lanes[e.lane].a, e.reg, e.bit_lo, e.bit_hi - e.bit_lo + 1, encode(fa, a[e.row * s.k + e.col]));
-  for (const auto& e : gt.at('B')) put_bits(&lanes[e.lane].b, e.reg, e.bit_lo, e.bit_hi - e.bit_lo + 1, encode(fb, b[e.row * s.n + e.col]));
+  for (const auto& e : gt.at('A'))
+    put_bits(&lanes[e.lane].a, e.reg, e.bit_lo, e.bit_hi - e.bit_lo + 1, encode(fa, a[e.row * s.k + e.col]));
+  for (const auto& e : gt.at('B'))
+    put_bits(&lanes[e.lane].b, e.reg, e.bit_lo, e.bit_hi - e.bit_lo + 1, encode(fb, b[e.row * s.n + e.col]));
   for (const auto& e : gt.at('C')) {
     const acc_element v = static_cast<acc_element>(c[e.row * s.n + e.col]);
     std::uint32_t bits;

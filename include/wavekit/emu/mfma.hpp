@@ -17,6 +17,7 @@
 #include "wavekit/emu/block.hpp"
 #include "wavekit/emu/mfma_layout.hpp"
 #include "wavekit/emu/mfma_numerics.hpp"
+#include "wavekit/emu/mfma_rows_fp8.hpp"
 
 namespace wavekit::emu::mfma {
 
@@ -79,14 +80,13 @@ template <class Operand, class Accumulator, class InOf, class OutOf>
 void execute(const shape& s, element_format fa, element_format fb, InOf in_of, OutOf out_of) {
   using acc_element = std::remove_cvref_t<decltype(std::declval<Accumulator&>()[0])>;
   const int per_lane = s.elements_per_lane();
-  const int group = (fa == element_format::f16 || fa == element_format::bf16) ? std::min(8, s.k) : 16;
-  const group_kind kind =
-      (fa == element_format::f16 || fa == element_format::bf16) ? group_kind::single : group_kind::fp8_even_odd;
-  thread_local std::vector<operand_value> a, b;  // a: (m, k); b: (n, k), K contiguous for both
-  thread_local std::vector<float> c;
-  thread_local std::vector<char> a_special, b_special;
-  a.assign(std::size_t(s.m) * s.k, {}), b.assign(std::size_t(s.n) * s.k, {}), c.assign(std::size_t(s.m) * s.n, 0);
-  a_special.assign(s.m, 0), b_special.assign(s.n, 0);
+  const bool sixteen_bit = fa == element_format::f16 || fa == element_format::bf16;
+  // Gathered operands: a (m, k); b (k, n), K-major; c and d (m, n).
+  thread_local std::vector<operand_value> a, b;
+  thread_local std::vector<float> c, d;
+  a.resize(std::size_t(s.m) * s.k), b.resize(std::size_t(s.k) * s.n);
+  c.resize(std::size_t(s.m) * s.n), d.resize(std::size_t(s.m) * s.n);
+  bool specials = false;
   for (int lane = 0; lane < 64; ++lane) {
     const auto& in = in_of(lane);
     const auto* a_bytes = reinterpret_cast<const unsigned char*>(&in.a);
@@ -95,41 +95,54 @@ void execute(const shape& s, element_format fa, element_format fb, InOf in_of, O
       const position pa = a_position(s, lane, e), pb = b_position(s, lane, e);
       const decoded da = decode_element(fa, a_bytes, e), db = decode_element(fb, b_bytes, e);
       a[std::size_t(pa.index) * s.k + pa.k] = da.v;
-      b[std::size_t(pb.index) * s.k + pb.k] = db.v;
-      a_special[pa.index] |= da.special;
-      b_special[pb.index] |= db.special;
+      b[std::size_t(pb.k) * s.n + pb.index] = db.v;
+      specials |= da.special || db.special;
     }
-    for (int r = 0; r < accumulator_registers(s); ++r) {
-      const cell x = accumulator_cell(s, lane, r);
-      if constexpr (!std::is_integral_v<acc_element>) c[std::size_t(x.i) * s.n + x.j] = in.c[r];
-    }
+    if constexpr (!std::is_integral_v<acc_element>)
+      for (int r = 0; r < accumulator_registers(s); ++r) {
+        const cell x = accumulator_cell(s, lane, r);
+        c[std::size_t(x.i) * s.n + x.j] = in.c[r];
+      }
   }
   if constexpr (std::is_integral_v<acc_element>) {  // i8: exact dot products, 32-bit wrap-around (spec 1.7)
-    for (int lane = 0; lane < 64; ++lane) {
-      const auto& in = in_of(lane);
-      Accumulator& d = out_of(lane);
+    for (int lane = 0; lane < 64; ++lane)
       for (int r = 0; r < accumulator_registers(s); ++r) {
         const cell x = accumulator_cell(s, lane, r);
-        std::uint32_t acc = static_cast<std::uint32_t>(in.c[r]);
+        std::uint32_t acc = static_cast<std::uint32_t>(in_of(lane).c[r]);
         for (int kk = 0; kk < s.k; ++kk)
           acc += static_cast<std::uint32_t>(static_cast<std::int32_t>(a[std::size_t(x.i) * s.k + kk].value) *
-                                            static_cast<std::int32_t>(b[std::size_t(x.j) * s.k + kk].value));
-        d[r] = static_cast<std::int32_t>(acc);
+                                            static_cast<std::int32_t>(b[std::size_t(kk) * s.n + x.j].value));
+        out_of(lane)[r] = static_cast<std::int32_t>(acc);
+      }
+    return;
+  } else {
+    if (!sixteen_bit && !specials) {
+      thread_local std::vector<float> av, bv;
+      thread_local std::vector<int> ae, be;
+      av.resize(a.size()), ae.resize(a.size()), bv.resize(b.size()), be.resize(b.size());
+      for (std::size_t t = 0; t < a.size(); ++t) av[t] = static_cast<float>(a[t].value), ae[t] = a[t].exponent;
+      for (std::size_t t = 0; t < b.size(); ++t) bv[t] = static_cast<float>(b[t].value), be[t] = b[t].exponent;
+      const fp8_operands op{av.data(), ae.data(), bv.data(), be.data(), s.m, s.n, s.k};
+      for (int i = 0; i < s.m; ++i) accumulate_row_fp8(op, i, &c[std::size_t(i) * s.n], &d[std::size_t(i) * s.n]);
+    } else {
+      const int group = sixteen_bit ? std::min(8, s.k) : 16;
+      const group_kind kind = sixteen_bit ? group_kind::single : group_kind::fp8_even_odd;
+      std::vector<operand_value> column(s.k);
+      for (int j = 0; j < s.n; ++j) {
+        for (int kk = 0; kk < s.k; ++kk) column[kk] = b[std::size_t(kk) * s.n + j];
+        for (int i = 0; i < s.m; ++i) {
+          float acc = c[std::size_t(i) * s.n + j];
+          for (int k0 = 0; k0 < s.k; k0 += group)
+            acc = accumulate_group(&a[std::size_t(i) * s.k + k0], &column[k0], group, acc, kind, specials);
+          d[std::size_t(i) * s.n + j] = acc;
+        }
       }
     }
-  } else {
-    for (int lane = 0; lane < 64; ++lane) {
-      Accumulator& d = out_of(lane);
+    for (int lane = 0; lane < 64; ++lane)
       for (int r = 0; r < accumulator_registers(s); ++r) {
         const cell x = accumulator_cell(s, lane, r);
-        float acc = c[std::size_t(x.i) * s.n + x.j];
-        const bool specials = a_special[x.i] || b_special[x.j];
-        for (int k0 = 0; k0 < s.k; k0 += group)
-          acc = accumulate_group(&a[std::size_t(x.i) * s.k + k0], &b[std::size_t(x.j) * s.k + k0], group, acc, kind,
-                                 specials);
-        d[r] = acc;
+        out_of(lane)[r] = d[std::size_t(x.i) * s.n + x.j];
       }
-    }
   }
 }
 
