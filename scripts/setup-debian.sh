@@ -12,6 +12,7 @@ packages=(
   libamdhip64-dev rocm-device-libs    # HIP headers and device libraries for gfx942 codegen
   catch2 libbenchmark-dev             # tests and benchmarks
   libboost-context-dev                # fibers of the CPU emulator
+  libclang-rt-19-dev                  # ThreadSanitizer runtime: the emulator's data-race check
   clang-format-19                     # format check
   python3 python3-venv                # codegen report, cross-checks
 )

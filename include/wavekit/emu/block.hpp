@@ -95,7 +95,7 @@ inline std::string lane_list(std::uint64_t mask) {
 [[noreturn]] inline void fail(std::string message) { throw strictness_error{std::move(message)}; }
 
 // Leave the fiber for the scheduler until it makes this thread runnable again.
-inline void wait_here(thread_state& t, thread_status why, source_site site) {
+WAVEKIT_EMU_NOT_INSTRUMENTED inline void wait_here(thread_state& t, thread_status why, source_site site) {
   t.status = why;
   t.site = site;
   fiber::yield();
@@ -103,10 +103,11 @@ inline void wait_here(thread_state& t, thread_status why, source_site site) {
 
 }  // namespace detail
 
-inline thread_state& current_thread() { return *detail::current_thread_slot(); }
+// The GPU thread running on this OS thread. The pointer is the scheduler's, read uninstrumented.
+WAVEKIT_EMU_NOT_INSTRUMENTED inline thread_state& current_thread() { return *detail::current_thread_slot(); }
 
 // Counts one wave-level matrix-core instruction; `name` must be a string literal.
-inline void count_mfma(block_state& b, const char* name) {
+WAVEKIT_EMU_NOT_INSTRUMENTED inline void count_mfma(block_state& b, const char* name) {
   for (auto& [n, count] : b.mfma_counts)
     if (n == name) {
       ++count;
@@ -116,7 +117,8 @@ inline void count_mfma(block_state& b, const char* name) {
 }
 
 // __syncthreads: every thread of the block must reach the same barrier.
-inline void barrier(source_site site = source_site::current()) {
+WAVEKIT_EMU_NOT_INSTRUMENTED inline void barrier(source_site site = source_site::current()) {
+  [[maybe_unused]] detail::tsan_ignore_scope bookkeeping;
   thread_state& t = current_thread();
   block_state& b = *t.block;
   if (b.exited != 0)
@@ -142,10 +144,13 @@ inline void barrier(source_site site = source_site::current()) {
 
 // The rendezvous of one cross-lane operation. Each lane contributes `in`; when all lanes of the
 // wave have arrived, `compute(in_of, out_of)` runs once, with in_of(lane) / out_of(lane) giving
-// typed access to every lane's slots; each lane then returns its own Out.
+// typed access to every lane's slots; each lane then returns its own Out. For ThreadSanitizer the
+// operation orders the lanes: everything a lane did before it happens before everything any lane
+// does after it (as the lockstep hardware guarantees).
 template <class Out, class In, class Compute>
-Out wave_op(const char* name, source_site site, const In& in, Compute&& compute) {
+WAVEKIT_EMU_NOT_INSTRUMENTED Out wave_op(const char* name, source_site site, const In& in, Compute&& compute) {
   static_assert(sizeof(In) <= wave_slot_bytes && sizeof(Out) <= wave_slot_bytes, "wave_op: operands too large");
+  [[maybe_unused]] detail::tsan_ignore_scope bookkeeping;
   thread_state& t = current_thread();
   block_state& b = *t.block;
   wave_state& w = *b.waves[t.wave];
@@ -166,12 +171,14 @@ Out wave_op(const char* name, source_site site, const In& in, Compute&& compute)
   detail::sync_release(&w.sync);
   w.arrived |= bit;
   if (w.arrived == w.lanes) {
+    detail::sync_acquire(&w.sync);  // the computing lane sees every lane's work before this point
     auto in_of = [&w](unsigned lane) -> const In& { return *reinterpret_cast<const In*>(w.in[lane]); };
     auto out_of = [&w](unsigned lane) -> Out& { return *reinterpret_cast<Out*>(w.out[lane]); };
     compute(in_of, out_of);
     for (unsigned l = 0; l < wave_size; ++l)
       if (((w.arrived >> l) & 1) && l != t.lane) b.threads[t.wave * wave_size + l].status = thread_status::runnable;
     w.arrived = 0;
+    detail::sync_release(&w.sync);  // the other lanes see the computation when they resume
   } else {
     detail::wait_here(t, thread_status::at_wave_op, site);
   }

@@ -28,6 +28,10 @@
 
 #if WAVEKIT_EMU_TSAN
 #include <sanitizer/tsan_interface.h>
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line);
 #define WAVEKIT_EMU_NOT_INSTRUMENTED __attribute__((no_sanitize("thread")))
 #else
 #define WAVEKIT_EMU_NOT_INSTRUMENTED
@@ -130,6 +134,22 @@ class fiber {
 #if WAVEKIT_EMU_TSAN
   void* tsan_fiber_ = nullptr;
   void* scheduler_tsan_fiber_ = nullptr;
+#endif
+};
+
+// While alive, ThreadSanitizer ignores the current fiber's memory accesses, callees included: for
+// emulator bookkeeping that the fibers of a block share (the block's threads take turns on one OS
+// thread; only kernel code's accesses are meant to be checked).
+struct tsan_ignore_scope {
+#if WAVEKIT_EMU_TSAN
+  tsan_ignore_scope() {
+    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+  }
+  ~tsan_ignore_scope() {
+    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+  }
 #endif
 };
 

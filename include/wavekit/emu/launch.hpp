@@ -40,7 +40,10 @@ inline unsigned env_unsigned(const char* name, unsigned fallback) {
 struct block_runner {
   std::vector<std::unique_ptr<fiber_stack>> stacks;
   block_state block;
-  char block_sync = 0;  // orders consecutive blocks on this OS thread for ThreadSanitizer
+  // ThreadSanitizer: the scheduler releases block_start after setting a block up (its threads
+  // acquire it when they start); threads release block_end when they return, and the scheduler
+  // acquires it before the next block. Threads of one block are thus never ordered by starting.
+  char block_start = 0, block_end = 0;
 };
 
 inline block_runner& this_thread_runner() {
@@ -61,12 +64,14 @@ WAVEKIT_EMU_NOT_INSTRUMENTED inline void thread_entry(void* p) {
   auto* t = static_cast<thread_state*>(p);
   block_state& b = *t->block;
   sync_acquire(&launch_begin_sync);
-  sync_acquire(&this_thread_runner().block_sync);
+  sync_acquire(&this_thread_runner().block_start);
   try {
     b.body(b.body_arg);
   } catch (const strictness_error& e) {
+    [[maybe_unused]] tsan_ignore_scope bookkeeping;
     if (b.error.empty()) b.error = e.message;
   }
+  [[maybe_unused]] tsan_ignore_scope bookkeeping;
   t->status = thread_status::finished;
   ++b.exited;
   wave_state& w = *b.waves[t->wave];
@@ -78,7 +83,7 @@ WAVEKIT_EMU_NOT_INSTRUMENTED inline void thread_entry(void* p) {
     b.error = std::string("cross-lane operation in divergent code: lanes ") + lane_list(w.arrived) + " of wave " +
               std::to_string(t->wave) + " wait at " + w.op + " (" + w.op_site.str() + ") while lane " +
               std::to_string(t->lane) + " returned";
-  sync_release(&this_thread_runner().block_sync);
+  sync_release(&this_thread_runner().block_end);
   sync_release(&launch_end_sync);
 }
 
@@ -97,7 +102,8 @@ inline std::string describe_stall(const block_state& b) {
   return "cross-lane operation in divergent code (no thread can proceed):" + wave_waiters + barrier_waiters;
 }
 
-inline void run_block(block_runner& r, dim3 index) {
+WAVEKIT_EMU_NOT_INSTRUMENTED inline void run_block(block_runner& r, dim3 index) {
+  [[maybe_unused]] tsan_ignore_scope bookkeeping;
   block_state& b = r.block;
   b.index = index;
   b.exited = b.barrier_arrived = 0;
@@ -132,6 +138,8 @@ inline void run_block(block_runner& r, dim3 index) {
     t.block = &b;
     t.fiber.start(*r.stacks[i], &thread_entry, &t);
   }
+  sync_acquire(&r.block_end);    // the previous block's threads have all returned ...
+  sync_release(&r.block_start);  // ... and this block's threads see that and this set-up
   for (;;) {
     bool ran = false;
     for (thread_state& t : b.threads) {

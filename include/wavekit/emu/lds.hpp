@@ -45,6 +45,7 @@ struct lds_pool {
   }
 
   void* acquire(source_site site, std::size_t bytes, const std::string& name) {
+    [[maybe_unused]] tsan_ignore_scope bookkeeping;
     for (auto& r : regions)
       if (r.site == site && r.bytes == bytes) {
         if (!r.in_use) account(site, bytes, name), r.in_use = true;

@@ -51,6 +51,9 @@ inline void write_stderr(const std::string& s) {
   }
 }
 
+// Exit status of a process ended by an invalid access in emulated code.
+inline constexpr int fault_exit_status = 70;
+
 // Hook for the launcher: a description of the GPU thread running on this OS thread, if any.
 inline std::string (*describe_current_thread)() = nullptr;
 
@@ -80,8 +83,8 @@ inline void fault_handler(int sig, siginfo_t* info, void*) {
   }
   if (describe_current_thread) msg += " (" + describe_current_thread() + ")";
   write_stderr(msg + "\n");
-  signal(sig, SIG_DFL);  // re-raise: a normal crash, with a core file or the debugger stopping here
-  raise(sig);
+  (void)sig;
+  _exit(fault_exit_status);  // a debugger has already stopped at the fault itself
 }
 
 inline void install_fault_handler_once() {

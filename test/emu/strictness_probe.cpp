@@ -1,0 +1,31 @@
+// Planted out-of-bounds accesses, one per mode (argv[1]); the emulator must end the process with
+// a report naming the allocation. "clean" runs the same kernels in bounds and must exit 0.
+#include <hip/hip_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "wavekit/arch/lds.hpp"
+
+// Lane 63 writes `overrun` elements past its own slot: with overrun = 1, one past the end.
+__global__ void write_global(float* p, int overrun) { p[threadIdx.x + (threadIdx.x == 63 ? overrun : 0)] = 1.0f; }
+
+__global__ void write_lds(float* out, int overrun) {
+  WAVEKIT_LDS_ARRAY(float, tile, 64);
+  tile[threadIdx.x + (threadIdx.x == 63 ? overrun : 0)] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = tile[63 - threadIdx.x];
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "clean";
+  float* p;
+  hipMalloc(&p, 64 * sizeof(float));  // 256 bytes
+  const int overrun = std::strcmp(mode, "clean") == 0 ? 0 : 1;
+  if (std::strcmp(mode, "global") == 0 || overrun == 0)
+    hipLaunchKernelGGL(write_global, dim3(1), dim3(64), 0, nullptr, p, overrun);
+  if (std::strcmp(mode, "lds") == 0 || overrun == 0)
+    hipLaunchKernelGGL(write_lds, dim3(1), dim3(64), 0, nullptr, p, overrun);
+  std::printf("%s: finished without a fault\n", mode);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
