@@ -1,11 +1,75 @@
-// LDS arrays that the CPU emulator can check. WAVEKIT_LDS_ARRAY(T, name, N) declares `T name[N]`
-// in LDS: a __shared__ array on the device; in emulator builds a guarded, per-block region whose
-// out-of-bounds accesses are reported and whose size counts against the target's LDS (see
-// emu/lds.hpp). wavekit kernels declare their LDS this way.
+// LDS that the CPU emulator can check and count.
+//
+// WAVEKIT_LDS_ARRAY(T, name, N) declares `T name[N]` in LDS: a __shared__ array on the device; in
+// emulator builds a guarded, per-block region whose out-of-bounds accesses are reported and whose
+// size counts against the target's LDS (emu/lds.hpp).
+//
+// lds_load<Bytes>(p) / lds_store<Bytes>(p, v) are one ds_read/ds_write of 4, 8 or 16 bytes per
+// lane (p aligned to Bytes). On the device they are plain vector accesses to LDS; in emulator
+// builds each is also counted, with its bank conflicts, in the launch counters. wavekit's tile
+// loaders move LDS data through them.
 #pragma once
+
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include <cstdint>
+#include <cstring>
+
+#include "wavekit/core/platform.hpp"
 
 #if defined(WAVEKIT_EMULATOR)
 #define WAVEKIT_LDS_ARRAY(T, name, N) WAVEKIT_EMU_LDS_ARRAY(T, name, N)
 #else
 #define WAVEKIT_LDS_ARRAY(T, name, N) __shared__ T name[N]
 #endif
+
+namespace wavekit::arch {
+
+template <int Bytes>
+struct lds_vector;
+template <>
+struct lds_vector<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct lds_vector<8> {
+  using type = std::uint32_t __attribute__((ext_vector_type(2)));
+};
+template <>
+struct lds_vector<16> {
+  using type = std::uint32_t __attribute__((ext_vector_type(4)));
+};
+template <int Bytes>
+using lds_vector_t = typename lds_vector<Bytes>::type;
+
+#if defined(WAVEKIT_EMULATOR)
+#define WAVEKIT_LDS_SITE , ::wavekit::emu::source_site site = ::wavekit::emu::source_site::current()
+#else
+#define WAVEKIT_LDS_SITE
+#endif
+
+template <int Bytes>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE lds_vector_t<Bytes> lds_load(const void* p WAVEKIT_LDS_SITE) {
+#if defined(WAVEKIT_EMULATOR)
+  ::wavekit::emu::lds_instruction(p, Bytes, false, site);
+  lds_vector_t<Bytes> v;
+  std::memcpy(&v, p, Bytes);
+  return v;
+#else
+  return *static_cast<const lds_vector_t<Bytes>*>(p);
+#endif
+}
+
+template <int Bytes>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store(void* p, lds_vector_t<Bytes> v WAVEKIT_LDS_SITE) {
+#if defined(WAVEKIT_EMULATOR)
+  ::wavekit::emu::lds_instruction(p, Bytes, true, site);
+  std::memcpy(p, &v, Bytes);
+#else
+  *static_cast<lds_vector_t<Bytes>*>(p) = v;
+#endif
+}
+
+#undef WAVEKIT_LDS_SITE
+
+}  // namespace wavekit::arch

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "wavekit/arch/gfx950.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/emu/block.hpp"
+#include "wavekit/emu/lds_banks.hpp"
 #include "wavekit/emu/memory.hpp"
 
 namespace wavekit::emu {
@@ -32,6 +34,7 @@ struct lds_region {
   std::size_t bytes = 0;
   void* ptr = nullptr;
   bool in_use = false;
+  std::uint32_t lds_offset = 0;  // where the array starts in the block's LDS (for the bank model)
 };
 
 // The LDS regions of one OS thread, reused block after block.
@@ -48,21 +51,35 @@ struct lds_pool {
     [[maybe_unused]] tsan_ignore_scope bookkeeping;
     for (auto& r : regions)
       if (r.site == site && r.bytes == bytes) {
-        if (!r.in_use) account(site, bytes, name), r.in_use = true;
+        if (!r.in_use) r.lds_offset = account(site, bytes, name), r.in_use = true;
         return r.ptr;
       }
-    account(site, bytes, name);
+    const std::uint32_t offset = account(site, bytes, name);
     void* p = guarded_allocate(bytes, region_kind::lds, name + " (" + std::to_string(bytes) + " bytes)");
-    regions.push_back({site, bytes, p, true});
+    regions.push_back({site, bytes, p, true, offset});
     return p;
   }
 
-  void account(source_site site, std::size_t bytes, const std::string& name) {
-    block_bytes += bytes;
+  // The LDS byte offset of p in this block, for arrays from acquire(); other pointers (plain
+  // __shared__ variables) use their address, which keeps their alignment.
+  std::uint32_t offset_of(const void* p) const {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    for (const auto& r : regions) {
+      const auto base = reinterpret_cast<std::uintptr_t>(r.ptr);
+      if (r.in_use && a >= base && a < base + r.bytes) return r.lds_offset + static_cast<std::uint32_t>(a - base);
+    }
+    return static_cast<std::uint32_t>(a);
+  }
+
+  // Adds an array to the block's LDS; returns its offset (16-byte aligned).
+  std::uint32_t account(source_site site, std::size_t bytes, const std::string& name) {
+    const std::size_t offset = (block_bytes + 15) / 16 * 16;
+    block_bytes = offset + bytes;
     if (block_bytes > target_lds_bytes)
       fail("more LDS than the target has: " + name + " at " + site.str() + " brings the block to " +
            std::to_string(block_bytes) + " bytes; " + arch::to_string(arch::current_target) + " has " +
            std::to_string(target_lds_bytes));
+    return static_cast<std::uint32_t>(offset);
   }
 };
 
@@ -79,6 +96,31 @@ T (&lds_array(const char* name, source_site site = source_site::current()))
 [N] {
   void* p = detail::this_thread_lds().acquire(site, sizeof(T) * N, std::string("LDS array ") + name);
   return *static_cast<T(*)[N]>(p);
+}
+
+// An LDS instruction of `bytes` per lane at p: a rendezvous of the wave that counts the
+// instruction and its bank-conflict cycles. The caller then makes its own access, so every lane's
+// access is its own (visible to ThreadSanitizer) and consecutive instructions of a wave stay in
+// order: nothing of instruction k+1 happens before all lanes have done instruction k.
+inline void lds_instruction(const void* p, int bytes, bool write, source_site site) {
+  struct access {
+    std::uint32_t offset;
+  };
+  const std::uint32_t offset = detail::this_thread_lds().offset_of(p);
+  const char* name = write ? (bytes == 16  ? "ds_write_b128"
+                              : bytes == 8 ? "ds_write_b64"
+                                           : "ds_write_b32")
+                           : (bytes == 16  ? "ds_read_b128"
+                              : bytes == 8 ? "ds_read_b64"
+                                           : "ds_read_b32");
+  wave_op<int>(name, site, access{offset}, [&](auto in_of, auto out_of) {
+    block_state& b = *current_thread().block;
+    const std::uint64_t lanes = b.waves[current_thread().wave]->lanes;  // a partial wave's missing
+    std::uint32_t offsets[64];                                          // lanes repeat lane 0
+    for (unsigned l = 0; l < wave_size; ++l) offsets[l] = in_of((lanes >> l) & 1 ? l : 0).offset, out_of(l) = 0;
+    ++b.counters.lds_instructions;
+    b.counters.lds_bank_conflict_cycles += lds_conflict_cycles(offsets, bytes, write);
+  });
 }
 
 // The block's dynamic shared memory (the launch's shared-memory size), as T*.
