@@ -33,6 +33,8 @@ struct e4m3fn : fields<4, 3, 7, special_codes::nan_all_ones, 0x7> { static const
 // v_cvt_pk_bf8_f32 on gfx950 writes sign|0x7F for a NaN input (spec 2.3), hence mantissa 0b11.
 struct e5m2 : fields<5, 2, 15, special_codes::ieee, 0x3> { static constexpr const char* name = "e5m2"; };
 struct e2m1 : fields<2, 1, 1, special_codes::none, 0> { static constexpr const char* name = "e2m1"; };
+struct e2m3 : fields<2, 3, 1, special_codes::none, 0> { static constexpr const char* name = "e2m3"; };
+struct e3m2 : fields<3, 2, 3, special_codes::none, 0> { static constexpr const char* name = "e3m2"; };
 struct fp16 : fields<5, 10, 15, special_codes::ieee, 0x200> { static constexpr const char* name = "fp16"; };
 struct bf16 : fields<8, 7, 127, special_codes::ieee, 0x40> { static constexpr const char* name = "bf16"; };
 // clang-format on

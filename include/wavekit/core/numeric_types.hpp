@@ -6,6 +6,7 @@
 //   fp8_e4m3fn,   bf8_e5m2       OCP fp8/bf8 (gfx950)
 //   fp4_e2m1                     one OCP fp4 value in the low nibble of a byte
 //   fp4x2_e2m1                   two fp4 values packed in a byte, element 0 in the low nibble
+//   fp6_e2m3, bf6_e3m2           OCP fp6 values (low 6 bits of a byte)
 //   e8m0                         OCP MX block scale, 2^(bits-127)
 //   bf16, fp16
 //
@@ -50,6 +51,8 @@ using bf8_e5m2fnuz = small_float<format::e5m2fnuz>;
 using fp8_e4m3fn = small_float<format::e4m3fn>;
 using bf8_e5m2 = small_float<format::e5m2>;
 using fp4_e2m1 = small_float<format::e2m1>;
+using fp6_e2m3 = small_float<format::e2m3>;  // OCP fp6, read by gfx950's scaled MFMA
+using bf6_e3m2 = small_float<format::e3m2>;
 using fp16 = small_float<format::fp16>;
 using bf16 = small_float<format::bf16>;
 

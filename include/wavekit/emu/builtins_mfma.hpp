@@ -4,8 +4,10 @@
 
 #include <cstdint>
 
+#include "wavekit/arch/target.hpp"
 #include "wavekit/core/vector.hpp"
 #include "wavekit/emu/mfma.hpp"
+#include "wavekit/emu/mfma_scaled.hpp"
 
 namespace wavekit::emu::mfma {
 using half4 = _Float16 __attribute__((ext_vector_type(4)));
@@ -37,5 +39,30 @@ WAVEKIT_EMU_MFMA(mfma_f32_16x16x16bf16_1k, 16, 16, 16, 16, bf16, bf16, wavekit::
 
 WAVEKIT_EMU_MFMA(mfma_i32_32x32x16_i8, 32, 32, 16, 8, i8, i8, long, wavekit::emu::mfma::int32x16)
 WAVEKIT_EMU_MFMA(mfma_i32_16x16x32_i8, 16, 16, 32, 8, i8, i8, long, wavekit::int32x4)
+
+#if WAVEKIT_TARGET_GFX950
+namespace wavekit::emu::mfma {
+using half8 = _Float16 __attribute__((ext_vector_type(8)));
+using bf16x8 = __bf16 __attribute__((ext_vector_type(8)));
+}  // namespace wavekit::emu::mfma
+// gfx950 f16/bf16 forms with 8 K values per lane.
+WAVEKIT_EMU_MFMA(mfma_f32_16x16x32_f16, 16, 16, 32, 16, f16, f16, wavekit::emu::mfma::half8, wavekit::floatx4)
+WAVEKIT_EMU_MFMA(mfma_f32_32x32x16_f16, 32, 32, 16, 16, f16, f16, wavekit::emu::mfma::half8, wavekit::floatx16)
+WAVEKIT_EMU_MFMA(mfma_f32_16x16x32_bf16, 16, 16, 32, 16, bf16, bf16, wavekit::emu::mfma::bf16x8, wavekit::floatx4)
+WAVEKIT_EMU_MFMA(mfma_f32_32x32x16_bf16, 32, 32, 16, 16, bf16, bf16, wavekit::emu::mfma::bf16x8, wavekit::floatx16)
+
+// gfx950 block-scaled forms (mfma_scaled.hpp). Argument order as clang's builtins:
+// (a, b, c, cbsz = A format, blgp = B format, opsel_a, scale_a, opsel_b, scale_b).
+#define WAVEKIT_EMU_MFMA_SCALE(op, shape_m, shape_n, shape_k, Accumulator)                                            \
+  inline Accumulator __builtin_amdgcn_##op(wavekit::int32x8 a, wavekit::int32x8 b, Accumulator c, int cbsz, int blgp, \
+                                           int opsel_a, int scale_a, int opsel_b, int scale_b,                        \
+                                           wavekit::emu::source_site site = wavekit::emu::source_site::current()) {   \
+    return wavekit::emu::mfma::scaled_instruction<Accumulator>("v_" #op, {shape_m, shape_n, shape_k, 8}, a, b, c,     \
+                                                               cbsz, blgp, opsel_a, scale_a, opsel_b, scale_b, site); \
+  }
+WAVEKIT_EMU_MFMA_SCALE(mfma_scale_f32_16x16x128_f8f6f4, 16, 16, 128, wavekit::floatx4)
+WAVEKIT_EMU_MFMA_SCALE(mfma_scale_f32_32x32x64_f8f6f4, 32, 32, 64, wavekit::floatx16)
+#undef WAVEKIT_EMU_MFMA_SCALE
+#endif
 
 #undef WAVEKIT_EMU_MFMA
