@@ -72,10 +72,12 @@ struct round_nearest_even {
 };
 }  // namespace detail
 
-// Encode an fp32 value to format F, rounding the significand with `round(sig, shift)` (an integer
-// approximation of sig / 2^shift, shift > 0; the default is round-to-nearest-even).
+// Encode x * 2^-scale_exponent (scaled exactly, before any rounding) to format F, rounding the
+// significand with `round(sig, shift)` (an integer approximation of sig / 2^shift, shift > 0; the
+// default is round-to-nearest-even).
 template <class F, class Round = detail::round_nearest_even>
-WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_policy policy, Round round = {}) {
+WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_policy policy, Round round = {},
+                                                         int scale_exponent = 0) {
   using T = format_traits<F>;
   constexpr int mb = F::mantissa_bits;
   const std::uint32_t fb = detail::float_bits(x);
@@ -92,7 +94,7 @@ WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_polic
 
   // x = sig * 2^e2. The result is q * 2^qe with qe the quantum at x's binade, or at the
   // smallest normal binade for values in the subnormal range.
-  const int e2 = static_cast<int>(fexp ? fexp : 1) - 150;
+  const int e2 = static_cast<int>(fexp ? fexp : 1) - 150 - scale_exponent;
   const int lead = detail::floor_log2(sig) + e2;
   const int qe = (lead > T::min_exponent ? lead : T::min_exponent) - mb;
   const int shift = qe - e2;

@@ -4,5 +4,6 @@
 
 #include "wavekit/emu/builtins_buffer.hpp"
 #include "wavekit/emu/builtins_convert.hpp"
+#include "wavekit/emu/builtins_convert_gfx950.hpp"
 #include "wavekit/emu/builtins_mfma.hpp"
 #include "wavekit/emu/builtins_wave.hpp"

@@ -1,0 +1,85 @@
+// gfx950's scaled conversion builtins (clang's names; newer than clang-19) for emulator builds,
+// per shared/spec/cdna.md section 2.3. The scale is an fp32 of which only the exponent field is
+// used (an e8m0 exponent e): narrowing encodes x / 2^(e - 127), scaled exactly, rounded to
+// nearest even; widening returns value * 2^(e - 127). fp4 saturates at +-6. For OCP fp8 the
+// sources disagree on overflow (HIP's reference saturates, AMD's emulator follows FP16_OVFL);
+// the emulator saturates, as HIP's reference does. A NaN scale (e = 255) gives NaN (fp4: +0).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/core/numeric_types.hpp"
+
+#if WAVEKIT_TARGET_GFX950
+
+namespace wavekit::emu {
+
+using short2_t = short __attribute__((ext_vector_type(2)));
+
+inline int scale_exponent_of(float scale) {
+  return static_cast<int>((std::bit_cast<std::uint32_t>(scale) >> 23) & 0xFF) - 127;
+}
+
+template <class T>
+std::uint32_t narrow_scaled(float x, float scale) {
+  if (scale_exponent_of(scale) == 128)
+    return encode_float<typename T::format>(__builtin_nanf(""), overflow_policy::saturate);
+  return encode_float<typename T::format>(x, overflow_policy::saturate, wavekit::detail::round_nearest_even{},
+                                          scale_exponent_of(scale));
+}
+
+template <class T>
+float widen_scaled(std::uint32_t code, float scale) {
+  const int e = scale_exponent_of(scale);
+  if (e == 128) return __builtin_nanf("");
+  return to_float(T::from_bits(code)) * decode_e8m0(static_cast<std::uint32_t>(e + 127));
+}
+
+}  // namespace wavekit::emu
+
+inline unsigned __builtin_amdgcn_cvt_scalef32_pk_fp4_f32(unsigned old, float a, float b, float scale, int byte_sel) {
+  using wavekit::fp4_e2m1;
+  const unsigned pair =
+      wavekit::emu::narrow_scaled<fp4_e2m1>(a, scale) | (wavekit::emu::narrow_scaled<fp4_e2m1>(b, scale) << 4);
+  const int shift = 8 * (byte_sel & 3);
+  return (old & ~(0xFFu << shift)) | (pair << shift);
+}
+inline wavekit::emu::short2_t __builtin_amdgcn_cvt_scalef32_pk_fp8_f32(wavekit::emu::short2_t old, float a, float b,
+                                                                       float scale, bool word_sel) {
+  using wavekit::fp8_e4m3fn;
+  old[word_sel ? 1 : 0] = static_cast<short>(wavekit::emu::narrow_scaled<fp8_e4m3fn>(a, scale) |
+                                             (wavekit::emu::narrow_scaled<fp8_e4m3fn>(b, scale) << 8));
+  return old;
+}
+inline wavekit::emu::short2_t __builtin_amdgcn_cvt_scalef32_pk_bf8_f32(wavekit::emu::short2_t old, float a, float b,
+                                                                       float scale, bool word_sel) {
+  using wavekit::bf8_e5m2;
+  old[word_sel ? 1 : 0] = static_cast<short>(wavekit::emu::narrow_scaled<bf8_e5m2>(a, scale) |
+                                             (wavekit::emu::narrow_scaled<bf8_e5m2>(b, scale) << 8));
+  return old;
+}
+inline float __builtin_amdgcn_cvt_scalef32_f32_fp8(unsigned src, float scale, int byte_sel) {
+  return wavekit::emu::widen_scaled<wavekit::fp8_e4m3fn>((src >> (8 * (byte_sel & 3))) & 0xFF, scale);
+}
+inline float __builtin_amdgcn_cvt_scalef32_f32_bf8(unsigned src, float scale, int byte_sel) {
+  return wavekit::emu::widen_scaled<wavekit::bf8_e5m2>((src >> (8 * (byte_sel & 3))) & 0xFF, scale);
+}
+inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_fp8(unsigned src, float scale, bool word_sel) {
+  const unsigned w = word_sel ? src >> 16 : src;
+  return {wavekit::emu::widen_scaled<wavekit::fp8_e4m3fn>(w & 0xFF, scale),
+          wavekit::emu::widen_scaled<wavekit::fp8_e4m3fn>((w >> 8) & 0xFF, scale)};
+}
+inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_bf8(unsigned src, float scale, bool word_sel) {
+  const unsigned w = word_sel ? src >> 16 : src;
+  return {wavekit::emu::widen_scaled<wavekit::bf8_e5m2>(w & 0xFF, scale),
+          wavekit::emu::widen_scaled<wavekit::bf8_e5m2>((w >> 8) & 0xFF, scale)};
+}
+inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_fp4(unsigned src, float scale, int byte_sel) {
+  const unsigned byte = (src >> (8 * (byte_sel & 3))) & 0xFF;
+  return {wavekit::emu::widen_scaled<wavekit::fp4_e2m1>(byte & 0xF, scale),
+          wavekit::emu::widen_scaled<wavekit::fp4_e2m1>(byte >> 4, scale)};
+}
+
+#endif  // WAVEKIT_TARGET_GFX950

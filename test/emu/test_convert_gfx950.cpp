@@ -1,0 +1,46 @@
+// gfx950 scaled conversions on the emulator (shared/spec/cdna.md section 2.3): only the scale's
+// exponent counts, narrowing rounds x / scale to nearest even exactly, fp4 saturates, widening
+// multiplies by the scale. Also the unscaled converters read and write OCP fp8 on gfx950.
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+
+#include "wavekit/core/numeric_types.hpp"
+
+using namespace wavekit;
+
+TEST_CASE("cvt_scalef32_pk_fp4_f32 scales by the exponent of the scale, rounds, saturates", "[emu][convert][gfx950]") {
+  CHECK(__builtin_amdgcn_cvt_scalef32_pk_fp4_f32(0, 1.0f, -6.0f, 1.0f, 0) == 0xF2u);
+  // scale 2: 1 -> 0.5 (code 1), 7 -> 3.5, a tie, to even 4 (code 6)
+  CHECK(__builtin_amdgcn_cvt_scalef32_pk_fp4_f32(0, 1.0f, 7.0f, 2.0f, 0) == 0x61u);
+  // the mantissa of the scale is ignored: 3.0 scales like 2.0
+  CHECK(__builtin_amdgcn_cvt_scalef32_pk_fp4_f32(0, 1.0f, 7.0f, 3.0f, 0) == 0x61u);
+  // saturation at 6, and the other bytes of `old` are kept
+  CHECK(__builtin_amdgcn_cvt_scalef32_pk_fp4_f32(0xAABBCCDDu, 100.0f, -100.0f, 1.0f, 2) == 0xAAF7CCDDu);
+  // exact scaling: 2^-130 with scale 2^-131 is 2.0, although 2^-130 is an fp32 subnormal
+  CHECK(__builtin_amdgcn_cvt_scalef32_pk_fp4_f32(0, std::ldexp(1.0f, -130), 0.0f, std::ldexp(1.0f, -126), 0) ==
+        encode_float<format::e2m1>(std::ldexp(1.0f, -4), overflow_policy::saturate));
+}
+
+TEST_CASE("cvt_scalef32 fp8 narrowing and widening", "[emu][convert][gfx950]") {
+  emu::short2_t old = {0x1111, 0x2222};
+  const emu::short2_t r = __builtin_amdgcn_cvt_scalef32_pk_fp8_f32(old, 1792.0f, -0.5f, 4.0f, true);
+  CHECK(static_cast<std::uint16_t>(r[0]) == 0x1111);
+  CHECK(static_cast<std::uint16_t>(r[1]) == ((saturate_cast<fp8_e4m3fn>(-0.125f).bits << 8) | 0x7E));  // 1792/4 = 448
+  const emu::short2_t big = __builtin_amdgcn_cvt_scalef32_pk_fp8_f32(old, 1e9f, 0.0f, 1.0f, false);
+  CHECK((big[0] & 0xFF) == 0x7E);                                          // saturates (HIP's reference behaviour)
+  CHECK(__builtin_amdgcn_cvt_scalef32_f32_fp8(0x3800u, 8.0f, 1) == 8.0f);  // byte 1 = 0x38 = 1.0
+  CHECK(__builtin_amdgcn_cvt_scalef32_f32_bf8(0x3C000000u, 0.25f, 3) == 0.25f);  // 0x3C = 1.0 in e5m2
+  const auto pair = __builtin_amdgcn_cvt_scalef32_pk_f32_fp4(0x00F20000u, 0.5f, 2);
+  CHECK(pair.x == 0.5f);
+  CHECK(pair.y == -3.0f);
+  CHECK(std::isnan(__builtin_amdgcn_cvt_scalef32_f32_fp8(0x38u, __builtin_nanf(""), 0)));
+}
+
+TEST_CASE("unscaled fp8 converters use OCP formats on gfx950", "[emu][convert][gfx950]") {
+  CHECK((__builtin_amdgcn_cvt_pk_fp8_f32(1.0f, 480.0f, 0, false) & 0xFFFF) == 0x7F38);  // 480: NaN 0x7F
+  CHECK((__builtin_amdgcn_cvt_pk_bf8_f32(1e9f, 0.0f, 0, false) & 0xFF) == 0x7C);        // Inf
+  CHECK(__builtin_amdgcn_cvt_f32_fp8(0x38, 0) == 1.0f);
+}
