@@ -68,4 +68,10 @@ function(wavekit_emulated target arch)
   # clang warns that 64-byte vector arguments change the x86 ABI; all callers are built alike.
   target_compile_options(${target} PRIVATE -Wno-psabi)
   target_link_libraries(${target} PRIVATE Boost::context)
+  # kernel<<<...>>>(...) is HIP syntax: a launcher rewrites it for the C++ compiler.
+  set(launcher ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/emu_chevron_launcher.py)
+  if(WAVEKIT_CCACHE)
+    list(APPEND launcher ${WAVEKIT_CCACHE})
+  endif()
+  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
 endfunction()

@@ -89,6 +89,25 @@ hipError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::
       r.error);
 }
 
+// kernel<<<grid, block, shared_bytes, stream>>>(args) in emulator builds: the build's compiler
+// launcher (tools/emu_chevron_launcher.py) rewrites it to chevron(kernel, grid, ...)(args).
+template <class... Params>
+struct chevron_launch {
+  void (*kernel)(Params...);
+  dim3 grid, block;
+  std::size_t shared_bytes;
+  hipStream_t stream;
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    (void)launch_kernel(kernel, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+  }
+};
+template <class... Params>
+chevron_launch<Params...> chevron(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes = 0,
+                                  hipStream_t stream = nullptr) {
+  return {kernel, grid, block, shared_bytes, stream};
+}
+
 }  // namespace wavekit::emu
 
 inline const char* hipGetErrorString(hipError_t e) {
