@@ -49,12 +49,41 @@ def kernel_start(text, end):
         return i
 
 
+def code_mask(text):
+    """mask[i] is True where text[i] is code: not inside a comment, string or character literal."""
+    mask = [True] * len(text)
+    i, n = 0, len(text)
+    while i < n:
+        two = text[i:i + 2]
+        if two == "//" or two == "/*":
+            end = text.find("\n" if two == "//" else "*/", i + 2)
+            end = n if end < 0 else end + (0 if two == "//" else 2)
+        elif text[i] in "\"'":
+            quote, end = text[i], i + 1
+            while end < n and text[end] != quote:
+                end += 2 if text[end] == "\\" else 1
+            end = min(n, end + 1)
+        else:
+            i += 1
+            continue
+        for k in range(i, end):
+            mask[k] = False
+        i = end
+    return mask
+
+
 def rewrite(text):
+    mask = code_mask(text)
     out, pos = [], 0
     for m in re.finditer(r"<<<", text):
-        if m.start() < pos:
+        if m.start() < pos or not mask[m.start()]:
             continue
-        close = text.find(">>>", m.end())
+        close = m.end()
+        while True:
+            close = text.find(">>>", close)
+            if close < 0 or mask[close]:
+                break
+            close += 3
         if close < 0:
             break
         start = kernel_start(text, m.start())
