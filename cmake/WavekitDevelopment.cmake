@@ -39,12 +39,7 @@ if(WAVEKIT_CCACHE)
   set(CMAKE_HIP_COMPILER_LAUNCHER ${WAVEKIT_CCACHE})
 endif()
 
-# Python runs the codegen report and the ml_dtypes cross-check. scripts/setup-debian.sh makes
-# a virtual environment in .venv with llvmlite, numpy and ml_dtypes; prefer it when present.
-if(NOT DEFINED Python3_EXECUTABLE AND EXISTS ${PROJECT_SOURCE_DIR}/.venv/bin/python3)
-  set(Python3_EXECUTABLE ${PROJECT_SOURCE_DIR}/.venv/bin/python3)
-endif()
-find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter)
+find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter)  # the .venv one, see CMakeLists.txt
 
 # Warnings for wavekit's own translation units (the INTERFACE target pushes none on consumers).
 add_library(wavekit_dev_flags INTERFACE)
@@ -56,22 +51,9 @@ if(WAVEKIT_CODEGEN_ARCHS)
   include(WavekitDeviceToolchain)
 endif()
 
-# The CPU emulator: kernels and host code built as plain C++ against wavekit's HIP shim
-# (include/wavekit/emu/hip), emulating gfx942 or gfx950. wavekit_emulated(<target> <arch>)
-# makes a target an emulator build.
-find_package(Boost 1.74 CONFIG REQUIRED COMPONENTS context)
-function(wavekit_emulated target arch)
-  wavekit_require_supported_archs("wavekit_emulated(${target})" ${arch})
-  string(TOUPPER ${arch} ARCH)
-  target_include_directories(${target} BEFORE PRIVATE ${PROJECT_SOURCE_DIR}/include/wavekit/emu)
-  target_compile_definitions(${target} PRIVATE WAVEKIT_EMULATOR WAVEKIT_EMULATE_${ARCH})
-  # clang warns that 64-byte vector arguments change the x86 ABI; all callers are built alike.
-  target_compile_options(${target} PRIVATE -Wno-psabi)
-  target_link_libraries(${target} PRIVATE Boost::context)
-  # kernel<<<...>>>(...) is HIP syntax: a launcher rewrites it for the C++ compiler.
-  set(launcher ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/emu_chevron_launcher.py)
-  if(WAVEKIT_CCACHE)
-    list(APPEND launcher ${WAVEKIT_CCACHE})
-  endif()
-  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
-endfunction()
+# The CPU emulator (wavekit_emulated), as downstream projects get it.
+include(wavekitEmulator)
+if(NOT TARGET wavekit::emulator_gfx942)
+  message(FATAL_ERROR "wavekit's development build needs Boost.Context for the CPU emulator "
+                      "(Debian: apt-get install libboost-context-dev)")
+endif()

@@ -1,0 +1,72 @@
+# The wavekit CPU emulator for CMake projects (wavekit's own build, add_subdirectory /
+# FetchContent consumers, and the installed package):
+#
+#   wavekit_emulated(<target> <gfx942|gfx950>)
+#
+# builds <target> as plain C++ against wavekit's HIP shim: kernels and host code run on the CPU,
+# behaving as the given target. It links wavekit::emulator_<arch> (include path, definitions,
+# Boost.Context) and sets a compiler launcher that rewrites kernel<<<...>>>(...) launches.
+# Needs clang (the shim uses clang vector extensions) and Boost.Context.
+
+include_guard(GLOBAL)
+
+# GLOBAL: the imported targets must be visible to the projects that call wavekit_emulated().
+find_package(Boost 1.74 CONFIG QUIET GLOBAL COMPONENTS context)
+find_package(Python3 3.9 QUIET COMPONENTS Interpreter)
+find_program(WAVEKIT_CCACHE ccache)
+
+function(_wavekit_define_emulator_targets include_dir)
+  if(NOT TARGET Boost::context)
+    return()
+  endif()
+  foreach(arch gfx942 gfx950)
+    string(TOUPPER ${arch} ARCH)
+    if(NOT TARGET wavekit::emulator_${arch})
+      add_library(wavekit_emulator_${arch} INTERFACE IMPORTED GLOBAL)
+      add_library(wavekit::emulator_${arch} ALIAS wavekit_emulator_${arch})
+      target_include_directories(wavekit_emulator_${arch} INTERFACE ${include_dir}/wavekit/emu ${include_dir})
+      target_compile_definitions(wavekit_emulator_${arch} INTERFACE WAVEKIT_EMULATOR WAVEKIT_EMULATE_${ARCH})
+      # 64-byte vector arguments change the x86 ABI; every caller is built alike.
+      target_compile_options(wavekit_emulator_${arch} INTERFACE $<$<CXX_COMPILER_ID:Clang>:-Wno-psabi>)
+      target_compile_features(wavekit_emulator_${arch} INTERFACE cxx_std_20)
+      target_link_libraries(wavekit_emulator_${arch} INTERFACE Boost::context)
+    endif()
+  endforeach()
+endfunction()
+
+# The shim and headers: from this source tree, or from the installation this file belongs to.
+if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/../include/wavekit/emu/hip/hip_runtime.h)
+  set(_wavekit_emulator_include ${CMAKE_CURRENT_LIST_DIR}/../include)
+  set(WAVEKIT_CHEVRON_LAUNCHER ${CMAKE_CURRENT_LIST_DIR}/../tools/emu_chevron_launcher.py)
+else()
+  get_filename_component(_wavekit_prefix ${CMAKE_CURRENT_LIST_DIR}/../../.. ABSOLUTE)
+  set(_wavekit_emulator_include ${_wavekit_prefix}/include)
+  set(WAVEKIT_CHEVRON_LAUNCHER ${_wavekit_prefix}/share/wavekit/emu_chevron_launcher.py)
+endif()
+_wavekit_define_emulator_targets(${_wavekit_emulator_include})
+
+# The compiler launcher of emulated targets, kept in the cache so that any directory sees it.
+if(Python3_Interpreter_FOUND)
+  set(_wavekit_launcher ${Python3_EXECUTABLE} ${WAVEKIT_CHEVRON_LAUNCHER})
+  if(WAVEKIT_CCACHE)
+    list(APPEND _wavekit_launcher ${WAVEKIT_CCACHE})
+  endif()
+  set(WAVEKIT_EMULATOR_LAUNCHER "${_wavekit_launcher}" CACHE INTERNAL "compiler launcher of wavekit_emulated targets")
+endif()
+
+function(wavekit_emulated target arch)
+  if(NOT arch MATCHES "^(gfx942|gfx950)$")
+    message(FATAL_ERROR "wavekit_emulated(${target}): '${arch}' is not a wavekit target (gfx942 or gfx950)")
+  endif()
+  if(NOT TARGET wavekit::emulator_${arch})
+    message(FATAL_ERROR "wavekit_emulated(${target}): the emulator needs Boost.Context "
+                        "(Debian: apt-get install libboost-context-dev)")
+  endif()
+  target_link_libraries(${target} PRIVATE wavekit::emulator_${arch})
+  if(WAVEKIT_EMULATOR_LAUNCHER)
+    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${WAVEKIT_EMULATOR_LAUNCHER}")
+  else()
+    message(WARNING "wavekit_emulated(${target}): no Python 3, so kernel<<<...>>> launches will not compile "
+                    "(hipLaunchKernelGGL works)")
+  endif()
+endfunction()
