@@ -25,6 +25,17 @@
 #ifndef WAVEKIT_EMU_TSAN
 #define WAVEKIT_EMU_TSAN 0
 #endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WAVEKIT_EMU_ASAN 1
+#endif
+#endif
+#ifndef WAVEKIT_EMU_ASAN
+#define WAVEKIT_EMU_ASAN 0
+#endif
+#if WAVEKIT_EMU_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 #if WAVEKIT_EMU_TSAN
 #include <sanitizer/tsan_interface.h>
@@ -58,6 +69,7 @@ class fiber_stack {
   fiber_stack& operator=(const fiber_stack&) = delete;
 
   void* top() const { return mapping_ + mapping_bytes_; }
+  void* bottom() const { return mapping_ + (mapping_bytes_ - size_); }
   std::size_t size() const { return size_; }
 
  private:
@@ -72,6 +84,7 @@ class fiber {
 
   WAVEKIT_EMU_NOT_INSTRUMENTED void start(fiber_stack& stack, function fn, void* arg) {
     fn_ = fn, arg_ = arg, finished_ = false;
+    stack_bottom_ = stack.bottom(), stack_size_ = stack.size();
     context_ = bctx::make_fcontext(stack.top(), stack.size(), &trampoline);
 #if WAVEKIT_EMU_TSAN
     tsan_fiber_ = __tsan_create_fiber(0);
@@ -87,7 +100,13 @@ class fiber {
     scheduler_tsan_fiber_ = __tsan_get_current_fiber();
     __tsan_switch_to_fiber(tsan_fiber_, __tsan_switch_to_fiber_no_sync);
 #endif
+#if WAVEKIT_EMU_ASAN
+    __sanitizer_start_switch_fiber(&scheduler_fake_stack_, stack_bottom_, stack_size_);
+#endif
     context_ = bctx::jump_fcontext(context_, this).fctx;
+#if WAVEKIT_EMU_ASAN
+    __sanitizer_finish_switch_fiber(scheduler_fake_stack_, nullptr, nullptr);
+#endif
     current() = nullptr;
     if (finished_) release_tsan();
     return !finished_;
@@ -108,11 +127,21 @@ class fiber {
 #if WAVEKIT_EMU_TSAN
     __tsan_switch_to_fiber(scheduler_tsan_fiber_, __tsan_switch_to_fiber_no_sync);
 #endif
+#if WAVEKIT_EMU_ASAN
+    __sanitizer_start_switch_fiber(finished_ ? nullptr : &fiber_fake_stack_, scheduler_stack_bottom_,
+                                   scheduler_stack_size_);
+#endif
     scheduler_ = bctx::jump_fcontext(scheduler_, nullptr).fctx;
+#if WAVEKIT_EMU_ASAN
+    __sanitizer_finish_switch_fiber(fiber_fake_stack_, &scheduler_stack_bottom_, &scheduler_stack_size_);
+#endif
   }
 
   WAVEKIT_EMU_NOT_INSTRUMENTED static void trampoline(bctx::transfer_t t) {
     fiber* self = static_cast<fiber*>(t.data);
+#if WAVEKIT_EMU_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, &self->scheduler_stack_bottom_, &self->scheduler_stack_size_);
+#endif
     self->scheduler_ = t.fctx;
     self->fn_(self->arg_);
     self->finished_ = true;
@@ -131,6 +160,14 @@ class fiber {
   function fn_ = nullptr;
   void* arg_ = nullptr;
   bool finished_ = true;
+  void* stack_bottom_ = nullptr;
+  std::size_t stack_size_ = 0;
+#if WAVEKIT_EMU_ASAN
+  void* scheduler_fake_stack_ = nullptr;
+  void* fiber_fake_stack_ = nullptr;
+  const void* scheduler_stack_bottom_ = nullptr;
+  std::size_t scheduler_stack_size_ = 0;
+#endif
 #if WAVEKIT_EMU_TSAN
   void* tsan_fiber_ = nullptr;
   void* scheduler_tsan_fiber_ = nullptr;

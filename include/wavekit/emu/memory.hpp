@@ -105,12 +105,14 @@ inline void install_fault_handler_once() {
 inline void ensure_signal_stack() {
   static thread_local bool done = false;
   if (done) return;
+  done = true;
+  stack_t current{};
+  if (sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return;  // e.g. a sanitizer's
   static constexpr std::size_t bytes = 64 * 1024;
   stack_t ss{};
   ss.ss_sp = std::malloc(bytes);
   ss.ss_size = bytes;
   sigaltstack(&ss, nullptr);
-  done = true;
 }
 
 }  // namespace detail
