@@ -25,7 +25,11 @@ function(_wavekit_define_emulator_targets include_dir)
       add_library(wavekit_emulator_${arch} INTERFACE IMPORTED GLOBAL)
       add_library(wavekit::emulator_${arch} ALIAS wavekit_emulator_${arch})
       target_include_directories(wavekit_emulator_${arch} INTERFACE ${include_dir}/wavekit/emu ${include_dir})
-      target_compile_definitions(wavekit_emulator_${arch} INTERFACE WAVEKIT_EMULATOR WAVEKIT_EMULATE_${ARCH})
+      # The target macros the device compiler defines for this processor. Not __AMDGCN__,
+      # __AMDGPU__ or __HIP_DEVICE_COMPILE__: the same code is also the host program here, and
+      # those make headers take device-only paths (inline GPU assembly, device libraries).
+      target_compile_definitions(wavekit_emulator_${arch} INTERFACE WAVEKIT_EMULATOR WAVEKIT_EMULATE_${ARCH}
+                                 __${arch}__=1 __GFX9__=1 __AMDGCN_WAVEFRONT_SIZE=64 __AMDGCN_WAVEFRONT_SIZE__=64)
       # 64-byte vector arguments change the x86 ABI; every caller is built alike.
       target_compile_options(wavekit_emulator_${arch} INTERFACE $<$<CXX_COMPILER_ID:Clang>:-Wno-psabi>)
       target_compile_features(wavekit_emulator_${arch} INTERFACE cxx_std_20)

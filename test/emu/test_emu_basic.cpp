@@ -1,5 +1,6 @@
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
+#include <string>
 #include <vector>
 
 __global__ void add_one(const int* in, int* out, int n) {
@@ -43,4 +44,16 @@ TEST_CASE("emulator runs blocks, barriers and shuffles", "[emu]") {
   for (int i = 0; i < 64; ++i) REQUIRE(r[i] == 64 * 65 / 2);
   hipFree(in);
   hipFree(out);
+}
+
+TEST_CASE("the emulated target defines the device compiler's target macros", "[emu]") {
+#if defined(__gfx942__) && !defined(__gfx950__) && defined(__GFX9__) && __AMDGCN_WAVEFRONT_SIZE == 64
+  hipDeviceProp_t prop;
+  REQUIRE(hipGetDeviceProperties(&prop, 0) == hipSuccess);
+  CHECK(std::string(prop.gcnArchName).rfind("gfx942", 0) == 0);
+  CHECK(prop.sharedMemPerBlock == 64 * 1024);
+  CHECK(prop.warpSize == 64);
+#else
+  FAIL("gfx942 target macros missing");
+#endif
 }

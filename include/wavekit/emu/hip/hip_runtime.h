@@ -5,6 +5,8 @@
 #pragma once
 
 #if !defined(WAVEKIT_EMULATOR) || !(defined(WAVEKIT_EMULATE_GFX942) || defined(WAVEKIT_EMULATE_GFX950))
+// wavekit_emulated() (cmake/wavekitEmulator.cmake) defines these, and the device compiler's
+// target macros (__gfx942__ or __gfx950__, __GFX9__, __AMDGCN_WAVEFRONT_SIZE).
 #error \
     "wavekit/emu/hip/hip_runtime.h is the CPU emulator's HIP: define WAVEKIT_EMULATOR and WAVEKIT_EMULATE_GFX942 or WAVEKIT_EMULATE_GFX950"
 #endif
