@@ -18,10 +18,11 @@ and 2^-126 up to 2^-126 (even 2^-127 * (1 + 2^-22)), which is not round-to-neare
 inputs the expected code comes from the nearest-power rule written out here instead: below
 1.5 * 2^-127 the code is 0x00, from there up 0x01.
 """
-import argparse
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from dump_check import run_dumper  # noqa: E402
 
 import ml_dtypes
 import numpy as np
@@ -93,16 +94,11 @@ def check_format(name, workdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dumper", required=True, help="path of the dump_codec_tables binary")
-    ap.add_argument("--workdir", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    subprocess.run([args.dumper, args.workdir], check=True)
+    workdir = run_dumper(__doc__.splitlines()[0])
     print(f"ml_dtypes {ml_dtypes.__version__}, numpy {np.__version__}")
     problems = []
     for name in FORMATS:
-        problems += check_format(name, args.workdir)
+        problems += check_format(name, workdir)
     for p in problems:
         print("FAIL", p)
     return 1 if problems else 0

@@ -4,11 +4,12 @@ of the algorithm in shared/spec/cdna.md section 1.7 (after MMA-Sim), over random
 of 16 products with C across many magnitudes. Both emulator paths (reference and row fast path)
 must equal this model bit for bit.
 """
-import argparse
 import math
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from dump_check import run_dumper  # noqa: E402
 from fractions import Fraction
 
 import ml_dtypes
@@ -63,17 +64,12 @@ def model(a_vals, b_vals, c, min_a, min_b):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dumper", required=True)
-    ap.add_argument("--workdir", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    subprocess.run([args.dumper, args.workdir], check=True)
+    workdir = run_dumper(__doc__.splitlines()[0])
     failures = 0
     for name in ("fp8_fp8", "bf8_fp8", "bf8_bf8"):
         fa, fb = name.split("_")
         (ta, min_a), (tb, min_b) = FORMATS[fa], FORMATS[fb]
-        rec = np.fromfile(os.path.join(args.workdir, name + ".u32"), np.uint32).reshape(-1, 11)
+        rec = np.fromfile(os.path.join(workdir, name + ".u32"), np.uint32).reshape(-1, 11)
         codes = rec[:, :8].copy().view(np.uint8).reshape(-1, 2, 16)
         a_vals = codes[:, 0].view(ta).astype(np.float64)
         b_vals = codes[:, 1].view(tb).astype(np.float64)

@@ -9,10 +9,11 @@ MXFP4 quantizer (aiter _mxfp4_quant_op, shared/reference/problems.md section 3):
 
 and fp4 packing with element 0 in the low nibble. Scales and element codes must match exactly.
 """
-import argparse
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from dump_check import run_dumper  # noqa: E402
 
 import ml_dtypes
 import numpy as np
@@ -37,17 +38,12 @@ def reference(x, ml_type):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dumper", required=True)
-    ap.add_argument("--workdir", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
-    subprocess.run([args.dumper, args.workdir], check=True)
-    x = np.fromfile(os.path.join(args.workdir, "input.f32"), np.float32)
+    workdir = run_dumper(__doc__.splitlines()[0])
+    x = np.fromfile(os.path.join(workdir, "input.f32"), np.float32)
     failures = 0
     for name, ml_type in ELEMENTS.items():
-        scales = np.fromfile(os.path.join(args.workdir, name + ".scales.u8"), np.uint8).reshape(ROWS, COLS // 32)
-        data = np.fromfile(os.path.join(args.workdir, name + ".data.u8"), np.uint8)
+        scales = np.fromfile(os.path.join(workdir, name + ".scales.u8"), np.uint8).reshape(ROWS, COLS // 32)
+        data = np.fromfile(os.path.join(workdir, name + ".data.u8"), np.uint8)
         ref_scales, ref_codes = reference(x, ml_type)
         if name == "e2m1":
             ref_codes = ref_codes & 0xF

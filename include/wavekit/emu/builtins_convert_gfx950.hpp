@@ -11,6 +11,7 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/emu/builtins_convert.hpp"
 
 #if WAVEKIT_TARGET_GFX950
 
@@ -30,11 +31,25 @@ std::uint32_t narrow_scaled(float x, float scale) {
                                           scale_exponent_of(scale));
 }
 
+// Two values narrowed into the selected 16-bit word of `old` (a in the low byte).
+template <class T>
+short2_t narrow_pair_scaled(short2_t old, float a, float b, float scale, bool word_sel) {
+  old[word_sel ? 1 : 0] = static_cast<short>(narrow_scaled<T>(a, scale) | (narrow_scaled<T>(b, scale) << 8));
+  return old;
+}
+
 template <class T>
 float widen_scaled(std::uint32_t code, float scale) {
   const int e = scale_exponent_of(scale);
   if (e == 128) return __builtin_nanf("");
   return to_float(T::from_bits(code)) * decode_e8m0(static_cast<std::uint32_t>(e + 127));
+}
+
+// The two bytes of the selected 16-bit word of src, widened.
+template <class T>
+float2_t widen_pair_scaled(unsigned src, float scale, bool word_sel) {
+  const unsigned w = word_sel ? src >> 16 : src;
+  return {widen_scaled<T>(w & 0xFF, scale), widen_scaled<T>((w >> 8) & 0xFF, scale)};
 }
 
 }  // namespace wavekit::emu
@@ -48,17 +63,11 @@ inline unsigned __builtin_amdgcn_cvt_scalef32_pk_fp4_f32(unsigned old, float a, 
 }
 inline wavekit::emu::short2_t __builtin_amdgcn_cvt_scalef32_pk_fp8_f32(wavekit::emu::short2_t old, float a, float b,
                                                                        float scale, bool word_sel) {
-  using wavekit::fp8_e4m3fn;
-  old[word_sel ? 1 : 0] = static_cast<short>(wavekit::emu::narrow_scaled<fp8_e4m3fn>(a, scale) |
-                                             (wavekit::emu::narrow_scaled<fp8_e4m3fn>(b, scale) << 8));
-  return old;
+  return wavekit::emu::narrow_pair_scaled<wavekit::fp8_e4m3fn>(old, a, b, scale, word_sel);
 }
 inline wavekit::emu::short2_t __builtin_amdgcn_cvt_scalef32_pk_bf8_f32(wavekit::emu::short2_t old, float a, float b,
                                                                        float scale, bool word_sel) {
-  using wavekit::bf8_e5m2;
-  old[word_sel ? 1 : 0] = static_cast<short>(wavekit::emu::narrow_scaled<bf8_e5m2>(a, scale) |
-                                             (wavekit::emu::narrow_scaled<bf8_e5m2>(b, scale) << 8));
-  return old;
+  return wavekit::emu::narrow_pair_scaled<wavekit::bf8_e5m2>(old, a, b, scale, word_sel);
 }
 inline float __builtin_amdgcn_cvt_scalef32_f32_fp8(unsigned src, float scale, int byte_sel) {
   return wavekit::emu::widen_scaled<wavekit::fp8_e4m3fn>((src >> (8 * (byte_sel & 3))) & 0xFF, scale);
@@ -67,14 +76,10 @@ inline float __builtin_amdgcn_cvt_scalef32_f32_bf8(unsigned src, float scale, in
   return wavekit::emu::widen_scaled<wavekit::bf8_e5m2>((src >> (8 * (byte_sel & 3))) & 0xFF, scale);
 }
 inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_fp8(unsigned src, float scale, bool word_sel) {
-  const unsigned w = word_sel ? src >> 16 : src;
-  return {wavekit::emu::widen_scaled<wavekit::fp8_e4m3fn>(w & 0xFF, scale),
-          wavekit::emu::widen_scaled<wavekit::fp8_e4m3fn>((w >> 8) & 0xFF, scale)};
+  return wavekit::emu::widen_pair_scaled<wavekit::fp8_e4m3fn>(src, scale, word_sel);
 }
 inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_bf8(unsigned src, float scale, bool word_sel) {
-  const unsigned w = word_sel ? src >> 16 : src;
-  return {wavekit::emu::widen_scaled<wavekit::bf8_e5m2>(w & 0xFF, scale),
-          wavekit::emu::widen_scaled<wavekit::bf8_e5m2>((w >> 8) & 0xFF, scale)};
+  return wavekit::emu::widen_pair_scaled<wavekit::bf8_e5m2>(src, scale, word_sel);
 }
 inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_fp4(unsigned src, float scale, int byte_sel) {
   const unsigned byte = (src >> (8 * (byte_sel & 3))) & 0xFF;
