@@ -57,3 +57,38 @@ TEST_CASE("the emulated target defines the device compiler's target macros", "[e
   FAIL("gfx942 target macros missing");
 #endif
 }
+
+namespace {
+__global__ void count_and_max(int* counter, float* total, unsigned* biggest, int* per_block) {
+  __shared__ int block_count;
+  if (threadIdx.x == 0) block_count = 0;
+  __syncthreads();
+  atomicAdd(&block_count, 1);
+  atomicAdd(counter, 1);
+  atomicAdd(total, 0.5f);
+  atomicMax(biggest, blockIdx.x * blockDim.x + threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0) per_block[blockIdx.x] = atomicExch(&block_count, 0);
+}
+}  // namespace
+
+TEST_CASE("atomics on global and shared memory are atomic across blocks and threads", "[emu]") {
+  int *counter, *per_block;
+  float* total;
+  unsigned* biggest;
+  REQUIRE(hipMalloc(&counter, sizeof(int)) == hipSuccess);
+  REQUIRE(hipMalloc(&total, sizeof(float)) == hipSuccess);
+  REQUIRE(hipMalloc(&biggest, sizeof(unsigned)) == hipSuccess);
+  REQUIRE(hipMalloc(&per_block, 64 * sizeof(int)) == hipSuccess);
+  hipMemset(counter, 0, sizeof(int)), hipMemset(total, 0, sizeof(float)), hipMemset(biggest, 0, sizeof(unsigned));
+  hipLaunchKernelGGL(count_and_max, dim3(64), dim3(128), 0, nullptr, counter, total, biggest, per_block);
+  REQUIRE(hipGetLastError() == hipSuccess);
+  CHECK(*counter == 64 * 128);
+  CHECK(*total == 64 * 128 * 0.5f);
+  CHECK(*biggest == 64 * 128 - 1);
+  for (int b = 0; b < 64; ++b) CHECK(per_block[b] == 128);
+  int expected = 7;
+  CHECK(atomicCAS(counter, 64 * 128, 7) == 64 * 128);
+  CHECK(atomicCAS(counter, 0, 9) == expected);
+  hipFree(counter), hipFree(total), hipFree(biggest), hipFree(per_block);
+}
