@@ -4,10 +4,11 @@
 // emulator builds a guarded, per-block region whose out-of-bounds accesses are reported and whose
 // size counts against the target's LDS (emu/lds.hpp).
 //
-// lds_load<Bytes>(p) / lds_store<Bytes>(p, v) are one ds_read/ds_write of 4, 8 or 16 bytes per
-// lane (p aligned to Bytes). On the device they are plain vector accesses to LDS; in emulator
-// builds each is also counted, with its bank conflicts, in the launch counters. wavekit's tile
-// loaders move LDS data through them.
+// lds_load<Bytes>(p) / lds_store<Bytes>(p, v, active) are one ds_read/ds_write of 4, 8 or 16
+// bytes per lane (p aligned to Bytes). On the device they are plain vector accesses to LDS; in
+// emulator builds each is also counted, with its bank conflicts, in the launch counters. A store
+// with active = false in some lanes is the EXEC-masked form: every lane of the wave calls it (no
+// divergence), and only the active lanes write. wavekit's tile loaders move LDS data through them.
 #pragma once
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
@@ -51,7 +52,7 @@ using lds_vector_t = typename lds_vector<Bytes>::type;
 template <int Bytes>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE lds_vector_t<Bytes> lds_load(const void* p WAVEKIT_LDS_SITE) {
 #if defined(WAVEKIT_EMULATOR)
-  ::wavekit::emu::lds_instruction(p, Bytes, false, site);
+  ::wavekit::emu::lds_instruction(p, Bytes, false, true, site);
   lds_vector_t<Bytes> v;
   std::memcpy(&v, p, Bytes);
   return v;
@@ -61,12 +62,12 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE lds_vector_t<Bytes> lds_load(const void* p WA
 }
 
 template <int Bytes>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store(void* p, lds_vector_t<Bytes> v WAVEKIT_LDS_SITE) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store(void* p, lds_vector_t<Bytes> v, bool active = true WAVEKIT_LDS_SITE) {
 #if defined(WAVEKIT_EMULATOR)
-  ::wavekit::emu::lds_instruction(p, Bytes, true, site);
-  std::memcpy(p, &v, Bytes);
+  ::wavekit::emu::lds_instruction(p, Bytes, true, active, site);
+  if (active) std::memcpy(p, &v, Bytes);
 #else
-  *static_cast<lds_vector_t<Bytes>*>(p) = v;
+  if (active) *static_cast<lds_vector_t<Bytes>*>(p) = v;
 #endif
 }
 

@@ -107,6 +107,14 @@ WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_polic
   return sign | static_cast<std::uint32_t>(mag);
 }
 
+// fp32 -> bf16 bits, round to nearest even, as encode_float<format::bf16>(x, hardware) (overflow to
+// Inf, NaN to the quiet NaN of x's sign), in the handful of integer operations epilogues can afford.
+WAVEKIT_HOST_DEVICE constexpr std::uint32_t bf16_bits_rne(float x) {
+  const std::uint32_t b = detail::float_bits(x);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return (b >> 16 & 0x8000u) | 0x7FC0u;
+  return (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
+}
+
 // e8m0: the OCP MX scale format. Unsigned, exponent only: code c means 2^(c-127); 0xFF is NaN.
 namespace e8m0_codes {
 inline constexpr std::uint32_t nan = 0xFF;

@@ -102,24 +102,31 @@ T (&lds_array(const char* name, source_site site = source_site::current()))
 // instruction and its bank-conflict cycles. The caller then makes its own access, so every lane's
 // access is its own (visible to ThreadSanitizer) and consecutive instructions of a wave stay in
 // order: nothing of instruction k+1 happens before all lanes have done instruction k.
-inline void lds_instruction(const void* p, int bytes, bool write, source_site site) {
+// Lanes with active = false take part in the rendezvous but not in the access (EXEC masking).
+inline void lds_instruction(const void* p, int bytes, bool write, bool active, source_site site) {
   struct access {
     std::uint32_t offset;
+    bool active;
   };
-  const std::uint32_t offset = detail::this_thread_lds().offset_of(p);
+  const std::uint32_t offset = active ? detail::this_thread_lds().offset_of(p) : 0;
   const char* name = write ? (bytes == 16  ? "ds_write_b128"
                               : bytes == 8 ? "ds_write_b64"
                                            : "ds_write_b32")
                            : (bytes == 16  ? "ds_read_b128"
                               : bytes == 8 ? "ds_read_b64"
                                            : "ds_read_b32");
-  wave_op<int>(name, site, access{offset}, [&](auto in_of, auto out_of) {
+  wave_op<int>(name, site, access{offset, active}, [&](auto in_of, auto out_of) {
     block_state& b = *current_thread().block;
-    const std::uint64_t lanes = b.waves[current_thread().wave]->lanes;  // a partial wave's missing
-    std::uint32_t offsets[64];                                          // lanes repeat lane 0
-    for (unsigned l = 0; l < wave_size; ++l) offsets[l] = in_of((lanes >> l) & 1 ? l : 0).offset, out_of(l) = 0;
+    const std::uint64_t lanes = b.waves[current_thread().wave]->lanes;  // a partial wave has fewer
+    std::uint64_t mask = 0;
+    std::uint32_t offsets[64] = {};
+    for (unsigned l = 0; l < wave_size; ++l) {
+      out_of(l) = 0;
+      if (((lanes >> l) & 1) && in_of(l).active) mask |= std::uint64_t{1} << l, offsets[l] = in_of(l).offset;
+    }
+    if (!mask) return;
     ++b.counters.lds_instructions;
-    b.counters.lds_bank_conflict_cycles += lds_conflict_cycles(offsets, bytes, write);
+    b.counters.lds_bank_conflict_cycles += lds_conflict_cycles(offsets, mask, bytes, write);
   });
 }
 

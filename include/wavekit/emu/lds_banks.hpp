@@ -71,15 +71,18 @@ inline const lds_phase_model& lds_model(int bytes, bool write) {
   }
 }
 
-// Cycles beyond one per phase that an access of `bytes` per lane at these LDS byte offsets needs.
-inline std::uint64_t lds_conflict_cycles(const std::uint32_t (&offset)[64], int bytes, bool write) {
+// Cycles beyond one per phase that an access of `bytes` per lane at these LDS byte offsets needs;
+// only lanes in `active` access LDS.
+inline std::uint64_t lds_conflict_cycles(const std::uint32_t (&offset)[64], std::uint64_t active, int bytes,
+                                         bool write) {
   const lds_phase_model& model = lds_model(bytes, write);
   std::uint64_t extra = 0;
   for (const auto& phase : model.phases) {
     // Distinct dwords per bank in this phase.
     std::vector<std::vector<std::uint32_t>> words(model.banks);
     int worst = 1;
-    for (int lane : phase)
+    for (int lane : phase) {
+      if (!((active >> lane) & 1)) continue;
       for (int d = 0; d < bytes / 4; ++d) {
         const std::uint32_t word = offset[lane] / 4 + static_cast<std::uint32_t>(d);
         auto& bank = words[word % static_cast<std::uint32_t>(model.banks)];
@@ -88,6 +91,7 @@ inline std::uint64_t lds_conflict_cycles(const std::uint32_t (&offset)[64], int 
         if (!seen) bank.push_back(word);
         worst = std::max(worst, static_cast<int>(bank.size()));
       }
+    }
     extra += static_cast<std::uint64_t>(worst - 1);
   }
   return extra;

@@ -1,0 +1,36 @@
+// Raw buffer loads (shared/spec/cdna.md section 5): a 128-bit descriptor holds base and size;
+// loads past num_records bytes return 0, so ragged tile edges need no branches: a lane whose
+// element is outside the tensor loads from `out_of_range` instead.
+#pragma once
+
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include <cstdint>
+
+#include "wavekit/core/platform.hpp"
+
+namespace wavekit::arch {
+
+using u32x2 = std::uint32_t __attribute__((ext_vector_type(2)));
+using u32x4 = std::uint32_t __attribute__((ext_vector_type(4)));
+
+// gfx9 raw-buffer descriptor word 3: data format 32-bit, everything else 0 (as CK uses).
+inline constexpr int buffer_dword3 = 0x00020000;
+// A voffset no tensor below 2 GiB reaches: the load returns 0.
+inline constexpr int out_of_range = 0x7FFFFFF0;
+
+struct buffer {
+  __amdgpu_buffer_rsrc_t rsrc;
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static buffer over(const void* base, std::uint32_t bytes) {
+    return {__builtin_amdgcn_make_buffer_rsrc(const_cast<void*>(base), 0, static_cast<int>(bytes), buffer_dword3)};
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x4 load16(int byte_offset) const {
+    return __builtin_amdgcn_raw_buffer_load_b128(rsrc, byte_offset, 0, 0);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(int byte_offset) const {
+    return __builtin_amdgcn_raw_buffer_load_b32(rsrc, byte_offset, 0, 0);
+  }
+};
+
+}  // namespace wavekit::arch

@@ -1,0 +1,138 @@
+// The work of one block of the block-scaled fp8 GEMM: a BlockM x BlockN tile of C over one
+// split's range of 128-K blocks.
+//
+// Pipeline: LDS double buffering with one barrier per K step. While the waves run the MFMAs of
+// step s on buffer s % 2, the threads' global loads for step s + 1 are in flight; after the MFMAs
+// they store them into buffer (s + 1) % 2, and a barrier separates the steps. Each 128-K block
+// accumulates unscaled (wave_tile_fp8::block) and is folded into the total with its scales when
+// it ends. The per-row A scales of a block ride along in LDS; B's scale is one value per wave.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/core/layout.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/tile/tile_loader_fp8.hpp"
+#include "wavekit/warp/wave_tile_fp8.hpp"
+
+namespace wavekit::block {
+
+template <class Fp8>
+struct blockscale_params {
+  const Fp8* a;
+  const Fp8* b;
+  const float* a_scale;
+  const float* b_scale;
+  bf16* c;          // written when partials is null
+  float* partials;  // [split][M][N] fp32, for split-K
+  int m, n, k;
+  int k_blocks_per_split;  // 128-K scale blocks per split
+};
+
+template <class Cfg, class Fp8, layout Order>
+struct gemm_fp8_blockscale_block {
+  static constexpr int bk = Cfg::block_k, kps = Cfg::k_steps_per_scale;
+  using wave_tile = warp::wave_tile_fp8<Cfg, Fp8>;
+  template <int Rows>
+  using loader =
+      std::conditional_t<Order == layout::k_contiguous, tile::tile_loader_k_contiguous<Rows, bk, Cfg::threads>,
+                         tile::tile_loader_mn_contiguous<Rows, bk, Cfg::threads>>;
+  static constexpr int a_tile_bytes = Cfg::block_m * bk, tile_bytes = Cfg::lds_tile_bytes;
+
+  // lds: Cfg::lds_bytes, 16-byte aligned.
+  WAVEKIT_DEVICE static void run(const blockscale_params<Fp8>& p, unsigned char* lds) {
+    const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = tid / 64;
+    const int wave_row = (wave / Cfg::waves_n) * Cfg::wave_m, wave_col = (wave % Cfg::waves_n) * Cfg::wave_n;
+    const int row0 = static_cast<int>(blockIdx.y) * Cfg::block_m, col0 = static_cast<int>(blockIdx.x) * Cfg::block_n;
+    const int k_blocks = p.k / 128, n_blocks = (p.n + 127) / 128;
+    const int kb_begin = static_cast<int>(blockIdx.z) * p.k_blocks_per_split;
+    const int kb_end = kb_begin + p.k_blocks_per_split < k_blocks ? kb_begin + p.k_blocks_per_split : k_blocks;
+    const int steps = (kb_end - kb_begin) * kps;
+    constexpr bool kc = Order == layout::k_contiguous;
+    const arch::buffer a_src =
+        arch::buffer::over(p.a, static_cast<std::uint32_t>(p.m) * static_cast<std::uint32_t>(p.k));
+    const arch::buffer b_src =
+        arch::buffer::over(p.b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k));
+    const int a_ld = kc ? p.k : p.m, b_ld = kc ? p.k : p.n;
+    float* scale_lds = reinterpret_cast<float*>(lds + 2 * tile_bytes);  // [2][BlockM]
+
+    // One thread per row brings the A scale of a 128-K block (0 past M).
+    auto a_scale_of = [&](int kb) -> float {
+      const int row = row0 + tid;
+      if (tid >= Cfg::block_m || row >= p.m) return 0.0f;
+      return kc ? p.a_scale[static_cast<long>(row) * k_blocks + kb] : p.a_scale[static_cast<long>(kb) * p.m + row];
+    };
+    auto store_a_scale = [&](int kb, float v) {
+      if (tid < Cfg::block_m) scale_lds[((kb - kb_begin) % 2) * Cfg::block_m + tid] = v;
+    };
+    auto b_scale_of = [&](int kb) -> float {  // 0 for a wave whose columns all lie past N
+      const int nb = (col0 + wave_col) / 128;
+      if (nb >= n_blocks) return 0.0f;
+      return kc ? p.b_scale[nb * k_blocks + kb] : p.b_scale[kb * n_blocks + nb];
+    };
+
+    loader<Cfg::block_m> a_load;
+    loader<Cfg::block_n> b_load;
+    wave_tile w;
+    w.clear();
+    if (steps > 0) {
+      a_load.load(a_src, row0, p.m, a_ld, kb_begin * 128, tid);
+      b_load.load(b_src, col0, p.n, b_ld, kb_begin * 128, tid);
+      store_a_scale(kb_begin, a_scale_of(kb_begin));
+      a_load.store(lds, tid);
+      b_load.store(lds + a_tile_bytes, tid);
+      __syncthreads();
+    }
+    float b_scale = 0.0f, next_a_scale = 0.0f;
+    for (int step = 0; step < steps; ++step) {
+      const int kb = kb_begin + step / kps;
+      const bool first = step % kps == 0, last = step % kps == kps - 1, more = step + 1 < steps;
+      unsigned char* cur = lds + (step % 2) * tile_bytes;
+      unsigned char* next = lds + ((step + 1) % 2) * tile_bytes;
+      if (more) {
+        const int k_next = kb_begin * 128 + (step + 1) * bk;
+        a_load.load(a_src, row0, p.m, a_ld, k_next, tid);
+        b_load.load(b_src, col0, p.n, b_ld, k_next, tid);
+        if (last) next_a_scale = a_scale_of(kb + 1);
+      }
+      if (first) b_scale = b_scale_of(kb);
+      w.step(cur, cur + a_tile_bytes, wave_row, wave_col, lane, first);
+      if (last) w.apply_scales(scale_lds + ((kb - kb_begin) % 2) * Cfg::block_m, wave_row, b_scale, lane);
+      if (more) {
+        a_load.store(next, tid);
+        b_load.store(next + a_tile_bytes, tid);
+        if (last) store_a_scale(kb + 1, next_a_scale);
+      }
+      __syncthreads();
+    }
+    store(p, w, row0 + wave_row, col0 + wave_col, lane);
+  }
+
+  // bf16 into C, or fp32 into this split's partials.
+  WAVEKIT_DEVICE static void store(const blockscale_params<Fp8>& p, const wave_tile& w, int row0, int col0, int lane) {
+    const int split = static_cast<int>(blockIdx.z);
+#pragma unroll
+    for (int i = 0; i < Cfg::tiles_m; ++i)
+#pragma unroll
+      for (int j = 0; j < Cfg::tiles_n; ++j)
+#pragma unroll
+        for (int r = 0; r < wave_tile::regs; ++r) {
+          const int row = row0 + i * Cfg::mfma_m + wave_tile::acc_row(lane, r);
+          const int col = col0 + j * Cfg::mfma_m + wave_tile::acc_col(lane);
+          if (row >= p.m || col >= p.n) continue;
+          const long at = static_cast<long>(row) * p.n + col;
+          if (p.partials)
+            p.partials[static_cast<long>(split) * p.m * p.n + at] = w.total[i][j][r];
+          else
+            p.c[at] = bf16::from_bits(bf16_bits_rne(w.total[i][j][r]));
+        }
+  }
+};
+
+}  // namespace wavekit::block

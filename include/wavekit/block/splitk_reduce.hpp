@@ -1,0 +1,29 @@
+// Split-K reduction: C (bf16) = sum over splits of the fp32 partials, added in split order, so
+// the result is the same run after run (no atomics).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/core/numeric_types.hpp"
+
+namespace wavekit::block {
+
+// partials: [splits][count] fp32, count % 4 == 0; each thread reduces 4 consecutive outputs.
+// (A template so that the kernel can live in a header included by several translation units.)
+template <int Threads = 256>
+__global__ __launch_bounds__(Threads) void splitk_reduce_bf16(const float* partials, bf16* c, long count, int splits) {
+  const long i = (static_cast<long>(blockIdx.x) * Threads + threadIdx.x) * 4;
+  if (i >= count) return;
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int s = 0; s < splits; ++s) {
+    const float* src = partials + s * count + i;
+#pragma unroll
+    for (int t = 0; t < 4; ++t) sum[t] += src[t];
+  }
+#pragma unroll
+  for (int t = 0; t < 4; ++t) c[i + t] = bf16::from_bits(bf16_bits_rne(sum[t]));
+}
+
+}  // namespace wavekit::block

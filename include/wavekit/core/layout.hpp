@@ -1,0 +1,11 @@
+// Storage orders of GEMM operands.
+#pragma once
+
+namespace wavekit {
+
+// k_contiguous: A [M][K], B [N][K] (K innermost). mn_contiguous: A [K][M], B [K][N].
+enum class layout { k_contiguous, mn_contiguous };
+
+constexpr const char* to_string(layout l) { return l == layout::k_contiguous ? "k_contiguous" : "mn_contiguous"; }
+
+}  // namespace wavekit

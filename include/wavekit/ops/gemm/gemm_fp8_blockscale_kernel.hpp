@@ -1,0 +1,82 @@
+// The block-scaled fp8 GEMM kernel for one tile configuration, and its launcher: validation, the
+// main kernel over a (N tiles, M tiles, splits) grid, and the split-K reduction.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cstring>
+#include <string>
+
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/block/gemm_fp8_blockscale_block.hpp"
+#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/core/math.hpp"
+#include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
+
+namespace wavekit::ops {
+
+template <class Cfg, class Fp8, layout Order>
+__global__ __launch_bounds__(Cfg::threads) void gemm_fp8_blockscale_kernel(block::blockscale_params<Fp8> p) {
+  using body = block::gemm_fp8_blockscale_block<Cfg, Fp8, Order>;
+  arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd>();
+  if constexpr (!warp::runs_on_current_target<typename body::wave_tile::mfma>) {
+    __builtin_trap();
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
+    body::run(p, reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
+// Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
+inline std::size_t blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p, int splits) {
+  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+}
+
+// "gemm_fp8_bs<256x128x64, w4x2, mfma16x16x32> sk2"
+template <class Cfg>
+std::string blockscale_kernel_name(int splits) {
+  return Cfg::name() + (splits > 1 ? " sk" + std::to_string(splits) : "");
+}
+
+// Validates, then launches with the given configuration and number of K splits.
+template <class Cfg, class Fp8>
+status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a,
+                                  int splits, hipStream_t stream) {
+  if (status s = validate_blockscale(p, a); !s.ok()) return s;
+  const std::string name = blockscale_kernel_name<Cfg>(splits);
+  if (splits < 1 || splits > p.k_blocks())
+    return {status_code::bad_config,
+            name + " on " + p.str() + ": splits must be in [1, K/128 = " + std::to_string(p.k_blocks()) + "]"};
+  const std::size_t need = blockscale_workspace_bytes(p, splits);
+  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
+    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
+                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
+                                         ")"};
+  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
+    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
+  const int per_split = ceil_div(p.k_blocks(), splits);
+  block::blockscale_params<Fp8> params{
+      a.a, a.b, a.a_scale, a.b_scale, a.c, need ? static_cast<float*>(a.workspace) : nullptr, p.m, p.n, p.k, per_split};
+  const int used_splits = ceil_div(p.k_blocks(), per_split);
+  const dim3 grid(static_cast<unsigned>(ceil_div(p.n, Cfg::block_n)),
+                  static_cast<unsigned>(ceil_div(p.m, Cfg::block_m)), static_cast<unsigned>(used_splits));
+  if (p.order == layout::k_contiguous)
+    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::k_contiguous>), grid, dim3(Cfg::threads), 0,
+                       stream, params);
+  else
+    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::mn_contiguous>), grid, dim3(Cfg::threads), 0,
+                       stream, params);
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
+  if (need > 0) {
+    const long count = static_cast<long>(p.m) * p.n;
+    hipLaunchKernelGGL(block::splitk_reduce_bf16<>, dim3(static_cast<unsigned>(ceil_div(count / 4, 256L))), dim3(256),
+                       0, stream, static_cast<const float*>(a.workspace), a.c, count, used_splits);
+    if (hipError_t e = hipGetLastError(); e != hipSuccess)
+      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
+  }
+  return status::success();
+}
+
+}  // namespace wavekit::ops
