@@ -16,8 +16,9 @@ using u32x4 = std::uint32_t __attribute__((ext_vector_type(4)));
 
 // gfx9 raw-buffer descriptor word 3: data format 32-bit, everything else 0 (as CK uses).
 inline constexpr int buffer_dword3 = 0x00020000;
-// A voffset no tensor below 2 GiB reaches: the load returns 0.
-inline constexpr int out_of_range = 0x7FFFFFF0;
+// A voffset no tensor below 2 GiB reaches: the load returns 0. As an unsigned base it stays out of
+// range when a K offset below 2^31 is added, so a loader can fold the check into a base offset.
+inline constexpr std::uint32_t out_of_range = 0x80000000u;
 
 struct buffer {
   __amdgpu_buffer_rsrc_t rsrc;
@@ -25,11 +26,11 @@ struct buffer {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static buffer over(const void* base, std::uint32_t bytes) {
     return {__builtin_amdgcn_make_buffer_rsrc(const_cast<void*>(base), 0, static_cast<int>(bytes), buffer_dword3)};
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x4 load16(int byte_offset) const {
-    return __builtin_amdgcn_raw_buffer_load_b128(rsrc, byte_offset, 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x4 load16(std::uint32_t byte_offset) const {
+    return __builtin_amdgcn_raw_buffer_load_b128(rsrc, static_cast<int>(byte_offset), 0, 0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(int byte_offset) const {
-    return __builtin_amdgcn_raw_buffer_load_b32(rsrc, byte_offset, 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(std::uint32_t byte_offset) const {
+    return __builtin_amdgcn_raw_buffer_load_b32(rsrc, static_cast<int>(byte_offset), 0, 0);
   }
 };
 

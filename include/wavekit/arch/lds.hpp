@@ -73,4 +73,13 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store(void* p, lds_vector_t<Bytes> v
 
 #undef WAVEKIT_LDS_SITE
 
+// Keeps a just-loaded value whole: the compiler may otherwise re-read parts of a 16-byte LDS
+// load (a second, narrower ds_read) where they are used, which costs an instruction each.
+template <class T>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void keep_whole([[maybe_unused]] T& v) {
+#if !defined(WAVEKIT_EMULATOR)
+  asm volatile("" : "+v"(v));
+#endif
+}
+
 }  // namespace wavekit::arch

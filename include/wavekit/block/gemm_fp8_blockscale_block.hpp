@@ -62,14 +62,20 @@ struct gemm_fp8_blockscale_block {
     const int a_ld = kc ? p.k : p.m, b_ld = kc ? p.k : p.n;
     float* scale_lds = reinterpret_cast<float*>(lds + 2 * tile_bytes);  // [2][BlockM]
 
-    // One thread per row brings the A scale of a 128-K block (0 past M).
+    // One thread per row brings the A scale of a 128-K block (0 past M). Branch-free: threads
+    // beyond the block's rows read a valid row and do not store.
+    const int scale_row = row0 + tid % Cfg::block_m;
+    const bool scale_row_valid = scale_row < p.m;
+    const int scale_row_read = scale_row_valid ? scale_row : p.m - 1;
     auto a_scale_of = [&](int kb) -> float {
-      const int row = row0 + tid;
-      if (tid >= Cfg::block_m || row >= p.m) return 0.0f;
-      return kc ? p.a_scale[static_cast<long>(row) * k_blocks + kb] : p.a_scale[static_cast<long>(kb) * p.m + row];
+      const float v = kc ? p.a_scale[static_cast<long>(scale_row_read) * k_blocks + kb]
+                         : p.a_scale[static_cast<long>(kb) * p.m + scale_row_read];
+      return scale_row_valid ? v : 0.0f;
     };
     auto store_a_scale = [&](int kb, float v) {
-      if (tid < Cfg::block_m) scale_lds[((kb - kb_begin) % 2) * Cfg::block_m + tid] = v;
+      const unsigned parity = static_cast<unsigned>(kb - kb_begin) & 1u;
+      arch::lds_store<4>(scale_lds + parity * Cfg::block_m + tid % Cfg::block_m, __builtin_bit_cast(std::uint32_t, v),
+                         tid < Cfg::block_m);
     };
     auto b_scale_of = [&](int kb) -> float {  // 0 for a wave whose columns all lie past N
       const int nb = (col0 + wave_col) / 128;
@@ -81,35 +87,54 @@ struct gemm_fp8_blockscale_block {
     loader<Cfg::block_n> b_load;
     wave_tile w;
     w.clear();
+    a_load.locate(row0, p.m, a_ld, tid);
+    b_load.locate(col0, p.n, b_ld, tid);
     if (steps > 0) {
-      a_load.load(a_src, row0, p.m, a_ld, kb_begin * 128, tid);
-      b_load.load(b_src, col0, p.n, b_ld, kb_begin * 128, tid);
+      a_load.load(a_src, a_ld, kb_begin * 128);
+      b_load.load(b_src, b_ld, kb_begin * 128);
       store_a_scale(kb_begin, a_scale_of(kb_begin));
       a_load.store(lds, tid);
       b_load.store(lds + a_tile_bytes, tid);
       __syncthreads();
     }
-    float b_scale = 0.0f, next_a_scale = 0.0f;
-    for (int step = 0; step < steps; ++step) {
-      const int kb = kb_begin + step / kps;
-      const bool first = step % kps == 0, last = step % kps == kps - 1, more = step + 1 < steps;
-      unsigned char* cur = lds + (step % 2) * tile_bytes;
-      unsigned char* next = lds + ((step + 1) % 2) * tile_bytes;
-      if (more) {
-        const int k_next = kb_begin * 128 + (step + 1) * bk;
-        a_load.load(a_src, row0, p.m, a_ld, k_next, tid);
-        b_load.load(b_src, col0, p.n, b_ld, k_next, tid);
-        if (last) next_a_scale = a_scale_of(kb + 1);
+    // One iteration per 128-K scale block; its kps K steps are unrolled, so which step starts and
+    // which ends the block is known at compile time. The last block is peeled off: it loads
+    // nothing ahead, so the loop over the others carries no conditions.
+    auto scale_block = [&]<bool Last>(int kb) {
+      const float b_scale = b_scale_of(kb);
+      float next_a_scale = 0.0f;
+#pragma unroll
+      for (int s = 0; s < kps; ++s) {
+        const int step = (kb - kb_begin) * kps + s;
+        const bool more = !Last || s + 1 < kps;
+        // Buffer of this step: with two steps per scale block it is s itself.
+        const unsigned parity = kps % 2 == 0 ? static_cast<unsigned>(s) & 1u : static_cast<unsigned>(step) & 1u;
+        unsigned char* cur = lds + parity * tile_bytes;
+        unsigned char* next = lds + (parity ^ 1u) * tile_bytes;
+        if (more) {
+          const int k_next = kb_begin * 128 + (step + 1) * bk;
+          a_load.load(a_src, a_ld, k_next);
+          b_load.load(b_src, b_ld, k_next);
+          if (s == kps - 1) next_a_scale = a_scale_of(kb + 1);
+        }
+        if (s == 0)
+          w.template step<true>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
+        else
+          w.template step<false>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
+        if (s == kps - 1)
+          w.apply_scales(scale_lds + (static_cast<unsigned>(kb - kb_begin) & 1u) * Cfg::block_m, wave_row, b_scale,
+                         lane);
+        if (more) {
+          a_load.store(next, tid);
+          b_load.store(next + a_tile_bytes, tid);
+          if (s == kps - 1) store_a_scale(kb + 1, next_a_scale);
+          __syncthreads();
+        }
       }
-      if (first) b_scale = b_scale_of(kb);
-      w.step(cur, cur + a_tile_bytes, wave_row, wave_col, lane, first);
-      if (last) w.apply_scales(scale_lds + ((kb - kb_begin) % 2) * Cfg::block_m, wave_row, b_scale, lane);
-      if (more) {
-        a_load.store(next, tid);
-        b_load.store(next + a_tile_bytes, tid);
-        if (last) store_a_scale(kb + 1, next_a_scale);
-      }
-      __syncthreads();
+    };
+    if (kb_end > kb_begin) {
+      for (int kb = kb_begin; kb < kb_end - 1; ++kb) scale_block.template operator()<false>(kb);
+      scale_block.template operator()<true>(kb_end - 1);
     }
     store(p, w, row0 + wave_row, col0 + wave_col, lane);
   }

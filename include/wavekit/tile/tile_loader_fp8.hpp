@@ -1,7 +1,9 @@
 // Global -> LDS movers of fp8 tiles (rows x BK, rows taken from M for A or N for B), for the two
-// storage orders of the block-scaled GEMM. Both split the copy in two steps so a pipeline can
-// overlap them with compute: load() issues 16-byte buffer loads into registers, store() writes
-// the registers to a swizzled LDS tile (lds_tile_fp8). Rows past the tensor's end read 0.
+// storage orders of the block-scaled GEMM. Both split the copy in steps so a pipeline can overlap
+// them with compute: locate() fixes the tile's rows once (rows past the tensor's end get a base
+// offset beyond any buffer, so they read 0), load(k0) issues 16-byte buffer loads of the K step
+// starting at k0 into registers, store() writes the registers to a swizzled LDS tile
+// (lds_tile_fp8).
 #pragma once
 
 #include <cstdint>
@@ -24,15 +26,21 @@ struct tile_loader_k_contiguous {
   using layout = lds_tile_fp8<BK>;
 
   arch::u32x4 regs[per_thread];
+  std::uint32_t base[per_thread];  // byte offset of each chunk at K = 0
 
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const arch::buffer& src, int row0, int rows_total, int ld, int k0,
-                                               int tid) {
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate(int row0, int rows_total, int ld, int tid) {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads, row = row0 + c / chunks_per_row;
-      const bool inside = c < chunks && row < rows_total;
-      regs[i] = src.load16(inside ? row * ld + k0 + (c % chunks_per_row) * 16 : arch::out_of_range);
+      base[i] = c < chunks && row < rows_total ? static_cast<std::uint32_t>(row * ld + (c % chunks_per_row) * 16)
+                                               : arch::out_of_range;
     }
+  }
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const arch::buffer& src, int ld, int k0) {
+    (void)ld;
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) regs[i] = src.load16(base[i] + static_cast<std::uint32_t>(k0));
   }
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(unsigned char* lds, int tid) const {
@@ -61,16 +69,22 @@ struct tile_loader_mn_contiguous {
   static_assert(Rows % 16 == 0, "tile_loader_mn_contiguous: whole 16-row groups");
 
   arch::u32x4 regs[per_thread][8];  // [block][k]: 16 row bytes at K = k
+  std::uint32_t base[per_thread];   // byte offset of each block's first row at K = 0
 
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const arch::buffer& src, int row0, int rows_total, int ld, int k0,
-                                               int tid) {
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate(int row0, int rows_total, int ld, int tid) {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
-      const int b = tid + i * Threads, row = row0 + (b / k_groups) * 16, k = k0 + (b % k_groups) * 8;
-      const bool inside = b < blocks && row < rows_total;
-#pragma unroll
-      for (int j = 0; j < 8; ++j) regs[i][j] = src.load16(inside ? (k + j) * ld + row : arch::out_of_range);
+      const int b = tid + i * Threads, row = row0 + (b / k_groups) * 16;
+      base[i] = b < blocks && row < rows_total ? static_cast<std::uint32_t>((b % k_groups) * 8 * ld + row)
+                                               : arch::out_of_range;
     }
+  }
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const arch::buffer& src, int ld, int k0) {
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) regs[i][j] = src.load16(base[i] + static_cast<std::uint32_t>((k0 + j) * ld));
   }
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(unsigned char* lds, int tid) const {

@@ -60,14 +60,25 @@ struct wave_tile_fp8 {
   }
 
   // One K step: A rows from a_lds at wave_row0, B rows (= C columns) from b_lds at wave_col0.
-  // first_in_block: this step starts a 128-K scale block (the block accumulators restart at 0).
+  // FirstInBlock: this step starts a 128-K scale block (the block accumulators restart at 0,
+  // as the C operand of the first MFMAs, at no cost).
+  template <bool FirstInBlock>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const unsigned char* a_lds, const unsigned char* b_lds, int wave_row0,
-                                               int wave_col0, int lane, bool first_in_block) {
+                                               int wave_col0, int lane) {
     fragment a[Cfg::tiles_m], b[Cfg::tiles_n];
 #pragma unroll
     for (int i = 0; i < Cfg::tiles_m; ++i) a[i] = read(a_lds, wave_row0 + i * m, lane);
 #pragma unroll
     for (int j = 0; j < Cfg::tiles_n; ++j) b[j] = read(b_lds, wave_col0 + j * m, lane);
+    // All reads are in flight before any is pinned whole, so waiting for one does not stall the rest.
+#pragma unroll
+    for (int i = 0; i < Cfg::tiles_m; ++i)
+#pragma unroll
+      for (int r = 0; r < reads; ++r) arch::keep_whole(a[i].v[r]);
+#pragma unroll
+    for (int j = 0; j < Cfg::tiles_n; ++j)
+#pragma unroll
+      for (int r = 0; r < reads; ++r) arch::keep_whole(b[j].v[r]);
 #pragma unroll
     for (int s = 0; s < mfmas_per_step; ++s)
 #pragma unroll
@@ -75,7 +86,7 @@ struct wave_tile_fp8 {
 #pragma unroll
         for (int j = 0; j < Cfg::tiles_n; ++j)
           block[i][j] =
-              mfma::run(a[i].operand(s), b[j].operand(s), (first_in_block && s == 0) ? accumulator{} : block[i][j]);
+              mfma::run(a[i].operand(s), b[j].operand(s), (FirstInBlock && s == 0) ? accumulator{} : block[i][j]);
   }
 
   // Row (within the MFMA tile) of accumulator register r of this lane (spec 1.4).
