@@ -17,6 +17,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/layout.hpp"
+#include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/tile/tile_loader_fp8.hpp"
 #include "wavekit/warp/wave_tile_fp8.hpp"
@@ -103,8 +104,8 @@ struct gemm_fp8_blockscale_block {
     auto scale_block = [&]<bool Last>(int kb) {
       const float b_scale = b_scale_of(kb);
       float next_a_scale = 0.0f;
-#pragma unroll
-      for (int s = 0; s < kps; ++s) {
+      static_for<kps>([&](auto s_constant) {
+        constexpr int s = decltype(s_constant)::value;
         const int step = (kb - kb_begin) * kps + s;
         const bool more = !Last || s + 1 < kps;
         // Buffer of this step: with two steps per scale block it is s itself.
@@ -117,10 +118,7 @@ struct gemm_fp8_blockscale_block {
           b_load.load(b_src, b_ld, k_next);
           if (s == kps - 1) next_a_scale = a_scale_of(kb + 1);
         }
-        if (s == 0)
-          w.template step<true>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
-        else
-          w.template step<false>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
+        w.template step<s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
         if (s == kps - 1)
           w.apply_scales(scale_lds + (static_cast<unsigned>(kb - kb_begin) & 1u) * Cfg::block_m, wave_row, b_scale,
                          lane);
@@ -130,7 +128,7 @@ struct gemm_fp8_blockscale_block {
           if (s == kps - 1) store_a_scale(kb + 1, next_a_scale);
           __syncthreads();
         }
-      }
+      });
     };
     if (kb_end > kb_begin) {
       for (int kb = kb_begin; kb < kb_end - 1; ++kb) scale_block.template operator()<false>(kb);

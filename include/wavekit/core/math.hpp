@@ -1,6 +1,9 @@
 // Small integer helpers shared by host and device code.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "wavekit/core/platform.hpp"
 
 namespace wavekit {
@@ -16,6 +19,15 @@ WAVEKIT_HOST_DEVICE constexpr T round_up(T a, T b) {
 template <class T>
 WAVEKIT_HOST_DEVICE constexpr bool is_power_of_two(T v) {
   return v > 0 && (v & (v - 1)) == 0;
+}
+
+// f(std::integral_constant<int, 0>{}), ..., f(std::integral_constant<int, N - 1>{}): a loop whose
+// index is a compile-time constant in the body (unrolled by construction, not by a pragma).
+template <int N, class F>
+WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE constexpr void static_for(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) {
+    (f(std::integral_constant<int, I>{}), ...);
+  }(std::make_integer_sequence<int, N>{});
 }
 
 }  // namespace wavekit

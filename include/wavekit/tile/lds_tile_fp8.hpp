@@ -8,8 +8,13 @@
 // With 64-byte rows (two per line), rows 2i and 2i+1 also trade places in every other group of
 // 16 rows: the transposing loader writes rows q and q + 16 in one store phase, which would
 // otherwise share a half of the banks; within a 16-row MFMA tile it only permutes rows.
+//
+// gfx950 has 64 banks (256-byte lines) and other read phases (spec 4.1); there the chunk is
+// XORed with the Gray code of the row, r ^ (r >> 1), which a search over the phase model found
+// conflict-free for the operand reads of both MFMA shapes and both row lengths.
 #pragma once
 
+#include "wavekit/arch/target.hpp"
 #include "wavekit/core/platform.hpp"
 
 namespace wavekit::tile {
@@ -23,7 +28,9 @@ struct lds_tile_fp8 {
   // Byte offset of K byte `k` of row `row` (k within the row; a 16-byte chunk stays contiguous).
   WAVEKIT_HOST_DEVICE static constexpr int offset(int row, int k) {
     const int slot = rows_per_line == 2 ? row ^ ((row >> 4) & 1) : row;
-    const int chunk = (k / 16) ^ ((row / rows_per_line) % chunks_per_row);
+    const int mask = arch::current_target == arch::target::gfx950 ? (row ^ (row >> 1)) % chunks_per_row
+                                                                  : (row / rows_per_line) % chunks_per_row;
+    const int chunk = (k / 16) ^ mask;
     return slot * BK + chunk * 16 + k % 16;
   }
 };
