@@ -1,0 +1,72 @@
+// wavekit's block-scaled fp8 GEMM, the API most users want:
+//
+//   wavekit::gemm_fp8_blockscale_problem p{m, n, k, wavekit::layout::mn_contiguous};
+//   std::size_t ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p);   // fp32 split-K partials
+//   wavekit::gemm_fp8_blockscale_args<wavekit::arch::gfx942::fp8> args{a, b, a_scale, b_scale, c, workspace, ws};
+//   wavekit::status s = wavekit::gemm_fp8_blockscale(p, args, stream);
+//   if (!s) std::puts(s.message().c_str());
+//
+// It validates everything before launching, picks a plan (config/gemm_fp8_blockscale_dispatch.hpp)
+// for any legal shape, and checks that the fp8 format is the one the device's matrix cores read
+// (fnuz on gfx942, OCP on gfx950). Experts pick a configuration themselves with
+// ops::launch_gemm_fp8_blockscale<Config>(problem, args, splits, stream).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "wavekit/config/gemm_fp8_blockscale_dispatch.hpp"
+#include "wavekit/ops/gemm/gemm_fp8_blockscale_kernel.hpp"
+
+namespace wavekit {
+
+using ops::gemm_fp8_blockscale_args;
+using ops::gemm_fp8_blockscale_problem;
+
+// Workspace the plan for this problem would like (0 when it runs without split-K). With less,
+// gemm_fp8_blockscale picks a plan with fewer splits.
+inline std::size_t gemm_fp8_blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p) {
+  return ops::blockscale_workspace_bytes(p, config::choose_blockscale_plan(p, ~std::size_t{0}).splits);
+}
+
+// The fp8 format the current device's matrix cores read must be Fp8's.
+template <class Fp8>
+status check_device_fp8_format() {
+  int device = 0;
+  hipDeviceProp_t prop;
+  if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&prop, device) != hipSuccess)
+    return {status_code::launch_failed, "gemm_fp8_blockscale: cannot query the device"};
+  const bool gfx942 = std::strncmp(prop.gcnArchName, "gfx942", 6) == 0;
+  const bool gfx950 = std::strncmp(prop.gcnArchName, "gfx950", 6) == 0;
+  if (!gfx942 && !gfx950)
+    return {status_code::bad_config,
+            std::string("gemm_fp8_blockscale: device ") + prop.gcnArchName + " is neither gfx942 nor gfx950"};
+  if (gfx942 && !std::is_same_v<Fp8, fp8_e4m3fnuz>)
+    return {status_code::bad_config,
+            "gemm_fp8_blockscale: gfx942 reads fp8 as e4m3fnuz; the operands are another fp8 type"};
+  if (gfx950 && !std::is_same_v<Fp8, fp8_e4m3fn>)
+    return {status_code::bad_config,
+            "gemm_fp8_blockscale: gfx950 reads OCP fp8 (e4m3fn); the operands are another fp8 type"};
+  return status::success();
+}
+
+template <class Fp8>
+status gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& args,
+                           hipStream_t stream) {
+  if (status s = ops::validate_blockscale(p, args); !s.ok()) return s;
+  if (status s = check_device_fp8_format<Fp8>(); !s.ok()) return s;
+  const config::blockscale_plan plan = config::choose_blockscale_plan(p, args.workspace ? args.workspace_bytes : 0);
+  return config::with_blockscale_config(plan.config, [&](auto cfg) {
+    return ops::launch_gemm_fp8_blockscale<decltype(cfg)>(p, args, plan.splits, stream);
+  });
+}
+
+// The plan gemm_fp8_blockscale would run, by name ("gemm_fp8_bs<256x128x64, w4x2, mfma16x16x32> sk2").
+inline std::string gemm_fp8_blockscale_plan_name(const gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
+  return config::blockscale_plan_name(config::choose_blockscale_plan(p, workspace_bytes));
+}
+
+}  // namespace wavekit

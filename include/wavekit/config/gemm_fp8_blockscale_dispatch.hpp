@@ -1,0 +1,121 @@
+// Choosing a plan (configuration + number of K splits) for a block-scaled fp8 GEMM.
+//
+// For the 18 benchmark shapes of the amd-fp8-mm problem the plan comes from a table; for every
+// other legal shape from a performance model. The table holds what the model chose when it was
+// written: no AMD GPU was available to measure, so both are estimates, and the table is where
+// measured choices (bench/bench_gemm_fp8_blockscale on an MI300X) belong.
+//
+// The model (MI300X: 304 CUs, 2.6 PFLOP/s fp8 dense, 5.3 TB/s HBM): a candidate's time is the
+// larger of its compute time and its memory time. Compute counts whole waves of blocks over the
+// CUs (a partial last wave costs a full one) at the MFMA rate, discounted for small wave tiles;
+// memory counts A once per column of tiles, B once per row of tiles, C, and for split-K the fp32
+// partials written and read back. Splits are powers of two with at least 4 scale blocks each.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "wavekit/config/gemm_fp8_blockscale_configs.hpp"
+#include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
+
+namespace wavekit::config {
+
+struct blockscale_plan {
+  blockscale_config_id config = blockscale_config_id::large;
+  int splits = 1;
+};
+
+struct blockscale_table_entry {
+  int m, n, k;
+  blockscale_plan plan;
+};
+
+namespace detail {
+
+struct config_facts {
+  int block_m, block_n, threads, wave_m, wave_n, lds_bytes;
+};
+
+inline config_facts facts(blockscale_config_id id) {
+  return with_blockscale_config(id, [](auto cfg) {
+    using C = decltype(cfg);
+    return config_facts{C::block_m, C::block_n, C::threads, C::wave_m, C::wave_n, C::lds_bytes};
+  });
+}
+
+}  // namespace detail
+
+// Estimated seconds of a plan on an MI300X.
+inline double blockscale_model_seconds(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan) {
+  constexpr double cus = 304, flops_per_cu = 2614.9e12 / 304, hbm = 5.3e12;
+  const detail::config_facts f = detail::facts(plan.config);
+  const double tiles_m = std::ceil(double(p.m) / f.block_m), tiles_n = std::ceil(double(p.n) / f.block_n);
+  const double blocks = tiles_m * tiles_n * plan.splits;
+  const int per_cu = std::max(1, std::min(2, 65536 / f.lds_bytes));  // LDS-limited blocks per CU
+  const double waves = std::ceil(blocks / (cus * per_cu));
+  // Small wave tiles reach a smaller share of the MFMA rate (operand reads per MFMA grow).
+  const double efficiency = std::min(1.0, (f.wave_m * f.wave_n) / (64.0 * 64.0)) * 0.6 + 0.25;
+  const double block_flops = 2.0 * f.block_m * f.block_n * (double(p.k) / plan.splits);
+  const double compute = waves * block_flops / (flops_per_cu / per_cu * efficiency);
+  const double bytes = double(p.m) * p.k * tiles_n + double(p.n) * p.k * tiles_m + 2.0 * p.m * p.n +
+                       (plan.splits > 1 ? 8.0 * plan.splits * p.m * p.n : 0.0);
+  return std::max(compute, bytes / hbm) + (plan.splits > 1 ? 3e-6 : 0.0);  // + the reduction launch
+}
+
+// The model's best plan; splits limited to what `workspace_bytes` holds.
+inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
+  blockscale_plan best;
+  double best_time = 1e30;
+  for (blockscale_config_id id : all_blockscale_configs) {
+    if (id == blockscale_config_id::mfma32) continue;  // same tile as medium; chosen explicitly only
+    for (int splits = 1; splits <= 16; splits *= 2) {
+      if (splits > 1 &&
+          (p.k_blocks() / splits < 4 || std::size_t(splits) * p.m * p.n * sizeof(float) > workspace_bytes))
+        break;
+      const double t = blockscale_model_seconds(p, {id, splits});
+      if (t < best_time * 0.98) best_time = t, best = {id, splits};  // prefer fewer splits on near-ties
+    }
+  }
+  return best;
+}
+
+// The 18 benchmark shapes (shared/reference/problems.md), model-chosen; see above. The comment
+// of each entry is the model's estimate.
+// clang-format off
+inline constexpr blockscale_table_entry blockscale_table[] = {
+    {1024, 1536, 7168, {blockscale_config_id::medium, 1}},  // 33.8 us
+    {1024, 3072, 1536, {blockscale_config_id::large, 1}},  // 13.8 us
+    {1024, 576, 7168, {blockscale_config_id::large, 4}},  // 19.1 us
+    {1024, 7168, 256, {blockscale_config_id::large, 1}},  // 6.9 us
+    {1024, 7168, 2048, {blockscale_config_id::large, 1}},  // 36.0 us
+    {1024, 4608, 7168, {blockscale_config_id::large, 1}},  // 76.6 us
+    {1024, 7168, 2304, {blockscale_config_id::large, 1}},  // 40.2 us
+    {1024, 512, 7168, {blockscale_config_id::narrow, 1}},  // 16.8 us
+    {1024, 4096, 512, {blockscale_config_id::large, 1}},  // 6.3 us
+    {6144, 1536, 7168, {blockscale_config_id::large, 1}},  // 153.1 us
+    {6144, 3072, 1536, {blockscale_config_id::large, 1}},  // 71.2 us
+    {6144, 576, 7168, {blockscale_config_id::large, 1}},  // 64.3 us
+    {6144, 7168, 256, {blockscale_config_id::large, 1}},  // 41.5 us
+    {6144, 7168, 2048, {blockscale_config_id::large, 1}},  // 216.0 us
+    {6144, 4608, 7168, {blockscale_config_id::large, 1}},  // 459.4 us
+    {6144, 7168, 2304, {blockscale_config_id::large, 1}},  // 241.0 us
+    {6144, 512, 7168, {blockscale_config_id::large, 1}},  // 64.3 us
+    {6144, 4096, 512, {blockscale_config_id::large, 1}},  // 38.0 us
+};
+// clang-format on
+
+inline blockscale_plan choose_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
+  for (const blockscale_table_entry& e : blockscale_table)
+    if (e.m == p.m && e.n == p.n && e.k == p.k &&
+        (e.plan.splits == 1 || std::size_t(e.plan.splits) * p.m * p.n * sizeof(float) <= workspace_bytes))
+      return e.plan;
+  return model_blockscale_plan(p, workspace_bytes);
+}
+
+inline std::string blockscale_plan_name(blockscale_plan plan) {
+  return with_blockscale_config(plan.config, [&](auto cfg) { return decltype(cfg)::name(); }) +
+         (plan.splits > 1 ? " sk" + std::to_string(plan.splits) : "");
+}
+
+}  // namespace wavekit::config
