@@ -118,7 +118,7 @@ function(wavekit_add_codegen_report target)
       add_custom_command(
         OUTPUT ${asm} ${remarks}
         COMMAND ${Python3_EXECUTABLE} ${WAVEKIT_CODEGEN_TOOL} compile --remarks ${remarks} --
-                ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/lower_gfx950.py ${bc} ${asm}
+                ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/lower_gfx950.py ${bc} ${asm} ${WAVEKIT_LLVM_DIS}
         DEPENDS ${bc} ${WAVEKIT_CODEGEN_TOOL} ${PROJECT_SOURCE_DIR}/tools/lower_gfx950.py
         COMMENT "Device codegen (gfx950 via llvmlite): ${stem}"
         VERBATIM)

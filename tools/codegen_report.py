@@ -116,12 +116,27 @@ def demangle(symbols):
     return dict(zip(symbols, out)) if len(out) == len(symbols) else {s: s for s in symbols}
 
 
+def strip_parameters(name):
+    """Drop the trailing (parameter list) of a demangled function name (parentheses inside template
+    arguments, such as enum casts, are kept)."""
+    depth = 0
+    for i, ch in enumerate(name):
+        depth += ch == "<"
+        depth -= ch == ">"
+        if ch == "(" and depth == 0:
+            return name[:i]
+    return name
+
+
 def short_name(demangled):
     """'void wavekit::ops::f<wavekit::small_float<wavekit::format::e4m3fnuz> >(...)' -> 'f<e4m3fnuz>'."""
-    name = re.sub(r"^void\s+", "", demangled)
-    name = re.sub(r"\(.*\)$", "", name)
+    name = strip_parameters(re.sub(r"^void\s+", "", demangled))
     name = re.sub(r"wavekit::small_float<wavekit::format::(\w+)\s*>", r"\1", name)
-    return re.sub(r"\bwavekit::(\w+::)*", "", name).replace(" >", ">")
+    name = re.sub(r"\bwavekit::(\w+::)*", "", name).replace(" >", ">")
+    name = re.sub(r"gemm_fp8_blockscale_config<(\d+), (\d+), (\d+), (\d+), (\d+), \(mfma_shape\)(\d)"
+                  r"(?:, \(storage_orders\)\d)?>",
+                  lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{16 if m[6] == '0' else 32}", name)
+    return name.replace("(layout)0", "k_contiguous").replace("(layout)1", "mn_contiguous")
 
 
 def cmd_report(args):

@@ -11,12 +11,42 @@ optimisation (-Xclang -disable-llvm-passes). This tool then:
 With -pass-remarks-analysis=kernel-resource-usage LLVM prints the same resource remarks as
 clang's -Rpass-analysis; they go to stderr, which `codegen_report.py compile` keeps.
 
-usage: lower_gfx950.py <input.bc> <output.s>
+Intrinsics whose signature changed between LLVM 19 and the newer LLVM, and that its bitcode
+reader does not upgrade, are rewritten in LLVM 19's textual IR first (obtained with llvm-dis from
+LLVM 19): llvm.amdgcn.make.buffer.rsrc takes its record count as i64 now.
+
+usage: lower_gfx950.py <input.bc> <output.s> <llvm-dis of LLVM 19>
 """
 import re
+import subprocess
 import sys
 
 import llvmlite.binding as llvm
+
+
+MAKE_RSRC = re.compile(r"^(\s*)(%[\w.]+) = call ptr addrspace\(8\) @llvm\.amdgcn\.make\.buffer\.rsrc\.p0\("
+                       r"ptr ([^,]+), i16 ([^,]+), i32 ([^,]+), i32 ([^)]+)\)(.*)$")
+
+
+def upgrade_intrinsics(ir):
+    """LLVM 19 -> newer: make.buffer.rsrc(ptr, i16, i32, i32) becomes .p8.p0(ptr, i16, i64, i32)."""
+    out = []
+    for n, line in enumerate(ir.splitlines()):
+        m = MAKE_RSRC.match(line)
+        if m:
+            indent, result, base, stride, records, flags, rest = m.groups()
+            if records.lstrip("-").isdigit():
+                wide = records
+            else:
+                wide = "%wavekit.records." + str(n)
+                out.append(f"{indent}{wide} = zext i32 {records} to i64")
+            line = (f"{indent}{result} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p0("
+                    f"ptr {base}, i16 {stride}, i64 {wide}, i32 {flags}){rest}")
+        elif line.startswith("declare") and "@llvm.amdgcn.make.buffer.rsrc.p0(" in line:
+            line = re.sub(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.p0\(([^,]+), i16, i32, i32\)",
+                          r"@llvm.amdgcn.make.buffer.rsrc.p8.p0(\1, i16, i64, i32)", line)
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def retarget(ir):
@@ -29,7 +59,7 @@ def retarget(ir):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     major = llvm.llvm_version_info[0]
     if major < 20:
@@ -37,9 +67,8 @@ def main():
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     llvm.set_option("lower_gfx950", "-pass-remarks-analysis=kernel-resource-usage")
-    with open(sys.argv[1], "rb") as f:
-        module = llvm.parse_bitcode(f.read())
-    module = llvm.parse_assembly(retarget(str(module)))
+    ir = subprocess.run([sys.argv[3], sys.argv[1], "-o", "-"], check=True, capture_output=True, text=True).stdout
+    module = llvm.parse_assembly(retarget(upgrade_intrinsics(ir)))
     module.verify()
     machine = llvm.Target.from_triple("amdgcn-amd-amdhsa").create_target_machine(cpu="gfx950", opt=3)
     builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=3))

@@ -88,14 +88,17 @@ struct gemm_fp8_blockscale_block {
     loader<Cfg::block_n> b_load;
     wave_tile w;
     w.clear();
+    // B's share of the copy starts where A's ends, so that threads (whole waves, where the tiles
+    // divide evenly) are either busy with one of them or idle, rather than all partly busy.
+    const int b_tid = (tid + loader<Cfg::block_m>::per_thread_work) % Cfg::threads;
     a_load.locate(row0, p.m, a_ld, tid);
-    b_load.locate(col0, p.n, b_ld, tid);
+    b_load.locate(col0, p.n, b_ld, b_tid);
     if (steps > 0) {
       a_load.load(a_src, a_ld, kb_begin * 128);
       b_load.load(b_src, b_ld, kb_begin * 128);
       store_a_scale(kb_begin, a_scale_of(kb_begin));
       a_load.store(lds, tid);
-      b_load.store(lds + a_tile_bytes, tid);
+      b_load.store(lds + a_tile_bytes, b_tid);
       __syncthreads();
     }
     // One iteration per 128-K scale block; its kps K steps are unrolled, so which step starts and
@@ -124,7 +127,7 @@ struct gemm_fp8_blockscale_block {
                          lane);
         if (more) {
           a_load.store(next, tid);
-          b_load.store(next + a_tile_bytes, tid);
+          b_load.store(next + a_tile_bytes, b_tid);
           if (s == kps - 1) store_a_scale(kb + 1, next_a_scale);
           __syncthreads();
         }

@@ -4,7 +4,7 @@
 
 #include <hip/hip_runtime.h>
 
-#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/numeric_types.hpp"
 
@@ -14,6 +14,7 @@ namespace wavekit::block {
 // (A template so that the kernel can live in a header included by several translation units.)
 template <int Threads = 256>
 __global__ __launch_bounds__(Threads) void splitk_reduce_bf16(const float* partials, bf16* c, long count, int splits) {
+  arch::declare_codegen_targets<0, 8>();
   const long i = (static_cast<long>(blockIdx.x) * Threads + threadIdx.x) * 4;
   if (i >= count) return;
   float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};

@@ -9,12 +9,17 @@
 namespace wavekit::config {
 
 enum class mfma_shape { m16n16k32, m32n32k16 };
+// The storage orders a configuration is built for (the transposing loader of mn_contiguous needs
+// registers a large tile may not have).
+enum class storage_orders { both, k_contiguous_only };
 
-template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, mfma_shape Mfma>
+template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, mfma_shape Mfma,
+          storage_orders Orders = storage_orders::both>
 struct gemm_fp8_blockscale_config {
   static constexpr int block_m = BlockM, block_n = BlockN, block_k = BlockK;
   static constexpr int waves_m = WavesM, waves_n = WavesN, waves = WavesM * WavesN, threads = 64 * waves;
   static constexpr mfma_shape mfma = Mfma;
+  static constexpr bool supports_mn_contiguous = Orders == storage_orders::both;
   static constexpr int mfma_m = Mfma == mfma_shape::m16n16k32 ? 16 : 32;  // = mfma_n
   static constexpr int mfma_k = Mfma == mfma_shape::m16n16k32 ? 32 : 16;
   static constexpr int wave_m = BlockM / WavesM, wave_n = BlockN / WavesN;
@@ -23,7 +28,11 @@ struct gemm_fp8_blockscale_config {
   // LDS: two buffers of the A and B tiles (fp8) and two of the block's A scales (fp32).
   static constexpr int lds_tile_bytes = (BlockM + BlockN) * BlockK;
   static constexpr int lds_bytes = 2 * lds_tile_bytes + 2 * BlockM * 4;
-  static constexpr int min_waves_per_simd = 2;  // the occupancy the codegen report must confirm
+  // The occupancy the codegen report must confirm: what the LDS budget allows (blocks per CU
+  // times waves per block over 4 SIMDs), capped at 2; registers must not lower it further.
+  static constexpr int min_waves_per_simd = (65536 / lds_bytes) * waves / 4 >= 2   ? 2
+                                            : (65536 / lds_bytes) * waves / 4 >= 1 ? 1
+                                                                                   : 1;
 
   static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale_config: BlockK must be 64 or 128");
   static_assert(BlockM % WavesM == 0 && BlockN % WavesN == 0,

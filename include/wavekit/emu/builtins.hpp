@@ -2,6 +2,7 @@
 // device compiler has them as builtins).
 #pragma once
 
+#include "wavekit/emu/builtins_alu.hpp"
 #include "wavekit/emu/builtins_buffer.hpp"
 #include "wavekit/emu/builtins_convert.hpp"
 #include "wavekit/emu/builtins_convert_gfx950.hpp"

@@ -6,8 +6,10 @@
 //     consecutive lanes. ds_read/write_b64 and b32 phases were not found for gfx942: modelled as
 //     16 and 32 consecutive lanes (the bytes one cycle of 32 banks moves).
 //   gfx950, 64 banks: ds_read_b128 4 phases of the measured lane groups; ds_read_b64 2 phases
-//     (lanes 0-31, 32-63); ds_write_b64 32 banks, 4 phases of 16 consecutive lanes. ds_write_b128
-//     and b32 were not found: modelled as 16 and 64 consecutive lanes over 64 banks.
+//     (lanes 0-31, 32-63); ds_write_b64 32 banks, 4 phases of 16 consecutive lanes. Not found:
+//     ds_write_b32 is modelled like the measured ds_write_b64 (32 banks, 128 bytes a phase: 32
+//     lanes), ds_read_b32 like the measured reads (64 banks, 256 bytes a phase: 64 lanes), and
+//     ds_write_b128 as 16 consecutive lanes over 64 banks.
 #pragma once
 
 #include <array>
@@ -50,10 +52,10 @@ inline const lds_phase_model& lds_model(int bytes, bool write) {
                                                            {{32, 35}, {44, 47}, {52, 59}},
                                                            {{36, 43}, {48, 51}, {60, 63}}})};
     static const lds_phase_model write128{64, consecutive_phases(16)}, read64{64, consecutive_phases(32)},
-        write64{32, consecutive_phases(16)}, any32{64, consecutive_phases(64)};
+        write64{32, consecutive_phases(16)}, read32{64, consecutive_phases(64)}, write32{32, consecutive_phases(32)};
     if (bytes == 16) return write ? write128 : read128;
     if (bytes == 8) return write ? write64 : read64;
-    return any32;
+    return write ? write32 : read32;
   } else {
     static const lds_phase_model read128{32, range_phases({{{0, 3}, {20, 23}},
                                                            {{4, 7}, {16, 19}},

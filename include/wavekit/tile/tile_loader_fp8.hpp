@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/byte_transpose.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/tile/lds_tile_fp8.hpp"
@@ -23,6 +24,7 @@ struct tile_loader_k_contiguous {
   static constexpr int chunks_per_row = BK / 16;
   static constexpr int chunks = Rows * chunks_per_row;
   static constexpr int per_thread = (chunks + Threads - 1) / Threads;
+  static constexpr int per_thread_work = chunks;  // work items (threads' shares) of the whole tile
   using layout = lds_tile_fp8<BK>;
 
   arch::u32x4 regs[per_thread];
@@ -55,28 +57,28 @@ struct tile_loader_k_contiguous {
 };
 
 // Rows stored contiguous along M (or N) (tensor [K][ld], ld = rows_total): a thread loads a
-// block of 8 K x 16 rows (eight 16-byte loads along the rows) and writes it transposed, 8 K bytes
-// per row, as sixteen 8-byte LDS stores. Needs rows_total % 16 == 0 (16-byte aligned rows).
-// Each thread walks its 16 rows starting at row (group index % 16): with 64-byte rows, the two
-// row groups that one 16-lane store phase covers then write rows of opposite parity, i.e.
-// opposite halves of the 32 banks.
+// unit of 4 K x 16 rows (four 16-byte loads along the rows), transposes it with v_perm_b32 (one
+// 4x4 byte transpose per word) and writes 4 K bytes of each of the 16 rows (4-byte LDS stores).
+// Units are ordered K group first, so 16 (BK 64) or 32 (BK 128) consecutive lanes write whole
+// rows: conflict-free with lds_tile_fp8's layout. Needs rows_total % 16 == 0.
 template <int Rows, int BK, int Threads>
 struct tile_loader_mn_contiguous {
-  static constexpr int k_groups = BK / 8, row_groups = Rows / 16;
-  static constexpr int blocks = k_groups * row_groups;
-  static constexpr int per_thread = (blocks + Threads - 1) / Threads;
+  static constexpr int k_groups = BK / 4, row_groups = Rows / 16;
+  static constexpr int units = k_groups * row_groups;
+  static constexpr int per_thread = (units + Threads - 1) / Threads;
+  static constexpr int per_thread_work = units;  // work items (threads' shares) of the whole tile
   using layout = lds_tile_fp8<BK>;
   static_assert(Rows % 16 == 0, "tile_loader_mn_contiguous: whole 16-row groups");
 
-  arch::u32x4 regs[per_thread][8];  // [block][k]: 16 row bytes at K = k
-  std::uint32_t base[per_thread];   // byte offset of each block's first row at K = 0
+  arch::u32x4 regs[per_thread][4];  // [unit][k]: 16 row bytes at K = k
+  std::uint32_t base[per_thread];   // byte offset of each unit's first row at K = 0
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate(int row0, int rows_total, int ld, int tid) {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
-      const int b = tid + i * Threads, row = row0 + (b / k_groups) * 16;
-      base[i] = b < blocks && row < rows_total ? static_cast<std::uint32_t>((b % k_groups) * 8 * ld + row)
-                                               : arch::out_of_range;
+      const int u = tid + i * Threads, row = row0 + (u / k_groups) * 16;
+      base[i] = u < units && row < rows_total ? static_cast<std::uint32_t>((u % k_groups) * 4 * ld + row)
+                                              : arch::out_of_range;
     }
   }
 
@@ -84,26 +86,22 @@ struct tile_loader_mn_contiguous {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i)
 #pragma unroll
-      for (int j = 0; j < 8; ++j) regs[i][j] = src.load16(base[i] + static_cast<std::uint32_t>((k0 + j) * ld));
+      for (int j = 0; j < 4; ++j) regs[i][j] = src.load16(base[i] + static_cast<std::uint32_t>((k0 + j) * ld));
   }
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(unsigned char* lds, int tid) const {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
-      const int b = tid + i * Threads;
-      const bool active = blocks % Threads == 0 || b < blocks;  // masked, not divergent
-      const int row = active ? (b / k_groups) * 16 : 0, k = (b % k_groups) * 8;
+      const int u = tid + i * Threads;
+      const bool active = units % Threads == 0 || u < units;  // masked, not divergent
+      const int row = active ? (u / k_groups) * 16 : 0, k = (u % k_groups) * 4;
+      // Word w of the 4 K rows holds rows 4w..4w+3; its transpose gives each of them 4 K bytes.
 #pragma unroll
-      for (int q = 0; q < 16; ++q) {
-        // Byte q of each of the 8 K rows: the 8 K values of row q.
-        const int word = q / 4, shift = 8 * (q % 4);
-        std::uint32_t lo = 0, hi = 0;
+      for (int w = 0; w < 4; ++w) {
+        std::uint32_t rows[4];
+        arch::transpose_4x4_bytes({regs[i][0][w], regs[i][1][w], regs[i][2][w], regs[i][3][w]}, rows);
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          lo |= ((regs[i][j][word] >> shift) & 0xFFu) << (8 * j);
-          hi |= ((regs[i][j + 4][word] >> shift) & 0xFFu) << (8 * j);
-        }
-        arch::lds_store<8>(lds + layout::offset(row + q, k), arch::u32x2{lo, hi}, active);
+        for (int b = 0; b < 4; ++b) arch::lds_store<4>(lds + layout::offset(row + 4 * w + b, k), rows[b], active);
       }
     }
   }

@@ -61,12 +61,15 @@ status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const ge
   const int used_splits = ceil_div(p.k_blocks(), per_split);
   const dim3 grid(static_cast<unsigned>(ceil_div(p.n, Cfg::block_n)),
                   static_cast<unsigned>(ceil_div(p.m, Cfg::block_m)), static_cast<unsigned>(used_splits));
-  if (p.order == layout::k_contiguous)
+  if (p.order == layout::k_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::k_contiguous>), grid, dim3(Cfg::threads), 0,
                        stream, params);
-  else
+  } else if constexpr (Cfg::supports_mn_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::mn_contiguous>), grid, dim3(Cfg::threads), 0,
                        stream, params);
+  } else {
+    return {status_code::bad_config, name + " is built for the k_contiguous order only"};
+  }
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
   if (need > 0) {
