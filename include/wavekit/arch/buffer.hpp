@@ -1,6 +1,7 @@
-// Raw buffer loads (shared/spec/cdna.md section 5): a 128-bit descriptor holds base and size;
-// loads past num_records bytes return 0, so ragged tile edges need no branches: a lane whose
-// element is outside the tensor loads from `out_of_range` instead.
+// Raw buffer loads and stores (shared/spec/cdna.md section 5): a 128-bit descriptor holds base and
+// size; loads past num_records bytes return 0 and stores there are dropped, so ragged tile edges
+// need no branches: a lane whose element is outside the tensor uses `out_of_range` instead.
+// wavekit's kernels move global data this way (the emulator counts these bytes).
 #pragma once
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
@@ -31,6 +32,15 @@ struct buffer {
   }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(std::uint32_t byte_offset) const {
     return __builtin_amdgcn_raw_buffer_load_b32(rsrc, static_cast<int>(byte_offset), 0, 0);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store2(std::uint16_t v, std::uint32_t byte_offset) const {
+    __builtin_amdgcn_raw_buffer_store_b16(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store4(std::uint32_t v, std::uint32_t byte_offset) const {
+    __builtin_amdgcn_raw_buffer_store_b32(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store8(u32x2 v, std::uint32_t byte_offset) const {
+    __builtin_amdgcn_raw_buffer_store_b64(v, rsrc, static_cast<int>(byte_offset), 0, 0);
   }
 };
 

@@ -68,9 +68,11 @@ struct gemm_fp8_blockscale_block {
     const int scale_row = row0 + tid % Cfg::block_m;
     const bool scale_row_valid = scale_row < p.m;
     const int scale_row_read = scale_row_valid ? scale_row : p.m - 1;
+    const arch::buffer a_scales = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(p.m * k_blocks * 4));
+    const arch::buffer b_scales = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n_blocks * k_blocks * 4));
     auto a_scale_of = [&](int kb) -> float {
-      const float v = kc ? p.a_scale[static_cast<long>(scale_row_read) * k_blocks + kb]
-                         : p.a_scale[static_cast<long>(kb) * p.m + scale_row_read];
+      const int at = kc ? scale_row_read * k_blocks + kb : kb * p.m + scale_row_read;
+      const float v = __builtin_bit_cast(float, a_scales.load4(static_cast<std::uint32_t>(at) * 4));
       return scale_row_valid ? v : 0.0f;
     };
     auto store_a_scale = [&](int kb, float v) {
@@ -81,7 +83,8 @@ struct gemm_fp8_blockscale_block {
     auto b_scale_of = [&](int kb) -> float {  // 0 for a wave whose columns all lie past N
       const int nb = (col0 + wave_col) / 128;
       if (nb >= n_blocks) return 0.0f;
-      return kc ? p.b_scale[nb * k_blocks + kb] : p.b_scale[kb * n_blocks + nb];
+      const int at = kc ? nb * k_blocks + kb : kb * n_blocks + nb;
+      return __builtin_bit_cast(float, b_scales.load4(static_cast<std::uint32_t>(at) * 4));
     };
 
     loader<Cfg::block_m> a_load;
@@ -143,6 +146,9 @@ struct gemm_fp8_blockscale_block {
   // bf16 into C, or fp32 into this split's partials.
   WAVEKIT_DEVICE static void store(const blockscale_params<Fp8>& p, const wave_tile& w, int row0, int col0, int lane) {
     const int split = static_cast<int>(blockIdx.z);
+    const std::uint32_t outputs = static_cast<std::uint32_t>(p.m) * static_cast<std::uint32_t>(p.n);
+    const arch::buffer c = arch::buffer::over(p.c, outputs * 2);
+    const arch::buffer partials = arch::buffer::over(p.partials + static_cast<long>(split) * outputs, outputs * 4);
 #pragma unroll
     for (int i = 0; i < Cfg::tiles_m; ++i)
 #pragma unroll
@@ -151,12 +157,14 @@ struct gemm_fp8_blockscale_block {
         for (int r = 0; r < wave_tile::regs; ++r) {
           const int row = row0 + i * Cfg::mfma_m + wave_tile::acc_row(lane, r);
           const int col = col0 + j * Cfg::mfma_m + wave_tile::acc_col(lane);
-          if (row >= p.m || col >= p.n) continue;
-          const long at = static_cast<long>(row) * p.n + col;
+          const std::uint32_t at =
+              row < p.m && col < p.n ? static_cast<std::uint32_t>(row * p.n + col) : arch::out_of_range / 4;
+          // A copy first: __builtin_bit_cast of a vector-element lvalue reads element 0 (clang).
+          const float v = w.total[i][j][r];
           if (p.partials)
-            p.partials[static_cast<long>(split) * p.m * p.n + at] = w.total[i][j][r];
+            partials.store4(__builtin_bit_cast(std::uint32_t, v), at * 4);
           else
-            p.c[at] = bf16::from_bits(bf16_bits_rne(w.total[i][j][r]));
+            c.store2(static_cast<std::uint16_t>(bf16_bits_rne(v)), at * 2);
         }
   }
 };

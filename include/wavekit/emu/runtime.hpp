@@ -55,6 +55,7 @@ struct runtime_state {
   hipError_t last_error = hipSuccess;
   std::string last_error_message;
   launch_counters last_counters;
+  launch_counters accumulated;  // every launch since reset_counters()
 };
 inline runtime_state& runtime() {
   static thread_local runtime_state state;
@@ -63,6 +64,11 @@ inline runtime_state& runtime() {
 
 // The counters of the last launch from this host thread.
 inline const launch_counters& last_launch_counters() { return runtime().last_counters; }
+// The counters of every launch from this host thread since the last reset_counters() (an op may
+// launch several kernels, e.g. a GEMM and its split-K reduction).
+inline const launch_counters& accumulated_counters() { return runtime().accumulated; }
+inline void reset_counters() { runtime().accumulated = launch_counters{}; }
+
 // The message of the last failed launch from this host thread (empty if it succeeded).
 inline const std::string& last_error_message() { return runtime().last_error_message; }
 
@@ -79,6 +85,7 @@ hipError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::
                          Args&&... args) {
   launch_result r = launch(kernel, grid, block, dynamic_lds, std::forward<Args>(args)...);
   runtime().last_counters = r.counters;
+  runtime().accumulated.merge(r.counters);
   if (r.error.empty()) {
     runtime().last_error_message.clear();
     return hipSuccess;
