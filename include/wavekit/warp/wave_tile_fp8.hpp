@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "wavekit/arch/buffer.hpp"  // u32x4
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/core/vector.hpp"
