@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "support/lds_kernels.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/core/numeric_types.hpp"
 
@@ -47,16 +48,6 @@ TEST_CASE("unscaled fp8 converters use OCP formats on gfx950", "[emu][convert][g
   CHECK(__builtin_amdgcn_cvt_f32_fp8(0x38, 0) == 1.0f);
 }
 
-namespace {
-template <int Floats>
-__global__ void lds_user(int* out) {
-  WAVEKIT_LDS_ARRAY(float, tile, Floats);
-  tile[threadIdx.x] = 1.0f;
-  __syncthreads();
-  out[threadIdx.x] = static_cast<int>(tile[(threadIdx.x + 1) % blockDim.x]);
-}
-}  // namespace
-
 TEST_CASE("gfx950: 160 KiB of LDS per block, target macros and properties", "[emu][gfx950]") {
 #if !defined(__gfx950__) || defined(__gfx942__)
   FAIL("gfx950 target macros missing");
@@ -66,9 +57,9 @@ TEST_CASE("gfx950: 160 KiB of LDS per block, target macros and properties", "[em
   CHECK(std::string(prop.gcnArchName).rfind("gfx950", 0) == 0);
   int* out;
   REQUIRE(hipMalloc(&out, 256 * sizeof(int)) == hipSuccess);
-  hipLaunchKernelGGL(lds_user<40960>, dim3(1), dim3(256), 0, nullptr, out);  // 160 KiB: fits
+  hipLaunchKernelGGL(wavekit::test::lds_user<40960>, dim3(1), dim3(256), 0, nullptr, out);  // 160 KiB: fits
   CHECK(hipGetLastError() == hipSuccess);
-  hipLaunchKernelGGL(lds_user<40964>, dim3(1), dim3(256), 0, nullptr, out);  // 160 KiB + 16 B
+  hipLaunchKernelGGL(wavekit::test::lds_user<40964>, dim3(1), dim3(256), 0, nullptr, out);  // 160 KiB + 16 B
   CHECK(hipGetLastError() == hipErrorLaunchFailure);
   CHECK_THAT(emu::last_error_message(), Catch::Contains("gfx950 has 163840"));
   hipFree(out);

@@ -5,6 +5,7 @@
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include "support/lds_kernels.hpp"
 #include "wavekit/arch/lds.hpp"
 
 namespace {
@@ -36,14 +37,6 @@ __global__ void divergent_barriers(int* out) {
   else
     __syncthreads();
   out[threadIdx.x] = 1;
-}
-
-template <int Floats>
-__global__ void lds_user(int* out) {
-  WAVEKIT_LDS_ARRAY(float, tile, Floats);
-  tile[threadIdx.x] = 1.0f;
-  __syncthreads();
-  out[threadIdx.x] = static_cast<int>(tile[(threadIdx.x + 1) % blockDim.x]);
 }
 
 __global__ void dynamic_lds_user(int* out) {
@@ -88,9 +81,9 @@ TEST_CASE("a cross-lane operation in divergent code stops the launch", "[emu][st
 TEST_CASE("more LDS than the target has stops the launch", "[emu][strict]") {
   int* out;
   REQUIRE(hipMalloc(&out, 256 * sizeof(int)) == hipSuccess);
-  hipLaunchKernelGGL(lds_user<16384>, dim3(2), dim3(256), 0, nullptr, out);  // 64 KiB: fits gfx942
+  hipLaunchKernelGGL(wavekit::test::lds_user<16384>, dim3(2), dim3(256), 0, nullptr, out);  // 64 KiB: fits gfx942
   CHECK(launch_error().empty());
-  hipLaunchKernelGGL(lds_user<16388>, dim3(2), dim3(256), 0, nullptr, out);  // 64 KiB + 16 B
+  hipLaunchKernelGGL(wavekit::test::lds_user<16388>, dim3(2), dim3(256), 0, nullptr, out);  // 64 KiB + 16 B
   CHECK_THAT(launch_error(), Catch::Contains("more LDS than the target has") && Catch::Contains("65552 bytes") &&
                                  Catch::Contains("gfx942 has 65536"));
   hipLaunchKernelGGL(dynamic_lds_user, dim3(1), dim3(256), 1024, nullptr, out);

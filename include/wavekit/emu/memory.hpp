@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -141,14 +142,21 @@ inline void* guarded_allocate(std::size_t bytes, region_kind kind, std::string w
   return begin;
 }
 
+namespace detail {
+// The region whose mapping starts at or below addr (the caller holds the registry's mutex), or end().
+inline std::map<std::uintptr_t, region_record>::iterator region_below(std::uintptr_t addr) {
+  auto& map = regions().by_mapping;
+  auto it = map.upper_bound(addr);
+  return it == map.begin() ? map.end() : std::prev(it);
+}
+}  // namespace detail
+
 // The registered region containing p (its usable range), or nullptr.
 inline const region_record* find_region(const void* p) {
   const auto addr = reinterpret_cast<std::uintptr_t>(p);
   std::lock_guard<std::mutex> lock(detail::regions().mutex);
-  auto& map = detail::regions().by_mapping;
-  auto it = map.upper_bound(addr);
-  if (it == map.begin()) return nullptr;
-  --it;
+  const auto it = detail::region_below(addr);
+  if (it == detail::regions().by_mapping.end()) return nullptr;
   return addr >= it->second.begin && addr < it->second.begin + it->second.bytes ? &it->second : nullptr;
 }
 
@@ -157,10 +165,8 @@ inline bool guarded_free(void* p) {
   const auto addr = reinterpret_cast<std::uintptr_t>(p);
   std::lock_guard<std::mutex> lock(detail::regions().mutex);
   auto& map = detail::regions().by_mapping;
-  auto it = map.upper_bound(addr);
-  if (it == map.begin()) return false;
-  --it;
-  if (it->second.begin != addr) return false;
+  const auto it = detail::region_below(addr);
+  if (it == map.end() || it->second.begin != addr) return false;
   munmap(reinterpret_cast<void*>(it->second.mapping), it->second.mapping_bytes);
   map.erase(it);
   return true;
