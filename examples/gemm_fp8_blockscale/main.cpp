@@ -18,6 +18,7 @@
 #include "wavekit/config/gemm_fp8_blockscale.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/reference_gemm_fp8_blockscale.hpp"
+#include "wavekit/host/transpose.hpp"
 
 using namespace wavekit;
 
@@ -34,16 +35,8 @@ int run(const gemm_fp8_blockscale_problem& p) {
   std::vector<Fp8> a = qa.data, b = qb.data;
   std::vector<float> as = qa.scales, bs = qb.scales;
   if (p.order == layout::mn_contiguous) {
-    for (int i = 0; i < p.m; ++i)
-      for (int k = 0; k < p.k; ++k) a[std::size_t(k) * p.m + i] = qa.data[std::size_t(i) * p.k + k];
-    for (int j = 0; j < p.n; ++j)
-      for (int k = 0; k < p.k; ++k) b[std::size_t(k) * p.n + j] = qb.data[std::size_t(j) * p.k + k];
-    for (int i = 0; i < p.m; ++i)
-      for (int q = 0; q < p.k_blocks(); ++q)
-        as[std::size_t(q) * p.m + i] = qa.scales[std::size_t(i) * p.k_blocks() + q];
-    for (int j = 0; j < p.n_blocks(); ++j)
-      for (int q = 0; q < p.k_blocks(); ++q)
-        bs[std::size_t(q) * p.n_blocks() + j] = qb.scales[std::size_t(j) * p.k_blocks() + q];
+    a = host::transposed(qa.data, p.m, p.k), b = host::transposed(qb.data, p.n, p.k);
+    as = host::transposed(qa.scales, p.m, p.k_blocks()), bs = host::transposed(qb.scales, p.n_blocks(), p.k_blocks());
   }
   Fp8 *da, *db;
   float *das, *dbs;

@@ -11,6 +11,7 @@
 
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/reference_gemm_fp8_blockscale.hpp"
+#include "wavekit/host/transpose.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
 
 namespace wavekit::test {
@@ -40,16 +41,9 @@ struct blockscale_case {
     const int kb = p.k_blocks(), nb = p.n_blocks();
     if (p.order == layout::k_contiguous) {
       ha = qa.data, hb = qb.data, has = qa.scales, hbs = qb.scales;
-    } else {  // transpose into the mn_contiguous order
-      ha.resize(qa.data.size()), hb.resize(qb.data.size()), has.resize(qa.scales.size()), hbs.resize(qb.scales.size());
-      for (int i = 0; i < p.m; ++i)
-        for (int kk = 0; kk < p.k; ++kk) ha[std::size_t(kk) * p.m + i] = qa.data[std::size_t(i) * p.k + kk];
-      for (int j = 0; j < p.n; ++j)
-        for (int kk = 0; kk < p.k; ++kk) hb[std::size_t(kk) * p.n + j] = qb.data[std::size_t(j) * p.k + kk];
-      for (int i = 0; i < p.m; ++i)
-        for (int q = 0; q < kb; ++q) has[std::size_t(q) * p.m + i] = qa.scales[std::size_t(i) * kb + q];
-      for (int j = 0; j < nb; ++j)
-        for (int q = 0; q < kb; ++q) hbs[std::size_t(q) * nb + j] = qb.scales[std::size_t(j) * kb + q];
+    } else {  // transposed into the mn_contiguous order
+      ha = host::transposed(qa.data, p.m, p.k), hb = host::transposed(qb.data, p.n, p.k);
+      has = host::transposed(qa.scales, p.m, kb), hbs = host::transposed(qb.scales, nb, kb);
     }
     upload(a, ha), upload(b, hb), upload(a_scale, has), upload(b_scale, hbs);
     hipMalloc(&c, std::size_t(p.m) * p.n * sizeof(bf16));

@@ -30,9 +30,7 @@ struct gemm_fp8_blockscale_config {
   static constexpr int lds_bytes = 2 * lds_tile_bytes + 2 * BlockM * 4;
   // The occupancy the codegen report must confirm: what the LDS budget allows (blocks per CU
   // times waves per block over 4 SIMDs), capped at 2; registers must not lower it further.
-  static constexpr int min_waves_per_simd = (65536 / lds_bytes) * waves / 4 >= 2   ? 2
-                                            : (65536 / lds_bytes) * waves / 4 >= 1 ? 1
-                                                                                   : 1;
+  static constexpr int min_waves_per_simd = (65536 / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
 
   static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale_config: BlockK must be 64 or 128");
   static_assert(BlockM % WavesM == 0 && BlockN % WavesN == 0,

@@ -12,14 +12,6 @@ template <class T>
 WAVEKIT_HOST_DEVICE constexpr T ceil_div(T a, T b) {
   return (a + b - 1) / b;
 }
-template <class T>
-WAVEKIT_HOST_DEVICE constexpr T round_up(T a, T b) {
-  return ceil_div(a, b) * b;
-}
-template <class T>
-WAVEKIT_HOST_DEVICE constexpr bool is_power_of_two(T v) {
-  return v > 0 && (v & (v - 1)) == 0;
-}
 
 // f(std::integral_constant<int, 0>{}), ..., f(std::integral_constant<int, N - 1>{}): a loop whose
 // index is a compile-time constant in the body (unrolled by construction, not by a pragma).

@@ -55,6 +55,13 @@ inline void write_stderr(const std::string& s) {
 // Exit status of a process ended by an invalid access in emulated code.
 inline constexpr int fault_exit_status = 70;
 
+// The region whose mapping starts at or below addr (the caller holds the registry's mutex), or end().
+inline std::map<std::uintptr_t, region_record>::iterator region_below(std::uintptr_t addr) {
+  auto& map = regions().by_mapping;
+  auto it = map.upper_bound(addr);
+  return it == map.begin() ? map.end() : std::prev(it);
+}
+
 // Hook for the launcher: a description of the GPU thread running on this OS thread, if any.
 inline std::string (*describe_current_thread)() = nullptr;
 
@@ -67,9 +74,9 @@ inline void fault_handler(int sig, siginfo_t* info, void*) {
   }();
   auto& reg = regions();
   if (reg.mutex.try_lock()) {
-    auto it = reg.by_mapping.upper_bound(addr);
-    if (it != reg.by_mapping.begin()) {
-      const region_record& r = (--it)->second;
+    const auto it = region_below(addr);
+    if (it != reg.by_mapping.end()) {
+      const region_record& r = it->second;
       if (addr >= r.mapping && addr < r.mapping + r.mapping_bytes) {
         const char* kind = r.kind == region_kind::global ? "out-of-bounds global access"
                            : r.kind == region_kind::lds  ? "LDS access past the declared size"
@@ -140,24 +147,6 @@ inline void* guarded_allocate(std::size_t bytes, region_kind kind, std::string w
   std::lock_guard<std::mutex> lock(detail::regions().mutex);
   detail::regions().by_mapping[r.mapping] = std::move(r);
   return begin;
-}
-
-namespace detail {
-// The region whose mapping starts at or below addr (the caller holds the registry's mutex), or end().
-inline std::map<std::uintptr_t, region_record>::iterator region_below(std::uintptr_t addr) {
-  auto& map = regions().by_mapping;
-  auto it = map.upper_bound(addr);
-  return it == map.begin() ? map.end() : std::prev(it);
-}
-}  // namespace detail
-
-// The registered region containing p (its usable range), or nullptr.
-inline const region_record* find_region(const void* p) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  std::lock_guard<std::mutex> lock(detail::regions().mutex);
-  const auto it = detail::region_below(addr);
-  if (it == detail::regions().by_mapping.end()) return nullptr;
-  return addr >= it->second.begin && addr < it->second.begin + it->second.bytes ? &it->second : nullptr;
 }
 
 // Unmaps a region returned by guarded_allocate; false if p is not the start of one.
