@@ -14,8 +14,8 @@
 using namespace wavekit;
 
 TEMPLATE_TEST_CASE_SIG("lds_tile_fp8 maps every (row, K byte) of a tile to its own byte, chunks intact", "[emu][tile]",
-                       ((int BK), BK), 64, 128) {
-  using layout = tile::lds_tile_fp8<BK>;
+                       ((int BK, int SwapRows), BK, SwapRows), (64, 4), (64, 8), (64, 16), (128, 16)) {
+  using layout = tile::lds_tile_fp8<BK, SwapRows>;
   constexpr int rows = 256;
   std::set<int> seen;
   for (int r = 0; r < rows; ++r)
@@ -25,6 +25,8 @@ TEMPLATE_TEST_CASE_SIG("lds_tile_fp8 maps every (row, K byte) of a tile to its o
       CHECK(at < rows * BK);
       CHECK(seen.insert(at).second);
       if (k % 16) CHECK(at == layout::offset(r, k - k % 16) + k % 16);  // 16-byte chunks stay whole
+      // What the transposing loader's paired stores rely on.
+      if (layout::rows_4_apart_share_swizzle && r % 8 < 4) CHECK(layout::offset(r + 4, k) == at + 4 * BK);
     }
 }
 
@@ -42,7 +44,7 @@ __global__ void round_trip(const std::uint8_t* src, int rows_total, int ld, int 
   loader.store(bytes, tid);
   __syncthreads();
   for (int i = tid; i < Rows * BK; i += static_cast<int>(blockDim.x))
-    out[i] = bytes[tile::lds_tile_fp8<BK>::offset(i / BK, i % BK)];
+    out[i] = bytes[Loader::layout::offset(i / BK, i % BK)];
 }
 
 template <bool KContiguous, int Rows, int BK, int Threads>
@@ -77,7 +79,10 @@ TEST_CASE("tile loaders copy a tile into the swizzled layout, zeros past the las
   check_loader<true, 64, 128, 256>();
   check_loader<true, 64, 64, 128>();
   check_loader<true, 16, 128, 256>();  // fewer chunks than threads: masked stores
-  check_loader<false, 64, 128, 256>();
-  check_loader<false, 64, 64, 64>();
-  check_loader<false, 16, 128, 256>();
+  check_loader<false, 64, 128, 256>();  // 8 rows a unit
+  check_loader<false, 64, 64, 64>();    // 16 rows a unit
+  check_loader<false, 16, 128, 256>();  // 4 rows a unit, fewer units than threads: masked stores
+  check_loader<false, 256, 64, 512>();  // the large tile's A (8 rows a unit, paired stores on gfx942)
+  check_loader<false, 128, 64, 512>();  // and its B (4 rows a unit)
+  check_loader<false, 128, 128, 128>(); // 16 rows a unit, two units a thread
 }

@@ -23,8 +23,8 @@ namespace {
 template <class Cfg>
 __global__ void one_scale_block(const std::uint8_t* a, const std::uint8_t* b, const float* a_scale, float b_scale,
                                 float* out) {
-  using tile = warp::wave_tile_fp8<Cfg, fp8>;
-  using layout = tile::layout;
+  using layout = wavekit::tile::lds_tile_fp8<Cfg::block_k>;
+  using tile = warp::wave_tile_fp8<Cfg, fp8, layout, layout>;
   constexpr int bk = Cfg::block_k;
   WAVEKIT_LDS_ARRAY(arch::u32x4, lds, 2 * 64 * bk / 16 * (128 / bk) + 64 * 4 / 16);
   auto* bytes = reinterpret_cast<unsigned char*>(lds);
@@ -45,7 +45,7 @@ __global__ void one_scale_block(const std::uint8_t* a, const std::uint8_t* b, co
     const unsigned char* base = bytes + s * 2 * 64 * bk;
     w.template step<s == 0>(base, base + 64 * bk, 0, 0, lane);
   });
-  w.apply_scales(scales, 0, b_scale, lane);
+  w.apply_scales(tile::read_scales(scales, 0, lane), b_scale);
   for (int i = 0; i < Cfg::tiles_m; ++i)
     for (int j = 0; j < Cfg::tiles_n; ++j)
       for (int r = 0; r < tile::regs; ++r)

@@ -21,17 +21,24 @@ inline constexpr int buffer_dword3 = 0x00020000;
 // range when a K offset below 2^31 is added, so a loader can fold the check into a base offset.
 inline constexpr std::uint32_t out_of_range = 0x80000000u;
 
+// Loads take a per-lane byte offset and an optional wave-uniform one (the instruction's soffset,
+// a scalar register): only the per-lane offset is range-checked (spec 5.2), so a tile loader
+// keeps its rows' offsets (out_of_range for missing rows) per lane and advances along K in the
+// uniform one, at no vector-ALU cost per load.
 struct buffer {
   __amdgpu_buffer_rsrc_t rsrc;
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static buffer over(const void* base, std::uint32_t bytes) {
     return {__builtin_amdgcn_make_buffer_rsrc(const_cast<void*>(base), 0, static_cast<int>(bytes), buffer_dword3)};
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x4 load16(std::uint32_t byte_offset) const {
-    return __builtin_amdgcn_raw_buffer_load_b128(rsrc, static_cast<int>(byte_offset), 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x4 load16(std::uint32_t byte_offset, std::uint32_t uniform_offset = 0) const {
+    return __builtin_amdgcn_raw_buffer_load_b128(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(std::uint32_t byte_offset) const {
-    return __builtin_amdgcn_raw_buffer_load_b32(rsrc, static_cast<int>(byte_offset), 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x2 load8(std::uint32_t byte_offset, std::uint32_t uniform_offset = 0) const {
+    return __builtin_amdgcn_raw_buffer_load_b64(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(std::uint32_t byte_offset, std::uint32_t uniform_offset = 0) const {
+    return __builtin_amdgcn_raw_buffer_load_b32(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
   }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store2(std::uint16_t v, std::uint32_t byte_offset) const {
     __builtin_amdgcn_raw_buffer_store_b16(v, rsrc, static_cast<int>(byte_offset), 0, 0);

@@ -71,14 +71,43 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store(void* p, lds_vector_t<Bytes> v
 #endif
 }
 
+// Two stores of one base and a constant gap (Gap bytes, a multiple of Bytes below 256 * Bytes):
+// the form the compiler merges into one ds_write2 (two addresses a lane, offsets in units of
+// Bytes). The emulator counts it as the two stores it is made of.
+template <int Bytes, int Gap>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store2(void* p, lds_vector_t<Bytes> first, lds_vector_t<Bytes> second,
+                                                   bool active = true WAVEKIT_LDS_SITE) {
+  static_assert(Gap % Bytes == 0 && Gap / Bytes < 256, "lds_store2: the gap must fit ds_write2's offset");
+#if defined(WAVEKIT_EMULATOR)
+  lds_store<Bytes>(p, first, active, site);
+  lds_store<Bytes>(static_cast<unsigned char*>(p) + Gap, second, active, site);
+#else
+  lds_store<Bytes>(p, first, active);
+  lds_store<Bytes>(static_cast<unsigned char*>(p) + Gap, second, active);
+#endif
+}
+
 #undef WAVEKIT_LDS_SITE
 
-// Keeps a just-loaded value whole: the compiler may otherwise re-read parts of a 16-byte LDS
-// load (a second, narrower ds_read) where they are used, which costs an instruction each.
+// Keeps just-loaded values whole: the compiler may otherwise re-read parts of a 16-byte LDS
+// load (a second, narrower ds_read) where they are used, which costs an instruction each. The
+// array form pins its values four to one asm statement, so waiting for them takes one s_waitcnt
+// per four rather than one each.
 template <class T>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void keep_whole([[maybe_unused]] T& v) {
 #if !defined(WAVEKIT_EMULATOR)
   asm volatile("" : "+v"(v));
+#endif
+}
+
+template <class T, int N>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void keep_whole([[maybe_unused]] T (&v)[N]) {
+#if !defined(WAVEKIT_EMULATOR)
+  int i = 0;
+#pragma unroll
+  for (; i + 4 <= N; i += 4) asm volatile("" : "+v"(v[i]), "+v"(v[i + 1]), "+v"(v[i + 2]), "+v"(v[i + 3]));
+#pragma unroll
+  for (; i < N; ++i) asm volatile("" : "+v"(v[i]));
 #endif
 }
 

@@ -15,6 +15,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/schedule.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/math.hpp"
@@ -39,16 +40,19 @@ struct blockscale_params {
 template <class Cfg, class Fp8, layout Order>
 struct gemm_fp8_blockscale_block {
   static constexpr int bk = Cfg::block_k, kps = Cfg::k_steps_per_scale;
-  using wave_tile = warp::wave_tile_fp8<Cfg, Fp8>;
   template <int Rows>
   using loader =
       std::conditional_t<Order == layout::k_contiguous, tile::tile_loader_k_contiguous<Rows, bk, Cfg::threads>,
                          tile::tile_loader_mn_contiguous<Rows, bk, Cfg::threads>>;
+  using wave_tile = warp::wave_tile_fp8<Cfg, Fp8, typename loader<Cfg::block_m>::layout,
+                                        typename loader<Cfg::block_n>::layout>;
   static constexpr int a_tile_bytes = Cfg::block_m * bk, tile_bytes = Cfg::lds_tile_bytes;
 
   // lds: Cfg::lds_bytes, 16-byte aligned.
   WAVEKIT_DEVICE static void run(const blockscale_params<Fp8>& p, unsigned char* lds) {
-    const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = tid / 64;
+    // The wave index is the same in all its lanes; readfirstlane tells the compiler so (scalar
+    // registers and branches for everything derived from it).
+    const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
     const int wave_row = (wave / Cfg::waves_n) * Cfg::wave_m, wave_col = (wave % Cfg::waves_n) * Cfg::wave_n;
     const int row0 = static_cast<int>(blockIdx.y) * Cfg::block_m, col0 = static_cast<int>(blockIdx.x) * Cfg::block_n;
     const int k_blocks = p.k / 128, n_blocks = (p.n + 127) / 128;
@@ -61,31 +65,36 @@ struct gemm_fp8_blockscale_block {
     const arch::buffer b_src =
         arch::buffer::over(p.b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k));
     const int a_ld = kc ? p.k : p.m, b_ld = kc ? p.k : p.n;
-    float* scale_lds = reinterpret_cast<float*>(lds + 2 * tile_bytes);  // [2][BlockM]
+    constexpr int scale_stride = Cfg::scale_slots;
+    float* scale_lds = reinterpret_cast<float*>(lds + 2 * tile_bytes);  // [Cfg::scale_buffers][scale_slots]
 
-    // One thread per row brings the A scale of a 128-K block (0 past M). Branch-free: threads
-    // beyond the block's rows read a valid row and do not store.
+    // One thread per row brings the A scale of a 128-K block (0 past M: the row's offset is out
+    // of range). Threads beyond the block's rows load too and do not store. Where the block's
+    // columns lie in one 128-column scale block (BlockN <= 128), that thread stores the row's
+    // product with B's scale, so the waves' scale step is one FMA per accumulator.
     const int scale_row = row0 + tid % Cfg::block_m;
-    const bool scale_row_valid = scale_row < p.m;
-    const int scale_row_read = scale_row_valid ? scale_row : p.m - 1;
+    const std::uint32_t scale_row_at =
+        scale_row < p.m ? static_cast<std::uint32_t>(scale_row * (kc ? k_blocks : 1) * 4) : arch::out_of_range;
     const arch::buffer a_scales = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(p.m * k_blocks * 4));
     const arch::buffer b_scales = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n_blocks * k_blocks * 4));
     auto a_scale_of = [&](int kb) -> float {
-      const int at = kc ? scale_row_read * k_blocks + kb : kb * p.m + scale_row_read;
-      const float v = __builtin_bit_cast(float, a_scales.load4(static_cast<std::uint32_t>(at) * 4));
-      return scale_row_valid ? v : 0.0f;
+      return __builtin_bit_cast(float, a_scales.load4(scale_row_at, static_cast<std::uint32_t>(kb * (kc ? 1 : p.m) * 4)));
     };
-    auto store_a_scale = [&](int kb, float v) {
-      const unsigned parity = static_cast<unsigned>(kb - kb_begin) & 1u;
-      arch::lds_store<4>(scale_lds + parity * Cfg::block_m + tid % Cfg::block_m, __builtin_bit_cast(std::uint32_t, v),
-                         tid < Cfg::block_m);
+    // Threads past the block's rows store into slots of their own that nothing reads: cheaper
+    // than masking the store off.
+    auto store_row_scale = [&](int buffer, float v) {
+      arch::lds_store<4>(scale_lds + buffer * scale_stride + tid, __builtin_bit_cast(std::uint32_t, v));
     };
-    auto b_scale_of = [&](int kb) -> float {  // 0 for a wave whose columns all lie past N
-      const int nb = (col0 + wave_col) / 128;
-      if (nb >= n_blocks) return 0.0f;
-      const int at = kc ? nb * k_blocks + kb : kb * n_blocks + nb;
-      return __builtin_bit_cast(float, b_scales.load4(static_cast<std::uint32_t>(at) * 4));
+    constexpr bool combined = Cfg::block_n <= 128;
+    const int b_scale_col = (col0 + wave_col) / 128;  // 0 for a wave whose columns all lie past N
+    const std::uint32_t b_scale_at = b_scale_col < n_blocks
+                                         ? static_cast<std::uint32_t>(b_scale_col * (kc ? k_blocks : 1) * 4)
+                                         : arch::out_of_range;
+    auto b_scale_of = [&](int kb) -> float {
+      return __builtin_bit_cast(float,
+                                b_scales.load4(b_scale_at, static_cast<std::uint32_t>(kb * (kc ? 1 : n_blocks) * 4)));
     };
+    auto row_scale_of = [&](int kb) { return combined ? a_scale_of(kb) * b_scale_of(kb) : a_scale_of(kb); };
 
     loader<Cfg::block_m> a_load;
     loader<Cfg::block_n> b_load;
@@ -99,7 +108,7 @@ struct gemm_fp8_blockscale_block {
     if (steps > 0) {
       a_load.load(a_src, a_ld, kb_begin * 128);
       b_load.load(b_src, b_ld, kb_begin * 128);
-      store_a_scale(kb_begin, a_scale_of(kb_begin));
+      if constexpr (Cfg::scale_buffers == 2) store_row_scale(0, row_scale_of(kb_begin));
       a_load.store(lds, tid);
       b_load.store(lds + a_tile_bytes, b_tid);
       __syncthreads();
@@ -107,9 +116,14 @@ struct gemm_fp8_blockscale_block {
     // One iteration per 128-K scale block; its kps K steps are unrolled, so which step starts and
     // which ends the block is known at compile time. The last block is peeled off: it loads
     // nothing ahead, so the loop over the others carries no conditions.
+    //
+    // Row scales: with two or more K steps a block, the block's first step stores its own (with
+    // the next step's tiles, before the barrier) and its last step reads them, so one LDS buffer
+    // serves; with one step a block, the next block's scales travel with the next tiles into the
+    // other of two buffers.
     auto scale_block = [&]<bool Last>(int kb) {
-      const float b_scale = b_scale_of(kb);
-      float next_a_scale = 0.0f;
+      const float b_scale = combined ? 1.0f : b_scale_of(kb);
+      float row_scale = 0.0f;
       static_for<kps>([&](auto s_constant) {
         constexpr int s = decltype(s_constant)::value;
         const int step = (kb - kb_begin) * kps + s;
@@ -118,20 +132,39 @@ struct gemm_fp8_blockscale_block {
         const unsigned parity = kps % 2 == 0 ? static_cast<unsigned>(s) & 1u : static_cast<unsigned>(step) & 1u;
         unsigned char* cur = lds + parity * tile_bytes;
         unsigned char* next = lds + (parity ^ 1u) * tile_bytes;
+        constexpr bool own_scales = Cfg::scale_buffers == 1 && s == 0;
+        constexpr bool next_scales = Cfg::scale_buffers == 2 && s == kps - 1;
+        // Loads in the order they are waited for (global loads complete in order): scales, B, A;
+        // waiting for A's then covers all.
+        if (own_scales) row_scale = row_scale_of(kb);
         if (more) {
           const int k_next = kb_begin * 128 + (step + 1) * bk;
-          a_load.load(a_src, a_ld, k_next);
+          if (next_scales) row_scale = row_scale_of(kb + 1);
           b_load.load(b_src, b_ld, k_next);
-          if (s == kps - 1) next_a_scale = a_scale_of(kb + 1);
+          a_load.load(a_src, a_ld, k_next);
         }
-        w.template step<s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
+        typename wave_tile::row_scales scales;
         if (s == kps - 1)
-          w.apply_scales(scale_lds + (static_cast<unsigned>(kb - kb_begin) & 1u) * Cfg::block_m, wave_row, b_scale,
-                         lane);
+          scales = wave_tile::read_scales(
+              scale_lds + (Cfg::scale_buffers == 2 ? (static_cast<unsigned>(kb - kb_begin) & 1u) * scale_stride : 0),
+              wave_row, lane);
+        w.template step<s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
+        if (s == kps - 1) {
+          if constexpr (combined)
+            w.apply_scales(scales);
+          else
+            w.apply_scales(scales, b_scale);
+        }
+        // Nothing below moves above the MFMAs: waiting for the loads there would stall them.
+        arch::schedule_fence();
         if (more) {
+          // The step's loads were issued a whole step ago: one wait for all, not one per use.
+          a_load.keep_loaded();
+          b_load.keep_loaded();
           a_load.store(next, tid);
           b_load.store(next + a_tile_bytes, b_tid);
-          if (s == kps - 1) store_a_scale(kb + 1, next_a_scale);
+          if (own_scales) store_row_scale(0, row_scale);
+          if (next_scales) store_row_scale(static_cast<int>(static_cast<unsigned>(kb + 1 - kb_begin) & 1u), row_scale);
           __syncthreads();
         }
       });

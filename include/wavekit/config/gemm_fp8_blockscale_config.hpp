@@ -9,25 +9,25 @@
 namespace wavekit::config {
 
 enum class mfma_shape { m16n16k32, m32n32k16 };
-// The storage orders a configuration is built for (the transposing loader of mn_contiguous needs
-// registers a large tile may not have).
-enum class storage_orders { both, k_contiguous_only };
 
-template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, mfma_shape Mfma,
-          storage_orders Orders = storage_orders::both>
+template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, mfma_shape Mfma>
 struct gemm_fp8_blockscale_config {
   static constexpr int block_m = BlockM, block_n = BlockN, block_k = BlockK;
   static constexpr int waves_m = WavesM, waves_n = WavesN, waves = WavesM * WavesN, threads = 64 * waves;
   static constexpr mfma_shape mfma = Mfma;
-  static constexpr bool supports_mn_contiguous = Orders == storage_orders::both;
   static constexpr int mfma_m = Mfma == mfma_shape::m16n16k32 ? 16 : 32;  // = mfma_n
   static constexpr int mfma_k = Mfma == mfma_shape::m16n16k32 ? 32 : 16;
   static constexpr int wave_m = BlockM / WavesM, wave_n = BlockN / WavesN;
   static constexpr int tiles_m = wave_m / mfma_m, tiles_n = wave_n / mfma_m;  // MFMA tiles per wave
   static constexpr int k_steps_per_scale = 128 / BlockK;                      // K steps per 128-K scale block
-  // LDS: two buffers of the A and B tiles (fp8) and two of the block's A scales (fp32).
+  // LDS: two buffers of the A and B tiles (fp8) and the blocks' per-row scales (fp32): one
+  // buffer when a scale block spans two K steps (its first step stores them, its last reads
+  // them), two when it is one step (the next block's travel with the next tiles). A scale buffer
+  // has a slot per thread (threads past BlockM write slots nobody reads) and per row.
   static constexpr int lds_tile_bytes = (BlockM + BlockN) * BlockK;
-  static constexpr int lds_bytes = 2 * lds_tile_bytes + 2 * BlockM * 4;
+  static constexpr int scale_buffers = k_steps_per_scale >= 2 ? 1 : 2;
+  static constexpr int scale_slots = threads > BlockM ? threads : BlockM;
+  static constexpr int lds_bytes = 2 * lds_tile_bytes + scale_buffers * scale_slots * 4;
   // The occupancy the codegen report must confirm: what the LDS budget allows (blocks per CU
   // times waves per block over 4 SIMDs), capped at 2; registers must not lower it further.
   static constexpr int min_waves_per_simd = (65536 / lds_bytes) * waves / 4 >= 2 ? 2 : 1;

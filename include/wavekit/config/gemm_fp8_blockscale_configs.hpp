@@ -8,8 +8,7 @@
 namespace wavekit::config {
 
 // clang-format off
-using blockscale_large   = gemm_fp8_blockscale_config<256, 128,  64, 4, 2, mfma_shape::m16n16k32,
-                                                     storage_orders::k_contiguous_only>;             // M in the thousands
+using blockscale_large   = gemm_fp8_blockscale_config<256, 128,  64, 4, 2, mfma_shape::m32n32k16>;  // M in the thousands
 using blockscale_medium  = gemm_fp8_blockscale_config<128, 128,  64, 2, 2, mfma_shape::m16n16k32>;
 using blockscale_mfma32  = gemm_fp8_blockscale_config<128, 128,  64, 2, 2, mfma_shape::m32n32k16>;  // same tile, 32x32 MFMA
 using blockscale_narrow  = gemm_fp8_blockscale_config< 64, 128, 128, 1, 2, mfma_shape::m16n16k32>;
@@ -19,8 +18,6 @@ using blockscale_decode  = gemm_fp8_blockscale_config< 16, 128, 128, 1, 4, mfma_
 
 enum class blockscale_config_id { large, medium, mfma32, narrow, small, decode };
 
-// Whether a configuration is built for a storage order: the transposing loader of mn_contiguous
-// needs about 20 more registers than the large tile leaves at 2 waves per SIMD (it would spill).
 inline constexpr blockscale_config_id all_blockscale_configs[] = {
     blockscale_config_id::large,  blockscale_config_id::medium, blockscale_config_id::mfma32,
     blockscale_config_id::narrow, blockscale_config_id::small,  blockscale_config_id::decode};
@@ -37,11 +34,6 @@ decltype(auto) with_blockscale_config(blockscale_config_id id, F&& f) {
     case blockscale_config_id::decode: return f(blockscale_decode{});
   }
   return f(blockscale_large{});
-}
-
-inline bool blockscale_config_supports(blockscale_config_id id, layout order) {
-  return order == layout::k_contiguous ||
-         with_blockscale_config(id, [](auto cfg) { return decltype(cfg)::supports_mn_contiguous; });
 }
 
 }  // namespace wavekit::config

@@ -69,7 +69,6 @@ inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_prob
   double best_time = 1e30;
   for (blockscale_config_id id : all_blockscale_configs) {
     if (id == blockscale_config_id::mfma32) continue;  // same tile as medium; chosen explicitly only
-    if (!blockscale_config_supports(id, p.order)) continue;
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 &&
           (p.k_blocks() / splits < 4 || std::size_t(splits) * p.m * p.n * sizeof(float) > workspace_bytes))
@@ -108,7 +107,7 @@ inline constexpr blockscale_table_entry blockscale_table[] = {
 
 inline blockscale_plan choose_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
   for (const blockscale_table_entry& e : blockscale_table)
-    if (e.m == p.m && e.n == p.n && e.k == p.k && blockscale_config_supports(e.plan.config, p.order) &&
+    if (e.m == p.m && e.n == p.n && e.k == p.k &&
         (e.plan.splits == 1 || std::size_t(e.plan.splits) * p.m * p.n * sizeof(float) <= workspace_bytes))
       return e.plan;
   return model_blockscale_plan(p, workspace_bytes);

@@ -1,17 +1,18 @@
 // LDS layout of an fp8 tile (rows x BK bytes, K contiguous in each row) whose MFMA operand reads
 // and whose fills are free of bank conflicts (checked by the emulator's counter).
 //
-// A row is split into 16-byte chunks; chunk c of row r is stored at chunk position
-// c ^ ((r / rows_per_line) % chunks_per_row), where rows_per_line rows share one 128-byte line of
-// the 32 banks. Lanes reading 16 bytes of consecutive rows at one K offset (the operand reads)
-// then land in distinct chunks of each bank line, and so do 8 (or 16) lanes filling one row.
-// With 64-byte rows (two per line), rows 2i and 2i+1 also trade places in every other group of
-// 16 rows: the transposing loader writes rows q and q + 16 in one store phase, which would
-// otherwise share a half of the banks; within a 16-row MFMA tile it only permutes rows.
-//
-// gfx950 has 64 banks (256-byte lines) and other read phases (spec 4.1); there the chunk is
-// XORed with the Gray code of the row, r ^ (r >> 1), which a search over the phase model found
-// conflict-free for the operand reads of both MFMA shapes and both row lengths.
+// A row is split into 16-byte chunks; chunk c of row r is stored at chunk position c ^ mask(r).
+// The masks were found by a search over the spec's bank and phase models (spec 4.1) for the
+// operand reads of both MFMA shapes and the fills of both loaders:
+//   - 128-byte rows: r % 8 on gfx942 (one row per 128-byte line of its 32 banks), the Gray code
+//     of r on gfx950 (64 banks);
+//   - 64-byte rows (two per 128-byte line): 3 * bit1(r) ^ 2 * bit4(r) on gfx942,
+//     3 * bit3(r) ^ 2 * bit4(r) on gfx950. Neither depends on bit 2 of the row, so rows r and
+//     r + 4 (r % 8 < 4) share a mask: the transposing loader stores such a pair with one
+//     ds_write2 (rows_4_apart_share_swizzle).
+// With 64-byte rows, rows 2i and 2i+1 also trade places in every other group of SwapRows rows:
+// the transposing loader writes rows q and q + SwapRows (its unit height) in one store phase,
+// which would otherwise share a half of the banks.
 #pragma once
 
 #include "wavekit/arch/target.hpp"
@@ -19,19 +20,27 @@
 
 namespace wavekit::tile {
 
-template <int BK>
+template <int BK, int SwapRows = 16>
 struct lds_tile_fp8 {
   static_assert(BK == 64 || BK == 128, "lds_tile_fp8: rows of 64 or 128 bytes");
+  static_assert(SwapRows >= 2 && (SwapRows & (SwapRows - 1)) == 0, "lds_tile_fp8: SwapRows is a power of two");
   static constexpr int chunks_per_row = BK / 16;
   static constexpr int rows_per_line = 128 / BK;
 
+  // Whether offset(r + 4, k) == offset(r, k) + 4 * BK for every r with r % 8 < 4: true for
+  // 64-byte rows when the row-pair trade moves both rows together (SwapRows >= 8).
+  static constexpr bool rows_4_apart_share_swizzle = rows_per_line == 2 && SwapRows >= 8;
+
+  WAVEKIT_HOST_DEVICE static constexpr int mask(int row) {
+    constexpr bool gfx950 = arch::current_target == arch::target::gfx950;
+    if (rows_per_line == 1) return gfx950 ? (row ^ (row >> 1)) % chunks_per_row : row % chunks_per_row;
+    return 3 * ((row >> (gfx950 ? 3 : 1)) & 1) ^ 2 * ((row >> 4) & 1);
+  }
+
   // Byte offset of K byte `k` of row `row` (k within the row; a 16-byte chunk stays contiguous).
   WAVEKIT_HOST_DEVICE static constexpr int offset(int row, int k) {
-    const int slot = rows_per_line == 2 ? row ^ ((row >> 4) & 1) : row;
-    const int mask = arch::current_target == arch::target::gfx950 ? (row ^ (row >> 1)) % chunks_per_row
-                                                                  : (row / rows_per_line) % chunks_per_row;
-    const int chunk = (k / 16) ^ mask;
-    return slot * BK + chunk * 16 + k % 16;
+    const int slot = rows_per_line == 2 ? row ^ ((row / SwapRows) & 1) : row;
+    return slot * BK + ((k / 16) ^ mask(row)) * 16 + k % 16;
   }
 };
 

@@ -21,7 +21,8 @@
 
 namespace wavekit::warp {
 
-template <class Cfg, class Fp8>
+// ALayout / BLayout: the LDS layouts (tile::lds_tile_fp8) the A and B tiles were stored in.
+template <class Cfg, class Fp8, class ALayout = tile::lds_tile_fp8<Cfg::block_k>, class BLayout = ALayout>
 struct wave_tile_fp8 {
   static constexpr int m = Cfg::mfma_m;                // MFMA tile is m x m
   static constexpr int slice = Cfg::block_k * m / 64;  // bytes of a row each lane reads per K step
@@ -30,19 +31,15 @@ struct wave_tile_fp8 {
   using mfma = mfma_op<Fp8, Fp8, m, m, Cfg::mfma_k>;
   using accumulator = typename mfma::accumulator;
   static constexpr int regs = m * m / 64;  // accumulator registers per lane
-  using layout = tile::lds_tile_fp8<Cfg::block_k>;
 
   accumulator total[Cfg::tiles_m][Cfg::tiles_n];
   accumulator block[Cfg::tiles_m][Cfg::tiles_n];
 
-  struct fragment {
-    arch::u32x4 v[reads];
-    WAVEKIT_DEVICE WAVEKIT_FORCEINLINE long operand(int s) const {  // bytes [8 s, 8 s + 8)
-      const arch::u32x4& q = v[s / 2];
-      const std::uint32_t lo = (s % 2) ? q[2] : q[0], hi = (s % 2) ? q[3] : q[1];
-      return static_cast<long>((static_cast<std::uint64_t>(hi) << 32) | lo);
-    }
-  };
+  // Bytes [8 half, 8 half + 8) of a 16-byte read: one MFMA's operand.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static long operand(const arch::u32x4& q, int half) {
+    const std::uint32_t lo = half ? q[2] : q[0], hi = half ? q[3] : q[1];
+    return static_cast<long>((static_cast<std::uint64_t>(hi) << 32) | lo);
+  }
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void clear() {
 #pragma unroll
@@ -51,43 +48,41 @@ struct wave_tile_fp8 {
       for (int j = 0; j < Cfg::tiles_n; ++j) total[i][j] = accumulator{};
   }
 
-  // The fragment of rows [row0, row0 + m) of an LDS tile for this lane.
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static fragment read(const unsigned char* lds, int row0, int lane) {
-    fragment f;
-    const int row = row0 + lane % m, k = (lane / m) * slice;
-#pragma unroll
-    for (int r = 0; r < reads; ++r) f.v[r] = arch::lds_load<16>(lds + layout::offset(row, k + 16 * r));
-    return f;
-  }
-
   // One K step: A rows from a_lds at wave_row0, B rows (= C columns) from b_lds at wave_col0.
   // FirstInBlock: this step starts a 128-K scale block (the block accumulators restart at 0,
   // as the C operand of the first MFMAs, at no cost).
   template <bool FirstInBlock>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const unsigned char* a_lds, const unsigned char* b_lds, int wave_row0,
                                                int wave_col0, int lane) {
-    fragment a[Cfg::tiles_m], b[Cfg::tiles_n];
+    constexpr int tiles = Cfg::tiles_m + Cfg::tiles_n;
+    // v[r][t]: 16-byte read r of tile t's fragment (A tiles first, then B). All first reads are
+    // issued before the second ones, and each read index is pinned (waited for) only before the
+    // two MFMAs that use it, so the MFMAs of read 0 overlap the arrival of read 1.
+    arch::u32x4 v[reads][tiles];
+    const int row = lane % m, k = (lane / m) * slice;
 #pragma unroll
-    for (int i = 0; i < Cfg::tiles_m; ++i) a[i] = read(a_lds, wave_row0 + i * m, lane);
-#pragma unroll
-    for (int j = 0; j < Cfg::tiles_n; ++j) b[j] = read(b_lds, wave_col0 + j * m, lane);
-    // All reads are in flight before any is pinned whole, so waiting for one does not stall the rest.
-#pragma unroll
-    for (int i = 0; i < Cfg::tiles_m; ++i)
-#pragma unroll
-      for (int r = 0; r < reads; ++r) arch::keep_whole(a[i].v[r]);
-#pragma unroll
-    for (int j = 0; j < Cfg::tiles_n; ++j)
-#pragma unroll
-      for (int r = 0; r < reads; ++r) arch::keep_whole(b[j].v[r]);
-#pragma unroll
-    for (int s = 0; s < mfmas_per_step; ++s)
+    for (int r = 0; r < reads; ++r) {
 #pragma unroll
       for (int i = 0; i < Cfg::tiles_m; ++i)
+        v[r][i] = arch::lds_load<16>(a_lds + ALayout::offset(wave_row0 + i * m + row, k + 16 * r));
 #pragma unroll
-        for (int j = 0; j < Cfg::tiles_n; ++j)
-          block[i][j] =
-              mfma::run(a[i].operand(s), b[j].operand(s), (FirstInBlock && s == 0) ? accumulator{} : block[i][j]);
+      for (int j = 0; j < Cfg::tiles_n; ++j)
+        v[r][Cfg::tiles_m + j] = arch::lds_load<16>(b_lds + BLayout::offset(wave_col0 + j * m + row, k + 16 * r));
+    }
+#pragma unroll
+    for (int r = 0; r < reads; ++r) {
+      arch::keep_whole(v[r]);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int s = 2 * r + half;
+#pragma unroll
+        for (int i = 0; i < Cfg::tiles_m; ++i)
+#pragma unroll
+          for (int j = 0; j < Cfg::tiles_n; ++j)
+            block[i][j] = mfma::run(operand(v[r][i], half), operand(v[r][Cfg::tiles_m + j], half),
+                                    (FirstInBlock && s == 0) ? accumulator{} : block[i][j]);
+      }
+    }
   }
 
   // Row (within the MFMA tile) of accumulator register r of this lane (spec 1.4).
@@ -96,24 +91,46 @@ struct wave_tile_fp8 {
   }
   WAVEKIT_HOST_DEVICE static constexpr int acc_col(int lane) { return lane % m; }
 
-  // total += a_scale(row) * b_scale * block, at the end of a 128-K block. a_scale_lds holds the
-  // block's per-row A scales (fp32, indexed by row within the block tile).
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void apply_scales(const float* a_scale_lds, int wave_row0, float b_scale,
-                                                       int lane) {
+  // This lane's per-row scales of a 128-K block: scale[i][r] for accumulator register r of
+  // MFMA row tile i.
+  struct row_scales {
+    float v[Cfg::tiles_m][regs];
+  };
+
+  // Reads the lane's row scales from row_scale_lds (fp32, indexed by row within the block tile).
+  // Issued before a step's MFMAs, they arrive while those run.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static row_scales read_scales(const float* row_scale_lds, int wave_row0,
+                                                                    int lane) {
+    row_scales s;
 #pragma unroll
-    for (int i = 0; i < Cfg::tiles_m; ++i) {
-      float sa[regs];
+    for (int i = 0; i < Cfg::tiles_m; ++i)
 #pragma unroll
       for (int g = 0; g < regs / 4; ++g) {  // 4 consecutive rows per 16-byte read
-        const arch::u32x4 v = arch::lds_load<16>(a_scale_lds + wave_row0 + i * m + acc_row(lane, 4 * g));
+        const arch::u32x4 v = arch::lds_load<16>(row_scale_lds + wave_row0 + i * m + acc_row(lane, 4 * g));
 #pragma unroll
-        for (int t = 0; t < 4; ++t) sa[4 * g + t] = __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
+        for (int t = 0; t < 4; ++t) s.v[i][4 * g + t] = __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
       }
+    return s;
+  }
+
+  // total += scale(row) * block, at the end of a 128-K block: with the row scales as read (A's
+  // times B's already), or times B's scale b_scale here.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void apply_scales(const row_scales& s) {
+    apply(s, [](float x) { return x; });
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void apply_scales(const row_scales& s, float b_scale) {
+    apply(s, [b_scale](float x) { return x * b_scale; });
+  }
+
+ private:
+  template <class Scale>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void apply(const row_scales& s, Scale scale) {
+#pragma unroll
+    for (int i = 0; i < Cfg::tiles_m; ++i)
 #pragma unroll
       for (int j = 0; j < Cfg::tiles_n; ++j)
 #pragma unroll
-        for (int r = 0; r < regs; ++r) total[i][j][r] = __builtin_fmaf(sa[r] * b_scale, block[i][j][r], total[i][j][r]);
-    }
+        for (int r = 0; r < regs; ++r) total[i][j][r] = __builtin_fmaf(scale(s.v[i][r]), block[i][j][r], total[i][j][r]);
   }
 };
 

@@ -64,11 +64,9 @@ status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const ge
   if (p.order == layout::k_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::k_contiguous>), grid, dim3(Cfg::threads), 0,
                        stream, params);
-  } else if constexpr (Cfg::supports_mn_contiguous) {
+  } else {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::mn_contiguous>), grid, dim3(Cfg::threads), 0,
                        stream, params);
-  } else {
-    return {status_code::bad_config, name + " is built for the k_contiguous order only"};
   }
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};

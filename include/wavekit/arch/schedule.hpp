@@ -1,0 +1,15 @@
+// Instruction-scheduling controls. The compiler schedules freely within a basic block; a
+// pipeline stage that must stay where the source puts it (say, waiting for loads only after a
+// run of MFMAs) is fenced with schedule_fence(). The emulator runs the source in order anyway.
+#pragma once
+
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include "wavekit/core/platform.hpp"
+
+namespace wavekit::arch {
+
+// No instruction is moved across this point by the scheduler (s_sched_barrier with mask 0).
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void schedule_fence() { __builtin_amdgcn_sched_barrier(0); }
+
+}  // namespace wavekit::arch
