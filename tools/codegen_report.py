@@ -11,7 +11,8 @@ Figures per kernel: VGPRs, AGPRs, SGPRs and occupancy (waves/SIMD), LDS bytes, s
 lane and spills come from clang's -Rpass-analysis=kernel-resource-usage remarks. The hot loop is
 found in the assembly: among the loops (a branch back to an earlier label of the same kernel),
 the one with the most MFMA instructions, ties broken by the smaller loop. For it the report
-counts all instructions, MFMAs, their share, s_waitcnt and s_barrier.
+counts all instructions, MFMAs, their share, s_waitcnt and s_barrier, and the instructions per 64
+MFMA 16x16x32 of work (a 32x32x16 MFMA is two: twice the multiply-adds and, on gfx942, cycles).
 """
 import argparse
 import json
@@ -29,7 +30,8 @@ REMARK_KEYS = {
     "ScratchSize [bytes/lane]": "scratch", "Occupancy [waves/SIMD]": "occupancy",
     "SGPRs Spill": "sgpr_spill", "VGPRs Spill": "vgpr_spill", "LDS Size [bytes/block]": "lds",
 }
-TARGETS = re.compile(r";\s*wavekit\.targets\s+lds_bytes_max=(\S+)\s+occupancy_min=(\S+)")
+TARGETS = re.compile(r";\s*wavekit\.targets\s+lds_bytes_max=(\S+)\s+occupancy_min=(\S+)"
+                     r"(?:\s+loop_per_64_max=(\S+))?")
 LABEL = re.compile(r"^(\.?[A-Za-z_$][\w.$]*):")
 BRANCH = re.compile(r"^\s*s_(?:cbranch_\w+|branch)\s+(\.LBB\w+)")
 
@@ -95,6 +97,7 @@ def hot_loop(lines):
         stats = {
             "instructions": len(body),
             "mfma": sum(1 for l in body if l.startswith("v_mfma")),
+            "mfma_work": sum(mfma_work(l) for l in body if l.startswith("v_mfma")),
             "waitcnt": sum(1 for l in body if l.startswith("s_waitcnt")),
             "barriers": sum(1 for l in body if l.startswith("s_barrier")),
         }
@@ -102,10 +105,19 @@ def hot_loop(lines):
         if best is None or key > best[0]:
             best = (key, stats)
     if best is None:
-        return {"instructions": 0, "mfma": 0, "waitcnt": 0, "barriers": 0, "share": 0.0}
+        return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "waitcnt": 0, "barriers": 0, "share": 0.0,
+                "per_64": None}
     stats = best[1]
     stats["share"] = round(stats["mfma"] / stats["instructions"], 3) if stats["instructions"] else 0.0
+    stats["per_64"] = round(stats["instructions"] * 64 / stats["mfma_work"]) if stats["mfma_work"] else None
     return stats
+
+
+def mfma_work(line):
+    """An MFMA's multiply-adds in units of one v_mfma_f32_16x16x32_fp8 (16*16*32): 32x32x16 counts 2.
+    On gfx942 this is also its share of the matrix pipe (spec 1.2: 32 and 16 cycles)."""
+    m = re.match(r"v_mfma_\w*?_(\d+)x(\d+)x(\d+)", line)
+    return int(m[1]) * int(m[2]) * int(m[3]) / 8192 if m else 1.0
 
 
 def demangle(symbols):
@@ -151,6 +163,7 @@ def cmd_report(args):
             targets = TARGETS.search("\n".join(body))
             r["lds_bytes_max"] = int(targets.group(1), 0) if targets else None
             r["occupancy_min"] = int(targets.group(2), 0) if targets else None
+            r["loop_per_64_max"] = int(targets.group(3), 0) if targets and targets.group(3) else 0
             r["loop"] = hot_loop(body)
             r["source"] = os.path.basename(asm_path)
             rows.append(r)
@@ -171,17 +184,20 @@ def cmd_report(args):
 
 def render(arch, rows, reference):
     head = ("| kernel | VGPR | AGPR | SGPR | LDS B | scratch | spills v/s | occupancy | "
-            "hot loop: instr / MFMA / share / waitcnt / barriers | targets (LDS max, occ min) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n")
+            "hot loop: instr / MFMA / share / waitcnt / barriers | instr per 64 MFMA 16x16x32 of work | "
+            "targets (LDS max, occ min, loop max) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = [f"# {arch} codegen report\n\n", head]
     for r in rows:
         l = r["loop"]
         targets = ("none declared" if r["lds_bytes_max"] is None
-                   else f"{r['lds_bytes_max']}, {r['occupancy_min']}")
+                   else f"{r['lds_bytes_max']}, {r['occupancy_min']}"
+                   + (f", loop {r['loop_per_64_max']}" if r.get("loop_per_64_max") else ""))
         lines.append(f"| `{r['name']}` | {r.get('vgpr', '?')} | {r.get('agpr', '?')} | {r.get('sgpr', '?')} | "
                      f"{r.get('lds', '?')} | {r.get('scratch', '?')} | {r.get('vgpr_spill', '?')}/{r.get('sgpr_spill', '?')} | "
                      f"{r.get('occupancy', '?')} | {l['instructions']} / {l['mfma']} / {l['share']:.3f} / "
-                     f"{l['waitcnt']} / {l['barriers']} | {targets} |\n")
+                     f"{l['waitcnt']} / {l['barriers']} | {l['per_64'] if l['per_64'] is not None else '-'} | "
+                     f"{targets} |\n")
     if reference:
         lines.append("\nReference rows (not wavekit code; compiled with the same compiler, see docs/codegen-report.md):\n\n")
         lines.append(head)
@@ -207,6 +223,10 @@ def violations(r):
             out.append(f"{name}: LDS {r['lds']} B exceeds its target of {r['lds_bytes_max']} B")
         if r.get("occupancy", 0) < r["occupancy_min"]:
             out.append(f"{name}: occupancy {r['occupancy']} waves/SIMD below its target of {r['occupancy_min']}")
+        per_64, budget = r["loop"].get("per_64"), r.get("loop_per_64_max", 0)
+        if budget and (per_64 is None or per_64 > budget):
+            out.append(f"{name}: hot loop of {per_64} instructions per 64 MFMA 16x16x32 of work exceeds its "
+                       f"target of {budget}")
     return out
 
 

@@ -78,11 +78,11 @@ void check_loader() {
 TEST_CASE("tile loaders copy a tile into the swizzled layout, zeros past the last row", "[emu][tile]") {
   check_loader<true, 64, 128, 256>();
   check_loader<true, 64, 64, 128>();
-  check_loader<true, 16, 128, 256>();  // fewer chunks than threads: masked stores
-  check_loader<false, 64, 128, 256>();  // 8 rows a unit
-  check_loader<false, 64, 64, 64>();    // 16 rows a unit
-  check_loader<false, 16, 128, 256>();  // 4 rows a unit, fewer units than threads: masked stores
-  check_loader<false, 256, 64, 512>();  // the large tile's A (8 rows a unit, paired stores on gfx942)
-  check_loader<false, 128, 64, 512>();  // and its B (4 rows a unit)
-  check_loader<false, 128, 128, 128>(); // 16 rows a unit, two units a thread
+  check_loader<true, 16, 128, 256>();    // fewer chunks than threads: masked stores
+  check_loader<false, 64, 128, 256>();   // 8 rows a unit
+  check_loader<false, 64, 64, 64>();     // 16 rows a unit
+  check_loader<false, 16, 128, 256>();   // 4 rows a unit, fewer units than threads: masked stores
+  check_loader<false, 256, 64, 512>();   // the large tile's A (8 rows a unit, paired stores on gfx942)
+  check_loader<false, 128, 64, 512>();   // and its B (4 rows a unit)
+  check_loader<false, 128, 128, 128>();  // 16 rows a unit, two units a thread
 }

@@ -32,13 +32,17 @@ struct buffer {
     return {__builtin_amdgcn_make_buffer_rsrc(const_cast<void*>(base), 0, static_cast<int>(bytes), buffer_dword3)};
   }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x4 load16(std::uint32_t byte_offset, std::uint32_t uniform_offset = 0) const {
-    return __builtin_amdgcn_raw_buffer_load_b128(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
+    return __builtin_amdgcn_raw_buffer_load_b128(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),
+                                                 0);
   }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x2 load8(std::uint32_t byte_offset, std::uint32_t uniform_offset = 0) const {
-    return __builtin_amdgcn_raw_buffer_load_b64(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
+    return __builtin_amdgcn_raw_buffer_load_b64(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),
+                                                0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(std::uint32_t byte_offset, std::uint32_t uniform_offset = 0) const {
-    return __builtin_amdgcn_raw_buffer_load_b32(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load4(std::uint32_t byte_offset,
+                                                         std::uint32_t uniform_offset = 0) const {
+    return __builtin_amdgcn_raw_buffer_load_b32(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),
+                                                0);
   }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store2(std::uint16_t v, std::uint32_t byte_offset) const {
     __builtin_amdgcn_raw_buffer_store_b16(v, rsrc, static_cast<int>(byte_offset), 0, 0);

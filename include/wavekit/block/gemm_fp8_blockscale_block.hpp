@@ -44,8 +44,8 @@ struct gemm_fp8_blockscale_block {
   using loader =
       std::conditional_t<Order == layout::k_contiguous, tile::tile_loader_k_contiguous<Rows, bk, Cfg::threads>,
                          tile::tile_loader_mn_contiguous<Rows, bk, Cfg::threads>>;
-  using wave_tile = warp::wave_tile_fp8<Cfg, Fp8, typename loader<Cfg::block_m>::layout,
-                                        typename loader<Cfg::block_n>::layout>;
+  using wave_tile =
+      warp::wave_tile_fp8<Cfg, Fp8, typename loader<Cfg::block_m>::layout, typename loader<Cfg::block_n>::layout>;
   static constexpr int a_tile_bytes = Cfg::block_m * bk, tile_bytes = Cfg::lds_tile_bytes;
 
   // lds: Cfg::lds_bytes, 16-byte aligned.
@@ -78,7 +78,8 @@ struct gemm_fp8_blockscale_block {
     const arch::buffer a_scales = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(p.m * k_blocks * 4));
     const arch::buffer b_scales = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n_blocks * k_blocks * 4));
     auto a_scale_of = [&](int kb) -> float {
-      return __builtin_bit_cast(float, a_scales.load4(scale_row_at, static_cast<std::uint32_t>(kb * (kc ? 1 : p.m) * 4)));
+      return __builtin_bit_cast(float,
+                                a_scales.load4(scale_row_at, static_cast<std::uint32_t>(kb * (kc ? 1 : p.m) * 4)));
     };
     // Threads past the block's rows store into slots of their own that nothing reads: cheaper
     // than masking the store off.
@@ -87,9 +88,8 @@ struct gemm_fp8_blockscale_block {
     };
     constexpr bool combined = Cfg::block_n <= 128;
     const int b_scale_col = (col0 + wave_col) / 128;  // 0 for a wave whose columns all lie past N
-    const std::uint32_t b_scale_at = b_scale_col < n_blocks
-                                         ? static_cast<std::uint32_t>(b_scale_col * (kc ? k_blocks : 1) * 4)
-                                         : arch::out_of_range;
+    const std::uint32_t b_scale_at =
+        b_scale_col < n_blocks ? static_cast<std::uint32_t>(b_scale_col * (kc ? k_blocks : 1) * 4) : arch::out_of_range;
     auto b_scale_of = [&](int kb) -> float {
       return __builtin_bit_cast(float,
                                 b_scales.load4(b_scale_at, static_cast<std::uint32_t>(kb * (kc ? 1 : n_blocks) * 4)));

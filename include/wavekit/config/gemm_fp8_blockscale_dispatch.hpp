@@ -85,23 +85,23 @@ inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_prob
 // clang-format off
 inline constexpr blockscale_table_entry blockscale_table[] = {
     {1024, 1536, 7168, {blockscale_config_id::medium, 1}},  // 33.8 us
-    {1024, 3072, 1536, {blockscale_config_id::medium, 1}},  // 15.4 us
-    {1024, 576, 7168, {blockscale_config_id::medium, 2}},  // 19.1 us
-    {1024, 7168, 256, {blockscale_config_id::medium, 1}},  // 8.3 us
-    {1024, 7168, 2048, {blockscale_config_id::medium, 1}},  // 47.1 us
-    {1024, 4608, 7168, {blockscale_config_id::medium, 1}},  // 101.5 us
-    {1024, 7168, 2304, {blockscale_config_id::medium, 1}},  // 52.6 us
+    {1024, 3072, 1536, {blockscale_config_id::large, 1}},  // 13.8 us
+    {1024, 576, 7168, {blockscale_config_id::large, 4}},  // 19.1 us
+    {1024, 7168, 256, {blockscale_config_id::large, 1}},  // 6.9 us
+    {1024, 7168, 2048, {blockscale_config_id::large, 1}},  // 36.0 us
+    {1024, 4608, 7168, {blockscale_config_id::large, 1}},  // 76.6 us
+    {1024, 7168, 2304, {blockscale_config_id::large, 1}},  // 40.2 us
     {1024, 512, 7168, {blockscale_config_id::narrow, 1}},  // 16.8 us
-    {1024, 4096, 512, {blockscale_config_id::medium, 1}},  // 7.9 us
-    {6144, 1536, 7168, {blockscale_config_id::medium, 1}},  // 203.0 us
-    {6144, 3072, 1536, {blockscale_config_id::medium, 1}},  // 92.6 us
-    {6144, 576, 7168, {blockscale_config_id::medium, 1}},  // 80.3 us
-    {6144, 7168, 256, {blockscale_config_id::medium, 1}},  // 49.9 us
-    {6144, 7168, 2048, {blockscale_config_id::medium, 1}},  // 282.5 us
-    {6144, 4608, 7168, {blockscale_config_id::medium, 1}},  // 609.0 us
-    {6144, 7168, 2304, {blockscale_config_id::medium, 1}},  // 315.8 us
-    {6144, 512, 7168, {blockscale_config_id::medium, 1}},  // 67.7 us
-    {6144, 4096, 512, {blockscale_config_id::medium, 1}},  // 47.5 us
+    {1024, 4096, 512, {blockscale_config_id::large, 1}},  // 6.3 us
+    {6144, 1536, 7168, {blockscale_config_id::large, 1}},  // 153.1 us
+    {6144, 3072, 1536, {blockscale_config_id::large, 1}},  // 71.2 us
+    {6144, 576, 7168, {blockscale_config_id::large, 1}},  // 64.3 us
+    {6144, 7168, 256, {blockscale_config_id::large, 1}},  // 41.5 us
+    {6144, 7168, 2048, {blockscale_config_id::large, 1}},  // 216.0 us
+    {6144, 4608, 7168, {blockscale_config_id::large, 1}},  // 459.4 us
+    {6144, 7168, 2304, {blockscale_config_id::large, 1}},  // 241.0 us
+    {6144, 512, 7168, {blockscale_config_id::large, 1}},  // 64.3 us
+    {6144, 4096, 512, {blockscale_config_id::large, 1}},  // 38.0 us
 };
 // clang-format on
 

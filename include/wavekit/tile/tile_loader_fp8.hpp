@@ -80,8 +80,10 @@ struct tile_loader_mn_contiguous {
   static constexpr int per_thread_work = units;  // work items (threads' shares) of the whole tile
   static constexpr int words = unit_rows / 4;    // 4-row words per loaded K row
   using layout = lds_tile_fp8<BK, unit_rows>;
-  using row_bytes = std::conditional_t<words == 1, std::uint32_t, std::conditional_t<words == 2, arch::u32x2, arch::u32x4>>;
-  static_assert(unit_rows == 4 || unit_rows == 8 || unit_rows == 16, "tile_loader_mn_contiguous: 4, 8 or 16 rows a unit");
+  using row_bytes =
+      std::conditional_t<words == 1, std::uint32_t, std::conditional_t<words == 2, arch::u32x2, arch::u32x4>>;
+  static_assert(unit_rows == 4 || unit_rows == 8 || unit_rows == 16,
+                "tile_loader_mn_contiguous: 4, 8 or 16 rows a unit");
   static_assert(Rows % unit_rows == 0, "tile_loader_mn_contiguous: whole units of rows");
 
   row_bytes regs[per_thread][4];      // [unit][k]: unit_rows row bytes at K = k

@@ -100,7 +100,7 @@ struct wave_tile_fp8 {
   // Reads the lane's row scales from row_scale_lds (fp32, indexed by row within the block tile).
   // Issued before a step's MFMAs, they arrive while those run.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static row_scales read_scales(const float* row_scale_lds, int wave_row0,
-                                                                    int lane) {
+                                                                   int lane) {
     row_scales s;
 #pragma unroll
     for (int i = 0; i < Cfg::tiles_m; ++i)
@@ -130,7 +130,8 @@ struct wave_tile_fp8 {
 #pragma unroll
       for (int j = 0; j < Cfg::tiles_n; ++j)
 #pragma unroll
-        for (int r = 0; r < regs; ++r) total[i][j][r] = __builtin_fmaf(scale(s.v[i][r]), block[i][j][r], total[i][j][r]);
+        for (int r = 0; r < regs; ++r)
+          total[i][j][r] = __builtin_fmaf(scale(s.v[i][r]), block[i][j][r], total[i][j][r]);
   }
 };
 

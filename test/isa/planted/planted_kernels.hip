@@ -44,5 +44,19 @@ __global__ __launch_bounds__(64) void planted_occupancy(const float* in, float* 
   out[threadIdx.x] = tile[12287 - threadIdx.x];
 }
 
+// A loop of a dozen instructions around one 16x16x32 MFMA (over 700 per 64 of them) against a
+// promise of 200.
+using planted_f32x4 = float __attribute__((ext_vector_type(4)));
+__global__ void planted_loop(const long* a, planted_f32x4* out, int n) {
+  wavekit::arch::declare_codegen_targets<0, 1, 200>();
+  planted_f32x4 acc = {0, 0, 0, 0};
+  for (int i = 0; i < n; ++i) {
+    const long x = a[threadIdx.x + 64 * i];
+    acc = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(x, x ^ i, acc, 0, 0, 0);
+    acc.x = acc.x * 1.5f + acc.y;
+  }
+  out[threadIdx.x] = acc;
+}
+
 // Every shipped kernel must declare its targets.
 __global__ void planted_undeclared(float* out) { out[threadIdx.x] = 1.0f; }
