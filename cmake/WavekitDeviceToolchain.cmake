@@ -145,11 +145,13 @@ endfunction()
 # gfx942 (host and device passes, to an object file) with Debian's clang and HIP headers, so
 # GPU-only code keeps building on machines without a GPU.
 function(wavekit_add_hip_compile_check name source)
+  cmake_parse_arguments(ARG "" "" "INCLUDES" ${ARGN})
   set(test_name "isa.gfx942: ${name} compiles as HIP")
+  list(TRANSFORM ARG_INCLUDES PREPEND "-I")
   add_test(NAME "${test_name}"
     COMMAND ${WAVEKIT_DEVICE_CLANG} -x hip -std=c++20 -O1 --offload-arch=gfx942
             --hip-path=${WAVEKIT_HIP_PATH} --rocm-device-lib-path=${WAVEKIT_DEVICE_LIBS}
-            -I${PROJECT_SOURCE_DIR}/include -Werror=return-type -c ${source}
+            -I${PROJECT_SOURCE_DIR}/include ${ARG_INCLUDES} -Werror=return-type -c ${source}
             -o ${CMAKE_CURRENT_BINARY_DIR}/${name}.hip.o)
   set_tests_properties("${test_name}" PROPERTIES LABELS isa)
 endfunction()

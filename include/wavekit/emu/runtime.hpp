@@ -149,6 +149,13 @@ hipError_t hipMalloc(T** ptr, std::size_t bytes) {
   }
   return hipSuccess;
 }
+// Managed memory: the emulator's device memory is host memory already, so this is hipMalloc. Tests
+// that write inputs and read results in place use it to run unchanged on a GPU.
+inline constexpr unsigned hipMemAttachGlobal = 1;
+template <class T>
+hipError_t hipMallocManaged(T** ptr, std::size_t bytes, unsigned /*flags*/ = hipMemAttachGlobal) {
+  return hipMalloc(ptr, bytes);
+}
 inline hipError_t hipFree(void* p) {
   if (!p) return hipSuccess;
   return wavekit::emu::guarded_free(p)

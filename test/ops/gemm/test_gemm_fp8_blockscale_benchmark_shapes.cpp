@@ -1,25 +1,27 @@
-// Six of the 18 amd-fp8-mm benchmark shapes (M = 1024) through the public API on the emulator.
+// Six of the 18 amd-fp8-mm benchmark shapes (M = 1024) through the public API (emulator or device).
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
 #include "support/blockscale_case.hpp"
-#include "wavekit/arch/target.hpp"
+#include "support/device_fp8.hpp"
 #include "wavekit/config/gemm_fp8_blockscale.hpp"
 
 using namespace wavekit;
-using fp8 = std::conditional_t<arch::current_target == arch::target::gfx950, fp8_e4m3fn, fp8_e4m3fnuz>;
 
 TEST_CASE("blockscale GEMM: benchmark shapes of the reference problem", "[emu][gemm]") {
-  const int shapes[][3] = {{1024, 7168, 256}, {1024, 4096, 512},  {1024, 512, 7168},
-                           {1024, 576, 7168}, {1024, 3072, 1536}, {1024, 1536, 7168}};
-  std::uint32_t seed = 6251;
-  for (const auto& s : shapes) {
-    const gemm_fp8_blockscale_problem p{s[0], s[1], s[2], layout::mn_contiguous};
-    test::blockscale_case<fp8> t(p, seed++);
-    const status st = gemm_fp8_blockscale(p, t.args(), nullptr);
-    INFO(p.str() << ": " << st.message());
-    REQUIRE(st.ok());
-    const int splits = config::choose_blockscale_plan(p, t.workspace_bytes).splits;
-    CHECK(t.check(t.reference(), splits, gemm_fp8_blockscale_plan_name(p, t.workspace_bytes).c_str()) == 0);
-  }
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const int shapes[][3] = {{1024, 7168, 256}, {1024, 4096, 512},  {1024, 512, 7168},
+                             {1024, 576, 7168}, {1024, 3072, 1536}, {1024, 1536, 7168}};
+    std::uint32_t seed = 6251;
+    for (const auto& s : shapes) {
+      const gemm_fp8_blockscale_problem p{s[0], s[1], s[2], layout::mn_contiguous};
+      test::blockscale_case<fp8> t(p, seed++);
+      const status st = gemm_fp8_blockscale(p, t.args(), nullptr);
+      INFO(p.str() << ": " << st.message());
+      REQUIRE(st.ok());
+      const int splits = config::choose_blockscale_plan(p, t.workspace_bytes).splits;
+      CHECK(t.check(t.reference(), splits, gemm_fp8_blockscale_plan_name(p, t.workspace_bytes).c_str()) == 0);
+    }
+  });
 }
