@@ -7,13 +7,16 @@
 
 namespace wavekit::config {
 
+// All use 64-K steps: with 128-K steps the double-buffered tiles of the smaller tiles exceed what
+// lets more than one wave per SIMD in on gfx942 (64 KiB of LDS per CU), and their loops were
+// longer too (docs/codegen-report.md). 128-K steps stay supported (and tested) for custom configs.
 // clang-format off
-using blockscale_large   = gemm_fp8_blockscale_config<256, 128,  64, 4, 2, mfma_shape::m32n32k16>;  // M in the thousands
-using blockscale_medium  = gemm_fp8_blockscale_config<128, 128,  64, 2, 2, mfma_shape::m16n16k32>;
-using blockscale_mfma32  = gemm_fp8_blockscale_config<128, 128,  64, 2, 2, mfma_shape::m32n32k16>;  // same tile, 32x32 MFMA
-using blockscale_narrow  = gemm_fp8_blockscale_config< 64, 128, 128, 1, 2, mfma_shape::m16n16k32>;
-using blockscale_small   = gemm_fp8_blockscale_config< 32,  64, 128, 1, 2, mfma_shape::m16n16k32>;
-using blockscale_decode  = gemm_fp8_blockscale_config< 16, 128, 128, 1, 4, mfma_shape::m16n16k32>;  // M <= 16
+using blockscale_large   = gemm_fp8_blockscale_config<256, 128, 64, 4, 2, mfma_shape::m32n32k16>;  // M in the thousands
+using blockscale_medium  = gemm_fp8_blockscale_config<128, 128, 64, 2, 2, mfma_shape::m16n16k32>;
+using blockscale_mfma32  = gemm_fp8_blockscale_config<128, 128, 64, 2, 2, mfma_shape::m32n32k16>;  // same tile, 32x32 MFMA
+using blockscale_narrow  = gemm_fp8_blockscale_config< 64, 128, 64, 2, 2, mfma_shape::m16n16k32>;
+using blockscale_small   = gemm_fp8_blockscale_config< 32,  64, 64, 1, 2, mfma_shape::m16n16k32>;
+using blockscale_decode  = gemm_fp8_blockscale_config< 16, 128, 64, 1, 4, mfma_shape::m16n16k32>;  // M <= 16
 // clang-format on
 
 enum class blockscale_config_id { large, medium, mfma32, narrow, small, decode };

@@ -91,7 +91,7 @@ inline constexpr blockscale_table_entry blockscale_table[] = {
     {1024, 7168, 2048, {blockscale_config_id::large, 1}},  // 36.0 us
     {1024, 4608, 7168, {blockscale_config_id::large, 1}},  // 76.6 us
     {1024, 7168, 2304, {blockscale_config_id::large, 1}},  // 40.2 us
-    {1024, 512, 7168, {blockscale_config_id::narrow, 1}},  // 16.8 us
+    {1024, 512, 7168, {blockscale_config_id::medium, 4}},  // 17.4 us
     {1024, 4096, 512, {blockscale_config_id::large, 1}},  // 6.3 us
     {6144, 1536, 7168, {blockscale_config_id::large, 1}},  // 153.1 us
     {6144, 3072, 1536, {blockscale_config_id::large, 1}},  // 71.2 us

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "support/blockscale_case.hpp"
@@ -75,6 +76,24 @@ TEST_CASE("blockscale GEMM: every shipped config, both orders, split-K on and of
           for (int splits : {1, 2, 3}) CHECK(run_config<C, fp8>(p, splits, 10 + splits) == 0);  // 3: uneven (2, 2, 1)
           return 0;
         });
+    }
+  });
+}
+
+// Configurations with 128-K steps (one step a scale block, two row-scale buffers, 128-byte LDS
+// rows): supported for custom use though no shipped configuration has them.
+using custom_bk128 = std::tuple<config::gemm_fp8_blockscale_config<64, 128, 128, 1, 2, config::mfma_shape::m16n16k32>,
+                                config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m32n32k16>>;
+
+TEST_CASE("blockscale GEMM: custom configs with 128-K steps, both orders, split-K on and off", "[emu][gemm]") {
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
+      const gemm_fp8_blockscale_problem p{80, 160, 640, order};
+      auto run_splits = [&](auto cfg) {
+        for (int splits : {1, 2, 3}) CHECK(run_config<decltype(cfg), fp8>(p, splits, 30 + splits) == 0);
+      };
+      std::apply([&](auto... cfg) { (run_splits(cfg), ...); }, custom_bk128{});
     }
   });
 }
@@ -158,19 +177,22 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
 TEST_CASE("blockscale GEMM: LDS fills and operand reads are bank-conflict free", "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    for (layout order : {layout::k_contiguous, layout::mn_contiguous})
+    auto check_config = [&](auto cfg, layout order) {
+      using C = decltype(cfg);
+      test::blockscale_case<fp8> t({C::block_m, C::block_n, 256, order}, 2);
+      REQUIRE(ops::launch_gemm_fp8_blockscale<C>(t.p, t.args(), 1, nullptr).ok());
+      const auto& counters = emu::last_launch_counters();
+      INFO(C::name() << " " << to_string(order) << "\n" << counters.summary());
+      CHECK(counters.lds_instructions > 0);
+      CHECK(counters.lds_bank_conflict_cycles == 0);
+      CHECK(t.check(t.reference(), 1, "conflicts") == 0);
+      return 0;
+    };
+    for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
       for (config::blockscale_config_id id : config::all_blockscale_configs)
-        config::with_blockscale_config(id, [&](auto cfg) {
-          using C = decltype(cfg);
-          test::blockscale_case<fp8> t({C::block_m, C::block_n, 256, order}, 2);
-          REQUIRE(ops::launch_gemm_fp8_blockscale<C>(t.p, t.args(), 1, nullptr).ok());
-          const auto& counters = emu::last_launch_counters();
-          INFO(C::name() << " " << to_string(order) << "\n" << counters.summary());
-          CHECK(counters.lds_instructions > 0);
-          CHECK(counters.lds_bank_conflict_cycles == 0);
-          CHECK(t.check(t.reference(), 1, "conflicts") == 0);
-          return 0;
-        });
+        config::with_blockscale_config(id, [&](auto cfg) { return check_config(cfg, order); });
+      std::apply([&](auto... cfg) { (check_config(cfg, order), ...); }, custom_bk128{});
+    }
   });
 }
 #endif
