@@ -81,9 +81,15 @@ struct gemm_fp8_blockscale_block {
       return __builtin_bit_cast(float,
                                 a_scales.load4(scale_row_at, static_cast<std::uint32_t>(kb * (kc ? 1 : p.m) * 4)));
     };
+    // A row's scale: A's, and B's to fold in (1 when B's is applied by the waves). Loaded early,
+    // multiplied where it is stored, after the wait for the step's loads.
+    struct row_scale_parts {
+      float a = 0.0f, b = 1.0f;
+    };
     // Threads past the block's rows store into slots of their own that nothing reads: cheaper
     // than masking the store off.
-    auto store_row_scale = [&](int buffer, float v) {
+    auto store_row_scale = [&](int buffer, row_scale_parts parts) {
+      const float v = parts.a * parts.b;
       arch::lds_store<4>(scale_lds + buffer * scale_stride + tid, __builtin_bit_cast(std::uint32_t, v));
     };
     constexpr bool combined = Cfg::block_n <= 128;
@@ -94,7 +100,7 @@ struct gemm_fp8_blockscale_block {
       return __builtin_bit_cast(float,
                                 b_scales.load4(b_scale_at, static_cast<std::uint32_t>(kb * (kc ? 1 : n_blocks) * 4)));
     };
-    auto row_scale_of = [&](int kb) { return combined ? a_scale_of(kb) * b_scale_of(kb) : a_scale_of(kb); };
+    auto row_scale_of = [&](int kb) { return row_scale_parts{a_scale_of(kb), combined ? b_scale_of(kb) : 1.0f}; };
 
     loader<Cfg::block_m> a_load;
     loader<Cfg::block_n> b_load;
@@ -123,7 +129,7 @@ struct gemm_fp8_blockscale_block {
     // other of two buffers.
     auto scale_block = [&]<bool Last>(int kb) {
       const float b_scale = combined ? 1.0f : b_scale_of(kb);
-      float row_scale = 0.0f;
+      row_scale_parts row_scale;
       static_for<kps>([&](auto s_constant) {
         constexpr int s = decltype(s_constant)::value;
         const int step = (kb - kb_begin) * kps + s;
@@ -149,12 +155,6 @@ struct gemm_fp8_blockscale_block {
               scale_lds + (Cfg::scale_buffers == 2 ? (static_cast<unsigned>(kb - kb_begin) & 1u) * scale_stride : 0),
               wave_row, lane);
         w.template step<s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
-        if (s == kps - 1) {
-          if constexpr (combined)
-            w.apply_scales(scales);
-          else
-            w.apply_scales(scales, b_scale);
-        }
         // Nothing below moves above the MFMAs: waiting for the loads there would stall them.
         arch::schedule_fence();
         if (more) {
@@ -165,8 +165,16 @@ struct gemm_fp8_blockscale_block {
           b_load.store(next + a_tile_bytes, b_tid);
           if (own_scales) store_row_scale(0, row_scale);
           if (next_scales) store_row_scale(static_cast<int>(static_cast<unsigned>(kb + 1 - kb_begin) & 1u), row_scale);
-          __syncthreads();
         }
+        // The scale step reads the MFMAs' results: after the stores, which fill the wait the
+        // hardware needs before a vector instruction may read an MFMA's result.
+        if (s == kps - 1) {
+          if constexpr (combined)
+            w.apply_scales(scales);
+          else
+            w.apply_scales(scales, b_scale);
+        }
+        if (more) __syncthreads();
       });
     };
     if (kb_end > kb_begin) {
