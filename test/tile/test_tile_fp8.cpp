@@ -32,6 +32,30 @@ TEMPLATE_TEST_CASE_SIG("lds_tile_fp8 maps every (row, K byte) of a tile to its o
 
 namespace {
 
+struct layout_without_pairing {  // an LDS layout that does not say whether rows may be paired
+  static constexpr int offset(int row, int k) { return row * 64 + k; }
+};
+struct loader_without_wait {  // a loader missing keep_loaded()
+  using layout = tile::lds_tile_fp8<64>;
+  static constexpr int per_thread_work = 1;
+  void locate(int, int, int, int) {}
+  void load(const arch::buffer&, int, int) {}
+  void store(unsigned char*, int) const {}
+};
+
+}  // namespace
+
+TEST_CASE("tile concepts accept wavekit's layouts and loaders and reject incomplete ones", "[tile]") {
+  STATIC_REQUIRE(tile::lds_layout<tile::lds_tile_fp8<64, 8>>);
+  STATIC_REQUIRE(tile::tile_loader<tile::tile_loader_mn_contiguous<128, 64, 512>>);
+  STATIC_REQUIRE(tile::tile_loader<tile::tile_loader_k_contiguous<16, 128, 256>>);
+  STATIC_REQUIRE_FALSE(tile::lds_layout<layout_without_pairing>);
+  STATIC_REQUIRE_FALSE(tile::tile_loader<loader_without_wait>);
+  STATIC_REQUIRE_FALSE(tile::tile_loader<int>);
+}
+
+namespace {
+
 template <class Loader, int Rows, int BK>
 __global__ void round_trip(const std::uint8_t* src, int rows_total, int ld, int row0, int k0, std::uint8_t* out) {
   WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Rows * BK / 16);

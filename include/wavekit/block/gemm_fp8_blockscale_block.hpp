@@ -44,6 +44,8 @@ struct gemm_fp8_blockscale_block {
   using loader =
       std::conditional_t<Order == layout::k_contiguous, tile::tile_loader_k_contiguous<Rows, bk, Cfg::threads>,
                          tile::tile_loader_mn_contiguous<Rows, bk, Cfg::threads>>;
+  static_assert(tile::tile_loader<loader<Cfg::block_m>> && tile::tile_loader<loader<Cfg::block_n>>,
+                "gemm_fp8_blockscale_block: its loaders must model tile::tile_loader");
   using wave_tile =
       warp::wave_tile_fp8<Cfg, Fp8, typename loader<Cfg::block_m>::layout, typename loader<Cfg::block_n>::layout>;
   static constexpr int a_tile_bytes = Cfg::block_m * bk, tile_bytes = Cfg::lds_tile_bytes;

@@ -17,6 +17,7 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/tile/tile_concepts.hpp"
 
 namespace wavekit::tile {
 
@@ -43,5 +44,7 @@ struct lds_tile_fp8 {
     return slot * BK + ((k / 16) ^ mask(row)) * 16 + k % 16;
   }
 };
+
+static_assert(lds_layout<lds_tile_fp8<64>> && lds_layout<lds_tile_fp8<128>>, "lds_tile_fp8 models lds_layout");
 
 }  // namespace wavekit::tile

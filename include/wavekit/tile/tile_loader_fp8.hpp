@@ -14,6 +14,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/tile/lds_tile_fp8.hpp"
+#include "wavekit/tile/tile_concepts.hpp"
 
 namespace wavekit::tile {
 
@@ -158,5 +159,9 @@ struct tile_loader_mn_contiguous {
       return v[w];
   }
 };
+
+static_assert(tile_loader<tile_loader_k_contiguous<256, 64, 512>> &&
+                  tile_loader<tile_loader_mn_contiguous<256, 64, 512>>,
+              "both fp8 tile loaders model tile_loader");
 
 }  // namespace wavekit::tile

@@ -17,12 +17,14 @@
 #include "wavekit/core/platform.hpp"
 #include "wavekit/core/vector.hpp"
 #include "wavekit/tile/lds_tile_fp8.hpp"
+#include "wavekit/tile/tile_concepts.hpp"
 #include "wavekit/warp/mfma_op.hpp"
 
 namespace wavekit::warp {
 
 // ALayout / BLayout: the LDS layouts (tile::lds_tile_fp8) the A and B tiles were stored in.
-template <class Cfg, class Fp8, class ALayout = tile::lds_tile_fp8<Cfg::block_k>, class BLayout = ALayout>
+template <class Cfg, class Fp8, tile::lds_layout ALayout = tile::lds_tile_fp8<Cfg::block_k>,
+          tile::lds_layout BLayout = ALayout>
 struct wave_tile_fp8 {
   static constexpr int m = Cfg::mfma_m;                // MFMA tile is m x m
   static constexpr int slice = Cfg::block_k * m / 64;  // bytes of a row each lane reads per K step

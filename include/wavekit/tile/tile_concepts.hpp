@@ -1,0 +1,34 @@
+// The contracts between tile/ and the pipelines that compose it, as concepts, so that a wrong
+// composition fails where the parts meet rather than deep inside an instantiation.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+
+#include "wavekit/arch/buffer.hpp"
+
+namespace wavekit::tile {
+
+// An LDS tile layout: where byte k of row `row` lives, and whether a loader may pair rows 4 apart
+// in one ds_write2 (lds_tile_fp8 documents when).
+template <class L>
+concept lds_layout = requires(int row, int k) {
+  { L::offset(row, k) } -> std::same_as<int>;
+  { L::rows_4_apart_share_swizzle } -> std::convertible_to<bool>;
+};
+
+// A global -> LDS tile loader, in the steps a software pipeline interleaves with compute:
+// locate(row0, rows_total, ld, tid) once, then per K step load(src, ld, k0) into registers,
+// keep_loaded() (one wait for them) and store(lds, tid) into its layout. per_thread_work is the
+// number of work items of the whole tile (a pipeline offsets a second loader's threads by it).
+template <class T>
+concept tile_loader = lds_layout<typename T::layout> &&
+                      requires(T loader, const T& loaded, const arch::buffer& src, unsigned char* lds, int i) {
+                        { T::per_thread_work } -> std::convertible_to<int>;
+                        loader.locate(i, i, i, i);
+                        loader.load(src, i, i);
+                        loader.keep_loaded();
+                        loaded.store(lds, i);
+                      };
+
+}  // namespace wavekit::tile
