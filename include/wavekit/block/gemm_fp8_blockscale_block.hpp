@@ -1,11 +1,14 @@
 // The work of one block of the block-scaled fp8 GEMM: a BlockM x BlockN tile of C over one
 // split's range of 128-K blocks.
 //
-// Pipeline: LDS double buffering with one barrier per K step. While the waves run the MFMAs of
-// step s on buffer s % 2, the threads' global loads for step s + 1 are in flight; after the MFMAs
-// they store them into buffer (s + 1) % 2, and a barrier separates the steps. Each 128-K block
-// accumulates unscaled (wave_tile_fp8::block) and is folded into the total with its scales when
-// it ends. The per-row A scales of a block ride along in LDS; B's scale is one value per wave.
+// Pipeline, two LDS stages (Cfg::stages == 2): double buffering with one barrier per K step.
+// While the waves run the MFMAs of step s on buffer s % 2, the threads' global loads for step
+// s + 1 are in flight; after the MFMAs they store them into buffer (s + 1) % 2, and a barrier
+// separates the steps. One stage: the same, with one buffer, so a second barrier (after the
+// MFMAs, before the stores) keeps the stores off tiles still being read; the loads still overlap
+// the MFMAs, in registers. Each 128-K block accumulates unscaled (wave_tile_fp8::block) and is
+// folded into the total with its scales when it ends. The per-row scales of a block ride along
+// in LDS.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -68,7 +71,7 @@ struct gemm_fp8_blockscale_block {
         arch::buffer::over(p.b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k));
     const int a_ld = kc ? p.k : p.m, b_ld = kc ? p.k : p.n;
     constexpr int scale_stride = Cfg::scale_slots;
-    float* scale_lds = reinterpret_cast<float*>(lds + 2 * tile_bytes);  // [Cfg::scale_buffers][scale_slots]
+    float* scale_lds = reinterpret_cast<float*>(lds + Cfg::stages * tile_bytes);  // [Cfg::scale_buffers][scale_slots]
 
     // One thread per row brings the A scale of a 128-K block (0 past M: the row's offset is out
     // of range). Threads beyond the block's rows load too and do not store. Where the block's
@@ -138,8 +141,8 @@ struct gemm_fp8_blockscale_block {
         const bool more = !Last || s + 1 < kps;
         // Buffer of this step: with two steps per scale block it is s itself.
         const unsigned parity = kps % 2 == 0 ? static_cast<unsigned>(s) & 1u : static_cast<unsigned>(step) & 1u;
-        unsigned char* cur = lds + parity * tile_bytes;
-        unsigned char* next = lds + (parity ^ 1u) * tile_bytes;
+        unsigned char* cur = Cfg::stages == 2 ? lds + parity * tile_bytes : lds;
+        unsigned char* next = Cfg::stages == 2 ? lds + (parity ^ 1u) * tile_bytes : lds;
         constexpr bool own_scales = Cfg::scale_buffers == 1 && s == 0;
         constexpr bool next_scales = Cfg::scale_buffers == 2 && s == kps - 1;
         // Loads in the order they are waited for (global loads complete in order): scales, B, A;
@@ -163,6 +166,7 @@ struct gemm_fp8_blockscale_block {
           // The step's loads were issued a whole step ago: one wait for all, not one per use.
           a_load.keep_loaded();
           b_load.keep_loaded();
+          if constexpr (Cfg::stages == 1) __syncthreads();  // every wave is done reading the buffer
           a_load.store(next, tid);
           b_load.store(next + a_tile_bytes, b_tid);
           if (own_scales) store_row_scale(0, row_scale);

@@ -114,8 +114,7 @@ inline blockscale_plan choose_blockscale_plan(const ops::gemm_fp8_blockscale_pro
 }
 
 inline std::string blockscale_plan_name(blockscale_plan plan) {
-  return with_blockscale_config(plan.config, [&](auto cfg) { return decltype(cfg)::name(); }) +
-         (plan.splits > 1 ? " sk" + std::to_string(plan.splits) : "");
+  return with_blockscale_config(plan.config, [&](auto cfg) { return decltype(cfg)::name(plan.splits); });
 }
 
 }  // namespace wavekit::config

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "support/blockscale_case.hpp"
@@ -34,7 +35,7 @@ template <class Cfg, class Fp8>
 int run_config(const gemm_fp8_blockscale_problem& p, int splits, std::uint32_t seed) {
   test::blockscale_case<Fp8> t(p, seed, splits);
   const status s = ops::launch_gemm_fp8_blockscale<Cfg>(p, t.args(), splits, nullptr);
-  INFO(Cfg::name() << " sk" << splits << " on " << p.str() << ": " << s.message());
+  INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
   REQUIRE(s.ok());
   return t.check(t.reference(), splits, Cfg::name().c_str());
 }
@@ -80,12 +81,15 @@ TEST_CASE("blockscale GEMM: every shipped config, both orders, split-K on and of
   });
 }
 
-// Configurations with 128-K steps (one step a scale block, two row-scale buffers, 128-byte LDS
-// rows): supported for custom use though no shipped configuration has them.
-using custom_bk128 = std::tuple<config::gemm_fp8_blockscale_config<64, 128, 128, 1, 2, config::mfma_shape::m16n16k32>,
-                                config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m32n32k16>>;
+// Configurations no shipped one covers: 128-K steps (one step a scale block, two row-scale
+// buffers, 128-byte LDS rows) and one LDS stage (a second barrier per K step), alone and together.
+using custom_configs =
+    std::tuple<config::gemm_fp8_blockscale_config<64, 128, 128, 1, 2, config::mfma_shape::m16n16k32>,
+               config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m32n32k16>,
+               config::gemm_fp8_blockscale_config<64, 128, 64, 2, 2, config::mfma_shape::m16n16k32, 1>,
+               config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m16n16k32, 1>>;
 
-TEST_CASE("blockscale GEMM: custom configs with 128-K steps, both orders, split-K on and off", "[emu][gemm]") {
+TEST_CASE("blockscale GEMM: custom configs (128-K steps, one stage), both orders, split-K on and off", "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
@@ -93,8 +97,35 @@ TEST_CASE("blockscale GEMM: custom configs with 128-K steps, both orders, split-
       auto run_splits = [&](auto cfg) {
         for (int splits : {1, 2, 3}) CHECK(run_config<decltype(cfg), fp8>(p, splits, 30 + splits) == 0);
       };
-      std::apply([&](auto... cfg) { (run_splits(cfg), ...); }, custom_bk128{});
+      std::apply([&](auto... cfg) { (run_splits(cfg), ...); }, custom_configs{});
     }
+  });
+}
+
+TEST_CASE("blockscale GEMM: a config's own SplitK drives an explicit launch and its name", "[emu][gemm]") {
+  using sk3 = config::gemm_fp8_blockscale_config<64, 128, 64, 2, 2, config::mfma_shape::m16n16k32, 2, 3>;
+  STATIC_REQUIRE(std::is_same_v<sk3::kernel_config, config::blockscale_narrow>);  // one kernel for both
+  CHECK(sk3::name() == "gemm_fp8_bs<64x128x64, w2x2, mfma16x16x32, sk3>");
+  CHECK(config::blockscale_narrow::name() == "gemm_fp8_bs<64x128x64, w2x2, mfma16x16x32>");
+  CHECK(config::gemm_fp8_blockscale_config<32, 64, 64, 1, 2, config::mfma_shape::m16n16k32, 1>::name(2) ==
+        "gemm_fp8_bs<32x64x64, w1x2, mfma16x16x32, 1 stage, sk2>");
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const gemm_fp8_blockscale_problem p{80, 160, 640, layout::mn_contiguous};
+    test::blockscale_case<fp8> t(p, 41, 3);
+    REQUIRE(ops::launch_gemm_fp8_blockscale<sk3>(p, t.args(), nullptr).ok());
+    std::vector<bf16> own(std::size_t(p.m) * p.n), explicit_splits(own.size());
+    hipMemcpy(own.data(), t.c, own.size() * sizeof(bf16), hipMemcpyDeviceToHost);
+    CHECK(t.check(t.reference(), 3, "sk3") == 0);
+    REQUIRE(ops::launch_gemm_fp8_blockscale<config::blockscale_narrow>(p, t.args(), 3, nullptr).ok());
+    hipMemcpy(explicit_splits.data(), t.c, own.size() * sizeof(bf16), hipMemcpyDeviceToHost);
+    CHECK(std::memcmp(own.data(), explicit_splits.data(), own.size() * sizeof(bf16)) == 0);
+    // Without the workspace its splits need, the launch is refused with the config's name.
+    auto no_workspace = t.args();
+    no_workspace.workspace = nullptr;
+    const status s = ops::launch_gemm_fp8_blockscale<sk3>(p, no_workspace, nullptr);
+    CHECK(s.code() == status_code::bad_config);
+    CHECK_THAT(s.message(), Catch::Contains("sk3"));
   });
 }
 
@@ -191,7 +222,7 @@ TEST_CASE("blockscale GEMM: LDS fills and operand reads are bank-conflict free",
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
       for (config::blockscale_config_id id : config::all_blockscale_configs)
         config::with_blockscale_config(id, [&](auto cfg) { return check_config(cfg, order); });
-      std::apply([&](auto... cfg) { (check_config(cfg, order), ...); }, custom_bk128{});
+      std::apply([&](auto... cfg) { (check_config(cfg, order), ...); }, custom_configs{});
     }
   });
 }

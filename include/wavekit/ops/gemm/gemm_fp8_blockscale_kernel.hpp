@@ -42,18 +42,14 @@ inline std::size_t blockscale_workspace_bytes(const gemm_fp8_blockscale_problem&
   return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
 }
 
-// "gemm_fp8_bs<256x128x64, w4x2, mfma16x16x32> sk2"
-template <class Cfg>
-std::string blockscale_kernel_name(int splits) {
-  return Cfg::name() + (splits > 1 ? " sk" + std::to_string(splits) : "");
-}
-
-// Validates, then launches with the given configuration and number of K splits.
+// Validates, then launches with the given configuration and number of K splits (the kernel is
+// Cfg's kernel_config: Cfg's own SplitK plays no part here).
 template <class Cfg, class Fp8>
 status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a,
                                   int splits, hipStream_t stream) {
+  using K = typename Cfg::kernel_config;
   if (status s = validate_blockscale(p, a); !s.ok()) return s;
-  const std::string name = blockscale_kernel_name<Cfg>(splits);
+  const std::string name = Cfg::name(splits);
   if (splits < 1 || splits > p.k_blocks())
     return {status_code::bad_config,
             name + " on " + p.str() + ": splits must be in [1, K/128 = " + std::to_string(p.k_blocks()) + "]"};
@@ -71,11 +67,11 @@ status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const ge
   const dim3 grid(static_cast<unsigned>(ceil_div(p.n, Cfg::block_n)),
                   static_cast<unsigned>(ceil_div(p.m, Cfg::block_m)), static_cast<unsigned>(used_splits));
   if (p.order == layout::k_contiguous) {
-    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::k_contiguous>), grid, dim3(Cfg::threads), 0,
-                       stream, params);
+    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
+                       params);
   } else {
-    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<Cfg, Fp8, layout::mn_contiguous>), grid, dim3(Cfg::threads), 0,
-                       stream, params);
+    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream,
+                       params);
   }
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
@@ -87,6 +83,13 @@ status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const ge
       return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
   }
   return status::success();
+}
+
+// The configuration's own number of K splits (Cfg::split_k).
+template <class Cfg, class Fp8>
+status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a,
+                                  hipStream_t stream) {
+  return launch_gemm_fp8_blockscale<Cfg>(p, a, Cfg::split_k, stream);
 }
 
 }  // namespace wavekit::ops
