@@ -1,9 +1,9 @@
 // Global -> LDS movers of fp8 tiles (rows x BK, rows taken from M for A or N for B), for the two
 // storage orders of the block-scaled GEMM. Both split the copy in steps so a pipeline can overlap
-// them with compute: locate() fixes the tile's rows once (rows past the tensor's end get a base
-// offset beyond any buffer, so they read 0), load(k0) issues 16-byte buffer loads of the K step
-// starting at k0 into registers, store() writes the registers to a swizzled LDS tile
-// (lds_tile_fp8).
+// them with compute (the steps of tile_concepts.hpp's tile_loader): locate() fixes the tile's
+// rows once (rows past the tensor's end get a base offset beyond any buffer, so they read 0),
+// load(k0) issues the buffer loads of the K step starting at k0 into registers, keep_loaded()
+// waits for them, store() writes them to a swizzled LDS tile (lds_tile_fp8).
 #pragma once
 
 #include <cstdint>
