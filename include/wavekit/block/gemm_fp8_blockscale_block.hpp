@@ -74,9 +74,9 @@ struct gemm_fp8_blockscale_block {
     float* scale_lds = reinterpret_cast<float*>(lds + Cfg::stages * tile_bytes);  // [Cfg::scale_buffers][scale_slots]
 
     // One thread per row brings the A scale of a 128-K block (0 past M: the row's offset is out
-    // of range). Threads beyond the block's rows load too and do not store. Where the block's
-    // columns lie in one 128-column scale block (BlockN <= 128), that thread stores the row's
-    // product with B's scale, so the waves' scale step is one FMA per accumulator.
+    // of range); threads beyond the block's rows repeat a row, into slots nobody reads. Where the
+    // block's columns lie in one 128-column scale block (BlockN <= 128), the thread stores the
+    // row's product with B's scale, so the waves' scale step is one FMA per accumulator.
     const int scale_row = row0 + tid % Cfg::block_m;
     const std::uint32_t scale_row_at =
         scale_row < p.m ? static_cast<std::uint32_t>(scale_row * (kc ? k_blocks : 1) * 4) : arch::out_of_range;

@@ -51,6 +51,9 @@ struct gemm_fp8_blockscale_config {
   static_assert(wave_n <= 128 && 128 % wave_n == 0,
                 "gemm_fp8_blockscale_config: a wave's columns must lie in one 128-column scale block");
   static_assert(waves <= 16, "gemm_fp8_blockscale_config: at most 1024 threads per block");
+  static_assert(threads >= BlockM,
+                "gemm_fp8_blockscale_config: one thread per row of the block brings the row scales: "
+                "64 * WavesM * WavesN must be at least BlockM");
   static_assert(lds_bytes <= 64 * 1024, "gemm_fp8_blockscale_config: the tiles' LDS stages exceed 64 KiB");
 
   // The name of this configuration launched with `splits` K splits.

@@ -29,7 +29,6 @@ struct wave_tile_fp8 {
   static constexpr int m = Cfg::mfma_m;                // MFMA tile is m x m
   static constexpr int slice = Cfg::block_k * m / 64;  // bytes of a row each lane reads per K step
   static constexpr int reads = slice / 16;             // 16-byte LDS reads per row fragment
-  static constexpr int mfmas_per_step = slice / 8;     // MFMAs per tile per K step
   using mfma = mfma_op<Fp8, Fp8, m, m, Cfg::mfma_k>;
   using accumulator = typename mfma::accumulator;
   static constexpr int regs = m * m / 64;  // accumulator registers per lane
