@@ -63,18 +63,29 @@ inline double blockscale_model_seconds(const ops::gemm_fp8_blockscale_problem& p
   return std::max(compute, bytes / hbm) + (plan.splits > 1 ? 3e-6 : 0.0);  // + the reduction launch
 }
 
-// The model's best plan; splits limited to what `workspace_bytes` holds.
+// Multiply-adds a plan executes, the padding of partial tiles included.
+inline double blockscale_padded_flops(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan) {
+  const detail::config_facts f = detail::facts(plan.config);
+  return 2.0 * std::ceil(double(p.m) / f.block_m) * f.block_m * std::ceil(double(p.n) / f.block_n) * f.block_n * p.k;
+}
+
+// The model's best plan; splits limited to what `workspace_bytes` holds. Within 2% of the best
+// time (a tie for the model, typically where memory bounds every plan) the plan with less padded
+// work wins (the 16-row tile rather than a 128-row one for M = 1), then the one with fewer splits.
 inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
   blockscale_plan best;
-  double best_time = 1e30;
+  double best_time = 1e30, best_work = 1e300;
   for (blockscale_config_id id : all_blockscale_configs) {
     if (id == blockscale_config_id::mfma32) continue;  // same tile as medium; chosen explicitly only
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 &&
           (p.k_blocks() / splits < 4 || std::size_t(splits) * p.m * p.n * sizeof(float) > workspace_bytes))
         break;
-      const double t = blockscale_model_seconds(p, {id, splits});
-      if (t < best_time * 0.98) best_time = t, best = {id, splits};  // prefer fewer splits on near-ties
+      const double t = blockscale_model_seconds(p, {id, splits}), work = blockscale_padded_flops(p, {id, splits});
+      if (t < best_time * 0.98 || (t <= best_time * 1.02 && work < best_work * 0.98)) {
+        best = {id, splits};
+        best_time = std::min(best_time, t), best_work = work;
+      }
     }
   }
   return best;

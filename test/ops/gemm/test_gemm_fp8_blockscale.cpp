@@ -7,6 +7,7 @@
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <tuple>
@@ -151,6 +152,20 @@ TEST_CASE("blockscale GEMM: without workspace the plan runs without split-K", "[
   CHECK(splits > 1);
   CHECK(config::choose_blockscale_plan(p, 0).splits == 1);
   CHECK(gemm_fp8_blockscale_workspace_bytes(p) == std::size_t(splits) * 1024 * 576 * 4);
+}
+
+TEST_CASE("blockscale dispatch: on a tie of the model, less padded work wins", "[gemm]") {
+  // M = 1 against 7168 x 7168: memory bounds every plan alike (the model's times of the 128-row
+  // and the 16-row tile at 4 splits agree), so the tile that pads M least is chosen.
+  const gemm_fp8_blockscale_problem p{1, 7168, 7168, layout::k_contiguous};
+  const config::blockscale_plan medium{config::blockscale_config_id::medium, 4},
+      decode{config::blockscale_config_id::decode, 4};
+  REQUIRE(std::abs(config::blockscale_model_seconds(p, medium) / config::blockscale_model_seconds(p, decode) - 1) <
+          0.02);
+  const config::blockscale_plan chosen = config::choose_blockscale_plan(p, ~std::size_t{0});
+  INFO(config::blockscale_plan_name(chosen));
+  CHECK(config::blockscale_padded_flops(p, chosen) <= config::blockscale_padded_flops(p, decode));
+  CHECK(config::blockscale_padded_flops(p, chosen) < config::blockscale_padded_flops(p, medium));
 }
 
 TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", "[emu][gemm]") {
