@@ -9,7 +9,9 @@
 // It validates everything before launching, picks a plan (config/gemm_fp8_blockscale_dispatch.hpp)
 // for any legal shape, and checks that the fp8 format is the one the device's matrix cores read
 // (fnuz on gfx942, OCP on gfx950). Experts pick a configuration themselves with
-// ops::launch_gemm_fp8_blockscale<Config>(problem, args, splits, stream).
+// ops::launch_gemm_fp8_blockscale<Config>(problem, args, stream) (the config's own SplitK) or
+// ops::launch_gemm_fp8_blockscale<Config>(problem, args, splits, stream); docs/gemm-fp8-blockscale.md
+// walks from this call down to the templates.
 #pragma once
 
 #include <hip/hip_runtime.h>
