@@ -83,14 +83,17 @@ TEST_CASE("blockscale GEMM: every shipped config, both orders, split-K on and of
 }
 
 // Configurations no shipped one covers: 128-K steps (one step a scale block, two row-scale
-// buffers, 128-byte LDS rows) and one LDS stage (a second barrier per K step), alone and together.
+// buffers, 128-byte LDS rows), one LDS stage (a second barrier per K step), alone and together,
+// and a block wider than B's 128-column scale blocks (each wave applies its own B scale).
 using custom_configs =
     std::tuple<config::gemm_fp8_blockscale_config<64, 128, 128, 1, 2, config::mfma_shape::m16n16k32>,
+               config::gemm_fp8_blockscale_config<64, 256, 64, 1, 4, config::mfma_shape::m16n16k32>,
                config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m32n32k16>,
                config::gemm_fp8_blockscale_config<64, 128, 64, 2, 2, config::mfma_shape::m16n16k32, 1>,
                config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m16n16k32, 1>>;
 
-TEST_CASE("blockscale GEMM: custom configs (128-K steps, one stage), both orders, split-K on and off", "[emu][gemm]") {
+TEST_CASE("blockscale GEMM: custom configs (128-K steps, one stage, wide), both orders, split-K on and off",
+          "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
@@ -99,6 +102,9 @@ TEST_CASE("blockscale GEMM: custom configs (128-K steps, one stage), both orders
         for (int splits : {1, 2, 3}) CHECK(run_config<decltype(cfg), fp8>(p, splits, 30 + splits) == 0);
       };
       std::apply([&](auto... cfg) { (run_splits(cfg), ...); }, custom_configs{});
+      // N = 96 under the 256-wide block: its last two waves' columns all lie past N (B scale 0).
+      using wide = std::tuple_element_t<1, custom_configs>;
+      CHECK(run_config<wide, fp8>({48, 96, 384, order}, 1, 37) == 0);
     }
   });
 }
