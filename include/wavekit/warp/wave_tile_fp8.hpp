@@ -131,8 +131,14 @@ struct wave_tile_fp8 {
 #pragma unroll
       for (int j = 0; j < Cfg::tiles_n; ++j)
 #pragma unroll
-        for (int r = 0; r < regs; ++r)
-          total[i][j][r] = __builtin_fmaf(scale(s.v[i][r]), block[i][j][r], total[i][j][r]);
+        // In pairs, one v_pk_fma_f32 each: written per element, LLVM 22 (the gfx950 path) makes one
+        // v_fmac_f32 per element.
+        for (int r = 0; r < regs; r += 2) {
+          using f32x2 = float __attribute__((ext_vector_type(2)));
+          const f32x2 sv = {scale(s.v[i][r]), scale(s.v[i][r + 1])}, bv = {block[i][j][r], block[i][j][r + 1]};
+          const f32x2 t = __builtin_elementwise_fma(sv, bv, f32x2{total[i][j][r], total[i][j][r + 1]});
+          total[i][j][r] = t.x, total[i][j][r + 1] = t.y;
+        }
   }
 };
 
