@@ -5,18 +5,17 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
-#include <cstring>
+
+#include "wavekit/arch/device.hpp"
 
 int main(int argc, char** argv) {
-  int count = 0;
-  if (hipGetDeviceCount(&count) != hipSuccess || count == 0) {
+  const wavekit::arch::device_arch device = wavekit::arch::current_device_arch();
+  if (device.name.empty()) {
     std::printf("no GPU: skipped\n");
     return 77;
   }
-  hipDeviceProp_t prop{};
-  if (hipGetDeviceProperties(&prop, 0) != hipSuccess ||
-      (std::strncmp(prop.gcnArchName, "gfx942", 6) != 0 && std::strncmp(prop.gcnArchName, "gfx950", 6) != 0)) {
-    std::printf("device %s is neither gfx942 nor gfx950: skipped\n", prop.gcnArchName);
+  if (device.kind == wavekit::arch::target::host) {
+    std::printf("device %s is neither gfx942 nor gfx950: skipped\n", device.name.c_str());
     return 77;
   }
   return Catch::Session().run(argc, argv);

@@ -5,9 +5,9 @@
 
 #include <hip/hip_runtime.h>
 
-#include <cstring>
 #include <type_traits>
 
+#include "wavekit/arch/device.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/numeric_types.hpp"
 
@@ -17,16 +17,15 @@ namespace wavekit::test {
 template <class Fp8>
 using other_fp8_t = std::conditional_t<std::is_same_v<Fp8, fp8_e4m3fn>, fp8_e4m3fnuz, fp8_e4m3fn>;
 
-// f(Fp8{}) with the device's format.
+// f(Fp8{}) with the device's format. The emulator's target is known at compile time, so only
+// its format is instantiated there.
 template <class F>
 decltype(auto) with_device_fp8(F&& f) {
 #if defined(WAVEKIT_EMULATOR)
-  return f(std::conditional_t < arch::current_target == arch::target::gfx950, fp8_e4m3fn, fp8_e4m3fnuz > {});
+  using emulated = std::conditional_t<arch::current_target == arch::target::gfx950, fp8_e4m3fn, fp8_e4m3fnuz>;
+  return f(emulated{});
 #else
-  hipDeviceProp_t prop{};
-  const bool gfx950 =
-      hipGetDeviceProperties(&prop, 0) == hipSuccess && std::strncmp(prop.gcnArchName, "gfx950", 6) == 0;
-  return gfx950 ? f(fp8_e4m3fn{}) : f(fp8_e4m3fnuz{});
+  return arch::current_device_arch().kind == arch::target::gfx950 ? f(fp8_e4m3fn{}) : f(fp8_e4m3fnuz{});
 #endif
 }
 

@@ -16,10 +16,10 @@
 
 #include <hip/hip_runtime.h>
 
-#include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "wavekit/arch/device.hpp"
 #include "wavekit/config/gemm_fp8_blockscale_dispatch.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_blockscale_kernel.hpp"
 
@@ -37,15 +37,11 @@ inline std::size_t gemm_fp8_blockscale_workspace_bytes(const gemm_fp8_blockscale
 // The fp8 format the current device's matrix cores read must be Fp8's.
 template <class Fp8>
 status check_device_fp8_format() {
-  int device = 0;
-  hipDeviceProp_t prop;
-  if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&prop, device) != hipSuccess)
-    return {status_code::launch_failed, "gemm_fp8_blockscale: cannot query the device"};
-  const bool gfx942 = std::strncmp(prop.gcnArchName, "gfx942", 6) == 0;
-  const bool gfx950 = std::strncmp(prop.gcnArchName, "gfx950", 6) == 0;
+  const arch::device_arch device = arch::current_device_arch();
+  if (device.name.empty()) return {status_code::launch_failed, "gemm_fp8_blockscale: cannot query the device"};
+  const bool gfx942 = device.kind == arch::target::gfx942, gfx950 = device.kind == arch::target::gfx950;
   if (!gfx942 && !gfx950)
-    return {status_code::bad_config,
-            std::string("gemm_fp8_blockscale: device ") + prop.gcnArchName + " is neither gfx942 nor gfx950"};
+    return {status_code::bad_config, "gemm_fp8_blockscale: device " + device.name + " is neither gfx942 nor gfx950"};
   if (gfx942 && !std::is_same_v<Fp8, fp8_e4m3fnuz>)
     return {status_code::bad_config,
             "gemm_fp8_blockscale: gfx942 reads fp8 as e4m3fnuz; the operands are another fp8 type"};

@@ -6,10 +6,10 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <vector>
 
+#include "wavekit/arch/device.hpp"
 #include "wavekit/host/reference_gemm.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_direct_kernel.hpp"
 
@@ -85,15 +85,13 @@ int run_all() {
 }
 
 int main() {
-  int count = 0;
-  if (hipGetDeviceCount(&count) != hipSuccess || count == 0) {
+  const arch::device_arch device = arch::current_device_arch();
+  if (device.name.empty()) {
     std::printf("no GPU: skipped\n");
     return 77;
   }
-  hipDeviceProp_t prop;
-  CHECK_HIP(hipGetDeviceProperties(&prop, 0));
-  if (std::strncmp(prop.gcnArchName, "gfx942", 6) == 0) return run_all<fp8_e4m3fnuz>();
-  if (std::strncmp(prop.gcnArchName, "gfx950", 6) == 0) return run_all<fp8_e4m3fn>();
-  std::printf("device is %s, not gfx942/gfx950: skipped\n", prop.gcnArchName);
+  if (device.kind == arch::target::gfx942) return run_all<fp8_e4m3fnuz>();
+  if (device.kind == arch::target::gfx950) return run_all<fp8_e4m3fn>();
+  std::printf("device is %s, not gfx942/gfx950: skipped\n", device.name.c_str());
   return 77;
 }
