@@ -1,12 +1,22 @@
 // The block-scaled fp8 GEMM over the 18 amd-fp8-mm benchmark shapes (mn_contiguous, the reference
 // problem's order), through wavekit::gemm_fp8_blockscale. Each shape is verified against the host
 // reference before it is timed. On a GPU: microseconds per call (L2 flushed between calls by
-// overwriting a 512 MiB buffer) and TFLOPS. On the CPU emulator: one call, with its counters.
+// overwriting a 512 MiB buffer) and TFLOPS. On the CPU emulator: one call per shape, reporting its
+// counters (MFMAs, global bytes against the ideal, barriers, LDS bank conflicts) and the
+// emulator's own throughput, and no time: a CPU time says nothing of a GPU's. The emulator does
+// about 1 GFLOP/s per core, so a shape takes about 2*M*N*K / (1e9 * cores) seconds plus as long
+// again for the host reference: from 4 s (1024x7168x256) to 7 minutes (6144x4608x7168) on 2
+// cores, over 20 minutes for all 18; pick shapes with --benchmark_filter
+// (docs/gemm-fp8-blockscale.md).
 #include <benchmark/benchmark.h>
 #include <hip/hip_runtime.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "support/blockscale_case.hpp"
 #include "wavekit/arch/target.hpp"
@@ -20,17 +30,29 @@ namespace {
 void blockscale(benchmark::State& state) {
   const gemm_fp8_blockscale_problem p{static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                                       static_cast<int>(state.range(2)), layout::mn_contiguous};
+  const double flops = 2.0 * p.m * p.n * p.k;
+#if defined(WAVEKIT_EMULATOR)
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::fprintf(stderr, "emulating %s: about %.0f s on %u cores (emulator and host reference)\n", p.str().c_str(),
+               2 * flops / (1e9 * cores), cores);
+#endif
   test::blockscale_case<fp8> t(p, 8135, 16);
-  state.SetLabel(gemm_fp8_blockscale_plan_name(p, t.workspace_bytes));
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
+  const auto start = std::chrono::steady_clock::now();
 #endif
-  if (status s = gemm_fp8_blockscale(p, t.args(), nullptr); !s.ok()) {
+  gemm_fp8_blockscale_plan_info ran;
+  if (status s = gemm_fp8_blockscale(p, t.args(), nullptr, &ran); !s.ok()) {
+    std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
     state.SkipWithError(s.message().c_str());
     return;
   }
-  const int splits = config::choose_blockscale_plan(p, t.workspace_bytes).splits;
-  if (t.check(t.reference(), splits, "bench") != 0) {
+  state.SetLabel(ran.name);
+#if defined(WAVEKIT_EMULATOR)
+  const double emulated_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+#endif
+  if (t.check(t.reference(), ran.plan.splits, "bench") != 0) {
+    std::fprintf(stderr, "ERROR OCCURRED: %s: result differs from the host reference\n", p.str().c_str());
     state.SkipWithError("result differs from the host reference");
     return;
   }
@@ -38,11 +60,16 @@ void blockscale(benchmark::State& state) {
   const emu::launch_counters c = emu::accumulated_counters();
   for (auto _ : state) {
   }
+  // Reads over the bytes of A, B and their scales (each read once): the tiles re-read operands,
+  // which a GPU's L2 serves; the emulator counts every kernel-side read.
+  const double once = double(p.m) * p.k + double(p.n) * p.k + 4.0 * p.k_blocks() * (p.m + p.n_blocks());
   state.counters["mfma"] = static_cast<double>(c.mfma_total());
   state.counters["global_MB_read"] = static_cast<double>(c.global_bytes_read) / 1e6;
+  state.counters["read_vs_once"] = static_cast<double>(c.global_bytes_read) / once;
   state.counters["global_MB_written"] = static_cast<double>(c.global_bytes_written) / 1e6;
   state.counters["barriers"] = static_cast<double>(c.barriers);
   state.counters["lds_bank_conflict_cycles"] = static_cast<double>(c.lds_bank_conflict_cycles);
+  state.counters["emulated_GFLOP_per_s"] = flops / emulated_seconds / 1e9;
 #else
   void* flush = nullptr;
   const std::size_t flush_bytes = std::size_t(512) << 20;
@@ -59,7 +86,7 @@ void blockscale(benchmark::State& state) {
     hipEventElapsedTime(&ms, start, stop);
     state.SetIterationTime(ms / 1e3);
   }
-  state.counters["TFLOPS"] = benchmark::Counter(2e-12 * p.m * p.n * p.k, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["TFLOPS"] = benchmark::Counter(flops * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
   hipEventDestroy(start), hipEventDestroy(stop), hipFree(flush);
 #endif
 }
@@ -92,4 +119,33 @@ BENCHMARK(blockscale)
     ->UseManualTime()
 #endif
     ->Unit(benchmark::kMicrosecond);
+
+#if defined(WAVEKIT_EMULATOR)
+// On the emulator: each run's plan and counters, without Google Benchmark's time columns (they
+// would time the CPU emulating the kernel, which is easily misread as the kernel's time).
+class counters_reporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override {
+    std::printf("wavekit CPU emulator (gfx942): counters per shape, no GPU time\n");
+    return true;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      std::printf("%-32s %s\n", run.benchmark_name().c_str(), run.report_label.c_str());
+      for (const auto& [name, counter] : run.counters) std::printf("    %-26s %.6g\n", name.c_str(), counter.value);
+    }
+    std::fflush(stdout);
+  }
+};
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  counters_reporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
+#else
 BENCHMARK_MAIN();
+#endif

@@ -24,6 +24,7 @@ if(WAVEKIT_BACKEND STREQUAL "hip")
   endif()
   wavekit_require_supported_archs(CMAKE_HIP_ARCHITECTURES ${CMAKE_HIP_ARCHITECTURES})
   enable_language(HIP)
+  # ROCm's own clang, not Debian's: the checks of WavekitDependencies.cmake are for CPU builds.
   find_package(hip CONFIG REQUIRED)
   if(hip_VERSION VERSION_LESS 6.2)
     message(FATAL_ERROR "The GPU build needs ROCm >= 6.2 (found HIP ${hip_VERSION} in ${hip_DIR}).")
@@ -33,13 +34,35 @@ else()
   wavekit_require_supported_archs(WAVEKIT_EMU_ARCH ${WAVEKIT_EMU_ARCH})
 endif()
 
+include(WavekitDependencies)
+
 find_program(WAVEKIT_CCACHE ccache)
 if(WAVEKIT_CCACHE)
   set(CMAKE_CXX_COMPILER_LAUNCHER ${WAVEKIT_CCACHE})
   set(CMAKE_HIP_COMPILER_LAUNCHER ${WAVEKIT_CCACHE})
+  wavekit_record_dependency(${WAVEKIT_CCACHE} ccache "compiler cache of every compile")
 endif()
 
-find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter)  # the .venv one, see CMakeLists.txt
+# The tools of the build itself and the host compiler with what its driver runs to link.
+wavekit_record_dependency(${CMAKE_COMMAND} cmake "configure, build, ctest")
+if(CMAKE_GENERATOR MATCHES "Ninja")
+  wavekit_record_dependency(${CMAKE_MAKE_PROGRAM} ninja-build "the Ninja generator")
+endif()
+if(NOT WAVEKIT_BACKEND STREQUAL "hip")
+  wavekit_record_dependency(${CMAKE_CXX_COMPILER} clang-19 "host and emulated C++")
+  wavekit_require_driver_programs(${CMAKE_CXX_COMPILER} FOR "linking host programs" ARGS)
+endif()
+
+# Python runs the emulator's launch rewriter, the codegen report and the cross-checks, with the
+# packages of tools/requirements.txt (scripts/setup-debian.sh puts them in .venv).
+find_package(Python3 3.9 COMPONENTS Interpreter)  # the .venv one, see CMakeLists.txt
+wavekit_require_file("${Python3_EXECUTABLE}" PACKAGE python3 FOR "tools/ and the cross-checks" WHAT "Python 3")
+execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy, ml_dtypes, llvmlite"
+                RESULT_VARIABLE _wk_rc ERROR_VARIABLE _wk_err OUTPUT_QUIET)
+if(NOT _wk_rc EQUAL 0)
+  message(FATAL_ERROR "wavekit: ${Python3_EXECUTABLE} lacks the packages of tools/requirements.txt "
+                      "(numpy, ml_dtypes, llvmlite); scripts/setup-debian.sh installs them into .venv")
+endif()
 
 # Warnings for wavekit's own translation units (the INTERFACE target pushes none on consumers).
 add_library(wavekit_dev_flags INTERFACE)
@@ -53,7 +76,23 @@ endif()
 
 # The CPU emulator (wavekit_emulated), as downstream projects get it.
 include(wavekitEmulator)
-if(NOT TARGET wavekit::emulator_gfx942)
-  message(FATAL_ERROR "wavekit's development build needs Boost.Context for the CPU emulator "
-                      "(Debian: apt-get install libboost-context-dev)")
+wavekit_require_file("${boost_context_DIR}" PACKAGE libboost-context-dev FOR "the CPU emulator's fibers"
+                     WHAT "Boost.Context's CMake package")
+if(NOT WAVEKIT_BACKEND STREQUAL "hip")
+  # The sanitizer runtimes of the emulator's race (TSan) and memory (ASan, UBSan) tests.
+  foreach(runtime tsan asan ubsan_standalone)
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.${runtime}-${CMAKE_SYSTEM_PROCESSOR}.a
+                    OUTPUT_VARIABLE _wk_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
+    wavekit_require_file("${_wk_rt}" PACKAGE libclang-rt-19-dev FOR "the emulator's sanitizer tests"
+                         WHAT "clang's ${runtime} runtime")
+  endforeach()
+endif()
+if(WAVEKIT_BUILD_TESTS)
+  find_package(Catch2 2 QUIET)
+  wavekit_require_file("${Catch2_DIR}" PACKAGE catch2 FOR "the tests" WHAT "Catch2 2.x's CMake package")
+endif()
+if(WAVEKIT_BUILD_BENCHMARKS)
+  find_package(benchmark QUIET)
+  wavekit_require_file("${benchmark_DIR}" PACKAGE libbenchmark-dev FOR "the benchmarks"
+                       WHAT "Google Benchmark's CMake package")
 endif()

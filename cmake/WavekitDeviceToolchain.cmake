@@ -5,7 +5,8 @@
 # __oclc_ISA_version, so it is generated from the gfx940 one into the build tree together with
 # links to every other system bitcode file; system directories are never written.
 
-find_program(WAVEKIT_DEVICE_CLANG NAMES clang++-19 clang++ HINTS /usr/lib/llvm-19/bin REQUIRED)
+wavekit_require_program(WAVEKIT_DEVICE_CLANG NAMES clang++-19 clang++ HINTS /usr/lib/llvm-19/bin
+                        PACKAGE clang-19 FOR "device code generation")
 execute_process(COMMAND ${WAVEKIT_DEVICE_CLANG} --version OUTPUT_VARIABLE _wk_clang_version)
 if(NOT _wk_clang_version MATCHES "clang version ([0-9]+)")
   message(FATAL_ERROR "Cannot read the version of ${WAVEKIT_DEVICE_CLANG}")
@@ -14,22 +15,26 @@ if(CMAKE_MATCH_1 LESS 19)
   message(FATAL_ERROR "The codegen report needs clang >= 19 with the AMDGPU backend; "
                       "${WAVEKIT_DEVICE_CLANG} is clang ${CMAKE_MATCH_1}. On Debian: apt-get install clang-19")
 endif()
-find_program(WAVEKIT_LLVM_DIS NAMES llvm-dis-19 llvm-dis HINTS /usr/lib/llvm-19/bin REQUIRED)
-find_program(WAVEKIT_LLVM_AS NAMES llvm-as-19 llvm-as HINTS /usr/lib/llvm-19/bin REQUIRED)
+wavekit_require_program(WAVEKIT_LLVM_DIS NAMES llvm-dis-19 llvm-dis HINTS /usr/lib/llvm-19/bin
+                        PACKAGE llvm-19 FOR "gfx950 lowering and device libraries")
+wavekit_require_program(WAVEKIT_LLVM_AS NAMES llvm-as-19 llvm-as HINTS /usr/lib/llvm-19/bin
+                        PACKAGE llvm-19 FOR "device libraries")
 
 find_path(WAVEKIT_SYSTEM_DEVICE_LIBS oclc_isa_version_940.bc
   HINTS $ENV{ROCM_PATH}/amdgcn/bitcode /opt/rocm/amdgcn/bitcode
         /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode
   NO_DEFAULT_PATH)
-if(NOT WAVEKIT_SYSTEM_DEVICE_LIBS)
-  message(FATAL_ERROR "ROCm device libraries not found (oclc_isa_version_940.bc). "
-                      "On Debian: apt-get install rocm-device-libs")
+if(WAVEKIT_SYSTEM_DEVICE_LIBS)
+  set(_wk_bc ${WAVEKIT_SYSTEM_DEVICE_LIBS}/oclc_isa_version_940.bc)
 endif()
+wavekit_require_file("${_wk_bc}" PACKAGE rocm-device-libs FOR "device code generation"
+                     WHAT "ROCm device libraries (oclc_isa_version_940.bc)")
 
 find_path(WAVEKIT_HIP_INCLUDE_PARENT hip/hip_runtime.h HINTS $ENV{ROCM_PATH}/include /opt/rocm/include /usr/include)
-if(NOT WAVEKIT_HIP_INCLUDE_PARENT)
-  message(FATAL_ERROR "HIP headers not found. On Debian: apt-get install libamdhip64-dev")
+if(WAVEKIT_HIP_INCLUDE_PARENT)
+  set(_wk_hip_header ${WAVEKIT_HIP_INCLUDE_PARENT}/hip/hip_runtime.h)
 endif()
+wavekit_require_file("${_wk_hip_header}" PACKAGE libamdhip64-dev FOR "device code generation" WHAT "HIP headers")
 get_filename_component(WAVEKIT_HIP_PATH ${WAVEKIT_HIP_INCLUDE_PARENT} DIRECTORY)
 
 set(WAVEKIT_DEVICE_LIBS ${PROJECT_BINARY_DIR}/amdgcn-bitcode)
@@ -59,6 +64,12 @@ elseif(NOT EXISTS ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.bc)
   endif()
 endif()
 message(STATUS "wavekit device codegen: ${WAVEKIT_DEVICE_CLANG}, device libraries in ${WAVEKIT_DEVICE_LIBS}")
+
+# What the driver runs for a HIP compile to an object (the isa compile checks): device link (lld)
+# and the offload bundler.
+wavekit_require_driver_programs(${WAVEKIT_DEVICE_CLANG} FOR "HIP compile checks"
+  ARGS -x hip -std=c++20 --offload-arch=gfx942 --hip-path=${WAVEKIT_HIP_PATH}
+       --rocm-device-lib-path=${WAVEKIT_DEVICE_LIBS} -c)
 
 if("gfx950" IN_LIST WAVEKIT_CODEGEN_ARCHS)
   execute_process(COMMAND ${Python3_EXECUTABLE} -c

@@ -6,9 +6,28 @@
 # builds <target> as plain C++ against wavekit's HIP shim: kernels and host code run on the CPU,
 # behaving as the given target. It links wavekit::emulator_<arch> (include path, definitions,
 # Boost.Context) and sets a compiler launcher that rewrites kernel<<<...>>>(...) launches.
-# Needs clang (the shim uses clang vector extensions) and Boost.Context.
+# Needs clang >= 19 (the shim uses clang's vector extensions and builtins; clang 14 is known to
+# fail) and Boost.Context. A .hip source of <target> is compiled as C++. Without a build type the
+# target is compiled with -O2: unoptimised, kernels run about 8x slower on the emulator.
 
 include_guard(GLOBAL)
+
+# wavekit_check_cxx_compiler(<what> <result var>): empty if CMAKE_CXX_COMPILER can build emulated
+# code, else the one sentence that says what is needed.
+function(wavekit_check_cxx_compiler what result)
+  # The oldest clang wavekit's emulated builds (and wavekit's own build) are made and tested with.
+  set(WAVEKIT_MIN_CLANG_VERSION 19)
+  set(problem "")
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR CMAKE_CXX_COMPILER_VERSION VERSION_LESS WAVEKIT_MIN_CLANG_VERSION)
+    set(problem "${what} needs clang >= ${WAVEKIT_MIN_CLANG_VERSION} as the C++ compiler, but "
+                "CMAKE_CXX_COMPILER is ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} "
+                "(${CMAKE_CXX_COMPILER}): configure a new build directory with "
+                "-DCMAKE_CXX_COMPILER=clang++-${WAVEKIT_MIN_CLANG_VERSION} (Debian: apt-get install "
+                "clang-${WAVEKIT_MIN_CLANG_VERSION}), or use one of wavekit's presets (cmake --preset cpu).")
+    string(JOIN "" problem ${problem})
+  endif()
+  set(${result} "${problem}" PARENT_SCOPE)
+endfunction()
 
 # GLOBAL: the imported targets must be visible to the projects that call wavekit_emulated().
 find_package(Boost 1.74 CONFIG QUIET GLOBAL COMPONENTS context)
@@ -62,11 +81,34 @@ function(wavekit_emulated target arch)
   if(NOT arch MATCHES "^(gfx942|gfx950)$")
     message(FATAL_ERROR "wavekit_emulated(${target}): '${arch}' is not a wavekit target (gfx942 or gfx950)")
   endif()
+  wavekit_check_cxx_compiler("wavekit_emulated(${target})" problem)
+  if(problem)
+    message(FATAL_ERROR "${problem}")
+  endif()
   if(NOT TARGET wavekit::emulator_${arch})
     message(FATAL_ERROR "wavekit_emulated(${target}): the emulator needs Boost.Context "
                         "(Debian: apt-get install libboost-context-dev)")
   endif()
   target_link_libraries(${target} PRIVATE wavekit::emulator_${arch})
+  # HIP sources are plain C++ here (the shim stands in for the HIP runtime).
+  get_target_property(sources ${target} SOURCES)
+  foreach(source IN LISTS sources)
+    if(source MATCHES "\\.hip$")
+      set_source_files_properties(${source} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX)
+    endif()
+  endforeach()
+  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
+  # Without a build type nothing is optimised, and emulated kernels run about 8x slower.
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(NOT multi_config AND NOT CMAKE_BUILD_TYPE)
+    target_compile_options(${target} PRIVATE -O2)
+    get_property(told GLOBAL PROPERTY _WAVEKIT_TOLD_NO_BUILD_TYPE)
+    if(NOT told)
+      set_property(GLOBAL PROPERTY _WAVEKIT_TOLD_NO_BUILD_TYPE TRUE)
+      message(STATUS "wavekit_emulated: no CMAKE_BUILD_TYPE, so emulated targets are compiled with -O2 "
+                     "(unoptimised, kernels run about 8x slower on the emulator)")
+    endif()
+  endif()
   if(WAVEKIT_EMULATOR_LAUNCHER)
     set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${WAVEKIT_EMULATOR_LAUNCHER}")
   else()

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Installs what wavekit's build, tests and examples need on Debian bookworm:
 #   - Debian packages (only those missing; uses sudo when not root)
-#   - a Python virtual environment in .venv with the pinned packages of tools/requirements.txt
-# Safe to run repeatedly; it does nothing when everything is present.
+#   - a Python virtual environment in .venv (on Debian's python3) with the pinned packages of
+#     tools/requirements.txt
+# Safe to run repeatedly; it does nothing when everything is present. The configure step looks up
+# every program and library below and names its package when one is missing; the test
+# "unit.setup: ..." fails when it found one whose package this list does not name.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(
-  cmake ninja-build                   # build
+  cmake ninja-build ccache            # build
   clang-19 lld-19 llvm-19             # host compiler, AMDGPU device codegen, llvm-dis/llvm-as
+  binutils                            # ld, run by clang-19 to link host programs
+  clang-tools-19                      # clang-offload-bundler, run by clang-19 for HIP objects
+  g++                                 # the test that host headers compile with g++
   libamdhip64-dev rocm-device-libs    # HIP headers and device libraries for gfx942 codegen
   catch2 libbenchmark-dev             # tests and benchmarks
   libboost-context-dev                # fibers of the CPU emulator
@@ -28,10 +34,12 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Debian's python3, whatever else is first on PATH: its package is the one named above.
 venv="$root/.venv"
-if [ ! -x "$venv/bin/python3" ]; then
+if [ ! -x "$venv/bin/python3" ] || ! grep -qx "home = /usr/bin" "$venv/pyvenv.cfg" 2>/dev/null; then
   echo "wavekit setup: creating $venv"
-  python3 -m venv "$venv"
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
 fi
 if ! "$venv/bin/python3" - "$root/tools/requirements.txt" <<'PY' 2>/dev/null; then
 import sys

@@ -1,9 +1,12 @@
 // A host program that includes wavekit headers from an installed or embedded copy: quantize a
-// row to fp8 with a 1x128 scale and to MXFP4, and check the round trip.
+// row to fp8 with a 1x128 scale and to MXFP4 and check the round trip, then ask the block-scaled
+// GEMM's plan query for a legal and an illegal problem. Plain C++ with no HIP: test/package builds
+// it with clang and with g++.
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
+#include <wavekit/config/gemm_fp8_blockscale_plan.hpp>
 #include <wavekit/core/numeric_types.hpp>
 #include <wavekit/host/quantize_blockscale.hpp>
 #include <wavekit/host/quantize_mx.hpp>
@@ -19,6 +22,15 @@ int main() {
     mx_err = std::fmax(mx_err, std::fabs(mx.value_at(0, i) - row[i]));
   }
   std::printf("consumer: fp8 1x128 max error %.4g, mxfp4 max error %.4g\n", fp8_err, mx_err);
+
+  const wavekit::gemm_fp8_blockscale_problem good{1024, 576, 7168, wavekit::layout::mn_contiguous};
+  const wavekit::gemm_fp8_blockscale_problem bad{1024, 576, 7000, wavekit::layout::mn_contiguous};
+  const auto plan = wavekit::gemm_fp8_blockscale_select_plan(good, 0);
+  const auto refused = wavekit::gemm_fp8_blockscale_workspace_bytes(bad);
+  if (!plan || refused) return 1;
+  std::printf("consumer: plan without workspace: %s%s; %s\n", plan.value().name.c_str(),
+              plan.value().workspace_limited ? " (fewer K splits than with workspace)" : "",
+              refused.error().message().c_str());
   // e4m3 keeps 3 mantissa bits (relative error <= 2^-4); fp4 1 bit (<= 2^-2 of a block's top binade).
   return fp8_err <= 3.0f / 16 && mx_err <= 1.0f ? 0 : 1;
 }

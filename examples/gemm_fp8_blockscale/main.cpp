@@ -3,7 +3,8 @@
 // error beside the bound it must meet. On the CPU emulator it also prints the launches'
 // counters; on a GPU, the time.
 //
-//   gemm_fp8_blockscale [M N K [k|mn]]     default: 64 1536 7168 mn (an amd-fp8-mm test shape)
+//   gemm_fp8_blockscale [M N K [mn|k]]     default: 64 1536 7168 mn (an amd-fp8-mm test shape)
+//   gemm_fp8_blockscale --help
 #include <hip/hip_runtime.h>
 
 #include <chrono>
@@ -42,7 +43,12 @@ int run(const gemm_fp8_blockscale_problem& p) {
   float *das, *dbs;
   bf16* dc;
   void* workspace = nullptr;
-  const std::size_t workspace_bytes = gemm_fp8_blockscale_workspace_bytes(p);
+  const result<std::size_t> wanted = gemm_fp8_blockscale_workspace_bytes(p);
+  if (!wanted) {
+    std::printf("%s\n", wanted.error().message().c_str());
+    return 2;
+  }
+  const std::size_t workspace_bytes = wanted.value();
   hipMalloc(&da, a.size()), hipMalloc(&db, b.size());
   hipMalloc(&das, as.size() * 4), hipMalloc(&dbs, bs.size() * 4);
   hipMalloc(&dc, std::size_t(p.m) * p.n * 2);
@@ -53,25 +59,27 @@ int run(const gemm_fp8_blockscale_problem& p) {
   hipMemcpy(dbs, bs.data(), bs.size() * 4, hipMemcpyHostToDevice);
 
   const gemm_fp8_blockscale_args<Fp8> args{da, db, das, dbs, dc, workspace, workspace_bytes};
-  std::printf("gemm_fp8_blockscale %s\n  plan: %s, workspace %zu bytes\n", p.str().c_str(),
-              gemm_fp8_blockscale_plan_name(p, workspace_bytes).c_str(), workspace_bytes);
+  std::printf("gemm_fp8_blockscale %s\n", p.str().c_str());
+  std::fflush(stdout);
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
   const auto start = std::chrono::steady_clock::now();
-  const status s = gemm_fp8_blockscale(p, args, nullptr);
+  gemm_fp8_blockscale_plan_info ran;
+  const status s = gemm_fp8_blockscale(p, args, nullptr, &ran);
   hipDeviceSynchronize();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!s.ok()) {
     std::printf("  failed: %s\n", s.message().c_str());
     return 1;
   }
+  std::printf("  plan: %s, workspace %zu bytes\n", ran.name.c_str(), ran.workspace_bytes);
   std::vector<bf16> c(std::size_t(p.m) * p.n);
   hipMemcpy(c.data(), dc, c.size() * 2, hipMemcpyDeviceToHost);
 
   const host::blockscale_reference ref =
       host::reference_gemm_fp8_blockscale(p, a.data(), b.data(), as.data(), bs.data());
-  const int splits = config::choose_blockscale_plan(p, workspace_bytes).splits;
+  const int splits = ran.plan.splits;
   double worst_abs = 0, worst_vs_bound = 0;
   long outside = 0;
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -96,10 +104,54 @@ int run(const gemm_fp8_blockscale_problem& p) {
   return ok ? 0 : 1;
 }
 
+void usage(const char* program) {
+  std::printf(
+      "usage: %s [M N K [mn|k]]\n"
+      "Runs wavekit's block-scaled fp8 GEMM C (M x N, bf16) = A (M x K) * B (N x K)^T with 1x128 A and 128x128\n"
+      "B fp32 scales, checks it against the host reference and prints the error beside its computed bound.\n"
+      "  M N K   the shape (default 64 1536 7168, an amd-fp8-mm test shape); N a multiple of 16, K of 128\n"
+      "  mn      A [K][M], B [K][N], the amd-fp8-mm reference order (default; M a multiple of 16)\n"
+      "  k       A [M][K], B [N][K]\n"
+      "On the CPU emulator it also prints the launch counters; it emulates about 1 GFLOP/s per core\n"
+      "(the default shape takes a few seconds on 2 cores, M = N = K = 4096 a few minutes).\n",
+      program);
+}
+
+// A positive int from a command-line word, or 0.
+int parse_size(const char* word) {
+  char* end = nullptr;
+  const long v = std::strtol(word, &end, 10);
+  return *word && *end == 0 && v > 0 && v <= (1L << 30) ? static_cast<int>(v) : 0;
+}
+
 int main(int argc, char** argv) {
   gemm_fp8_blockscale_problem p{64, 1536, 7168, layout::mn_contiguous};
-  if (argc >= 4) p.m = std::atoi(argv[1]), p.n = std::atoi(argv[2]), p.k = std::atoi(argv[3]);
-  if (argc >= 5) p.order = std::string(argv[4]) == "k" ? layout::k_contiguous : layout::mn_contiguous;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      usage(argv[0]);
+      return 0;
+    }
+  if (argc != 1 && argc != 4 && argc != 5) {
+    usage(argv[0]);
+    return 2;
+  }
+  if (argc >= 4) {
+    p.m = parse_size(argv[1]), p.n = parse_size(argv[2]), p.k = parse_size(argv[3]);
+    if (!p.m || !p.n || !p.k) {
+      std::fprintf(stderr, "M, N and K must be positive integers\n");
+      usage(argv[0]);
+      return 2;
+    }
+  }
+  if (argc == 5) {
+    const std::string order = argv[4];
+    if (order != "k" && order != "mn") {
+      std::fprintf(stderr, "the storage order is 'mn' or 'k', not '%s'\n", argv[4]);
+      usage(argv[0]);
+      return 2;
+    }
+    p.order = order == "k" ? layout::k_contiguous : layout::mn_contiguous;
+  }
   hipDeviceProp_t prop;
   if (hipGetDeviceProperties(&prop, 0) != hipSuccess) {
     std::printf("no device\n");

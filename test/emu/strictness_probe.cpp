@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   float* p;
   hipMalloc(&p, 64 * sizeof(float));  // 256 bytes
   const int overrun = std::strcmp(mode, "clean") == 0 ? 0 : 1;
+  // Buffered (stdout is a pipe under ctest): the emulator must flush it before it ends the process.
+  std::printf("%s: printed before the fault\n", mode);
   if (std::strcmp(mode, "global") == 0 || overrun == 0)
     hipLaunchKernelGGL(write_global, dim3(1), dim3(64), 0, nullptr, p, overrun);
   if (std::strcmp(mode, "lds") == 0 || overrun == 0)

@@ -23,7 +23,7 @@ endforeach()
 foreach(mode find_package subdirectory fetchcontent)
   set(build ${WORK_DIR}/${mode})
   run(${CMAKE_COMMAND} -S ${WAVEKIT_SOURCE_DIR}/examples/consumer -B ${build} -G ${GENERATOR}
-      -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DWAVEKIT_CONSUME=${mode}
+      -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DWAVEKIT_CONSUME=${mode} -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
       -DCMAKE_PREFIX_PATH=${prefix} -DWAVEKIT_SOURCE_DIR=${WAVEKIT_SOURCE_DIR})
   run(${CMAKE_COMMAND} --build ${build})
   run(${build}/consumer)
@@ -31,5 +31,11 @@ foreach(mode find_package subdirectory fetchcontent)
     message(FATAL_ERROR "consumer via ${mode}: wavekit_emulated() did not build the emulated program")
   endif()
   run(${build}/consumer_emulated)
+  # No build type here: wavekit_emulated() compiles emulated.hip as C++ with -O2 all the same.
+  file(READ ${build}/compile_commands.json commands)
+  if(NOT commands MATCHES "-x c\\+\\+[^\n]*-O2[^\n]*emulated\\.hip" AND
+     NOT commands MATCHES "-O2[^\n]*-x c\\+\\+[^\n]*emulated\\.hip")
+    message(FATAL_ERROR "consumer via ${mode}: emulated.hip is not compiled as C++ with -O2:\n${commands}")
+  endif()
   message(STATUS "consumer via ${mode}: ok")
 endforeach()

@@ -1,13 +1,15 @@
 // wavekit's block-scaled fp8 GEMM, the API most users want:
 //
-//   wavekit::gemm_fp8_blockscale_problem p{m, n, k, wavekit::layout::mn_contiguous};
-//   std::size_t ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p);   // fp32 split-K partials
+//   wavekit::gemm_fp8_blockscale_problem p{m, n, k, wavekit::layout::mn_contiguous};  // order: no default
+//   std::size_t ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p).value();   // fp32 split-K partials
 //   wavekit::gemm_fp8_blockscale_args<wavekit::arch::gfx942::fp8> args{a, b, a_scale, b_scale, c, workspace, ws};
 //   wavekit::status s = wavekit::gemm_fp8_blockscale(p, args, stream);
 //   if (!s) std::puts(s.message().c_str());
 //
 // It validates everything before launching, picks a plan (config/gemm_fp8_blockscale_dispatch.hpp)
-// for any legal shape, and checks that the fp8 format is the one the device's matrix cores read
+// for any legal shape (with less workspace than the plan wants, one with fewer K splits: the
+// optional last argument says which ran, and config/gemm_fp8_blockscale_plan.hpp answers the same
+// without launching), and checks that the fp8 format is the one the device's matrix cores read
 // (fnuz on gfx942, OCP on gfx950). Experts pick a configuration themselves with
 // ops::launch_gemm_fp8_blockscale<Config>(problem, args, stream) (the config's own SplitK) or
 // ops::launch_gemm_fp8_blockscale<Config>(problem, args, splits, stream); docs/gemm-fp8-blockscale.md
@@ -16,23 +18,15 @@
 
 #include <hip/hip_runtime.h>
 
-#include <string>
 #include <type_traits>
 
 #include "wavekit/arch/device.hpp"
-#include "wavekit/config/gemm_fp8_blockscale_dispatch.hpp"
+#include "wavekit/config/gemm_fp8_blockscale_plan.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_blockscale_kernel.hpp"
 
 namespace wavekit {
 
 using ops::gemm_fp8_blockscale_args;
-using ops::gemm_fp8_blockscale_problem;
-
-// Workspace the plan for this problem would like (0 when it runs without split-K). With less,
-// gemm_fp8_blockscale picks a plan with fewer splits.
-inline std::size_t gemm_fp8_blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p) {
-  return ops::blockscale_workspace_bytes(p, config::choose_blockscale_plan(p, ~std::size_t{0}).splits);
-}
 
 // The fp8 format the current device's matrix cores read must be Fp8's.
 template <class Fp8>
@@ -51,20 +45,21 @@ status check_device_fp8_format() {
   return status::success();
 }
 
+// Validates, picks the plan and launches. When `ran` is given it receives the plan that ran (its
+// workspace_limited flag says a too-small workspace changed it); it is left alone on failure.
 template <class Fp8>
 status gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& args,
-                           hipStream_t stream) {
+                           hipStream_t stream, gemm_fp8_blockscale_plan_info* ran = nullptr) {
   if (status s = ops::validate_blockscale(p, args); !s.ok()) return s;
   if (status s = check_device_fp8_format<Fp8>(); !s.ok()) return s;
-  const config::blockscale_plan plan = config::choose_blockscale_plan(p, args.workspace ? args.workspace_bytes : 0);
-  return config::with_blockscale_config(plan.config, [&](auto cfg) {
-    return ops::launch_gemm_fp8_blockscale<decltype(cfg)>(p, args, plan.splits, stream);
+  const result<gemm_fp8_blockscale_plan_info> plan =
+      gemm_fp8_blockscale_select_plan(p, args.workspace ? args.workspace_bytes : 0);
+  if (!plan) return plan.error();
+  const status s = config::with_blockscale_config(plan.value().plan.config, [&](auto cfg) {
+    return ops::launch_gemm_fp8_blockscale<decltype(cfg)>(p, args, plan.value().plan.splits, stream);
   });
-}
-
-// The plan gemm_fp8_blockscale would run, by name ("gemm_fp8_bs<256x128x64, w4x2, mfma16x16x32> sk2").
-inline std::string gemm_fp8_blockscale_plan_name(const gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
-  return config::blockscale_plan_name(config::choose_blockscale_plan(p, workspace_bytes));
+  if (s.ok() && ran) *ran = plan.value();
+  return s;
 }
 
 }  // namespace wavekit

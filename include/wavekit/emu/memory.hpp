@@ -90,6 +90,13 @@ inline void fault_handler(int sig, siginfo_t* info, void*) {
     reg.mutex.unlock();
   }
   if (describe_current_thread) msg += " (" + describe_current_thread() + ")";
+  // What the program printed before the fault is still in stdout's buffer (a pipe or file buffers
+  // fully) and _exit would drop it. Flushed unless another thread holds the stream's lock, where
+  // waiting for it could hang the handler.
+  if (ftrylockfile(stdout) == 0) {
+    fflush_unlocked(stdout);
+    funlockfile(stdout);
+  }
   write_stderr(msg + "\n");
   (void)sig;
   _exit(fault_exit_status);  // a debugger has already stopped at the fault itself

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <tuple>
 #include <type_traits>
@@ -25,11 +26,12 @@ namespace {
 template <class Fp8>
 int run_api(const gemm_fp8_blockscale_problem& p, std::uint32_t seed) {
   test::blockscale_case<Fp8> t(p, seed);
-  const status s = gemm_fp8_blockscale(p, t.args(), nullptr);
+  gemm_fp8_blockscale_plan_info ran;
+  const status s = gemm_fp8_blockscale(p, t.args(), nullptr, &ran);
   INFO(p.str() << ": " << s.message());
   REQUIRE(s.ok());
-  const int splits = config::choose_blockscale_plan(p, t.workspace_bytes).splits;
-  return t.check(t.reference(), splits, gemm_fp8_blockscale_plan_name(p, t.workspace_bytes).c_str());
+  CHECK(ran.name == gemm_fp8_blockscale_select_plan(p, t.workspace_bytes).value().name);
+  return t.check(t.reference(), ran.plan.splits, ran.name.c_str());
 }
 
 template <class Cfg, class Fp8>
@@ -157,7 +159,70 @@ TEST_CASE("blockscale GEMM: without workspace the plan runs without split-K", "[
   const int splits = config::choose_blockscale_plan(p, ~std::size_t{0}).splits;
   CHECK(splits > 1);
   CHECK(config::choose_blockscale_plan(p, 0).splits == 1);
-  CHECK(gemm_fp8_blockscale_workspace_bytes(p) == std::size_t(splits) * 1024 * 576 * 4);
+  const std::size_t wanted = std::size_t(splits) * 1024 * 576 * 4;
+  CHECK(gemm_fp8_blockscale_workspace_bytes(p).value() == wanted);
+  // The plan query says when the workspace changed the plan, and what the preferred one needs.
+  const gemm_fp8_blockscale_plan_info full = gemm_fp8_blockscale_select_plan(p, wanted).value();
+  CHECK(!full.workspace_limited);
+  CHECK(full.plan.splits == splits);
+  CHECK(full.workspace_bytes == wanted);
+  const gemm_fp8_blockscale_plan_info none = gemm_fp8_blockscale_select_plan(p, 0).value();
+  CHECK(none.workspace_limited);
+  CHECK(none.plan.splits == 1);
+  CHECK(none.workspace_bytes == 0);
+  CHECK(none.preferred_workspace_bytes == wanted);
+  const gemm_fp8_blockscale_plan_info half = gemm_fp8_blockscale_select_plan(p, wanted / 2).value();
+  CHECK(half.workspace_limited);
+  CHECK(half.plan.splits < splits);
+  CHECK(half.workspace_bytes <= wanted / 2);
+}
+
+TEST_CASE("blockscale GEMM: the call reports the plan that ran, workspace fallback included", "[emu][gemm]") {
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    // 16 x 128 x 2048: the model splits K (16 scale blocks, one column of tiles).
+    const gemm_fp8_blockscale_problem p{16, 128, 2048, layout::k_contiguous};
+    const gemm_fp8_blockscale_plan_info preferred = gemm_fp8_blockscale_select_plan(p, ~std::size_t{0}).value();
+    REQUIRE(preferred.plan.splits > 1);
+    test::blockscale_case<fp8> t(p, 77, preferred.plan.splits);
+    gemm_fp8_blockscale_plan_info ran;
+    REQUIRE(gemm_fp8_blockscale(p, t.args(), nullptr, &ran).ok());
+    CHECK(!ran.workspace_limited);
+    CHECK(ran.name == preferred.name);
+    CHECK(t.check(t.reference(), ran.plan.splits, "full workspace") == 0);
+    auto small = t.args();
+    small.workspace_bytes = preferred.workspace_bytes - 1;  // one byte short: fewer splits
+    REQUIRE(gemm_fp8_blockscale(p, small, nullptr, &ran).ok());
+    INFO(ran.name);
+    CHECK(ran.workspace_limited);
+    CHECK(ran.plan.splits < preferred.plan.splits);
+    CHECK(ran.workspace_bytes <= small.workspace_bytes);
+    CHECK(t.check(t.reference(), ran.plan.splits, "short workspace") == 0);
+  });
+}
+
+TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's status", "[emu][gemm]") {
+  const struct {
+    gemm_fp8_blockscale_problem p;
+    status_code code;
+    const char* text;
+  } cases[] = {{{64, 64, 200, layout::k_contiguous}, status_code::bad_shape, "K must be a multiple of 128"},
+               {{64, 72, 256, layout::k_contiguous}, status_code::bad_shape, "N must be a multiple of 16"},
+               {{-1, 64, 256, layout::k_contiguous}, status_code::bad_shape, "must be positive"},
+               {{40, 64, 256, layout::mn_contiguous}, status_code::bad_alignment, "M must be a multiple of 16"},
+               {{64, 64, 256, static_cast<layout>(7)}, status_code::bad_shape, "order must be"},
+               {{65536, 64, 65536, layout::k_contiguous}, status_code::too_large, "32-bit buffer offsets"}};
+  for (const auto& c : cases) {
+    const result<std::size_t> ws = gemm_fp8_blockscale_workspace_bytes(c.p);
+    const result<gemm_fp8_blockscale_plan_info> plan = gemm_fp8_blockscale_select_plan(c.p, 1 << 20);
+    INFO(ws.error().message());
+    CHECK(!ws);
+    CHECK(!plan);
+    CHECK(ws.error().code() == c.code);
+    CHECK(plan.error().code() == c.code);
+    CHECK_THAT(ws.error().message(), Catch::Contains(c.text));
+    CHECK(plan.error().message() == ws.error().message());
+  }
 }
 
 TEST_CASE("blockscale dispatch: on a tie of the model, less padded work wins", "[gemm]") {
@@ -190,17 +255,31 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
     expect({64, 72, 256, layout::k_contiguous}, good, status_code::bad_shape, "N must be a multiple of 16");
     expect({0, 64, 256, layout::k_contiguous}, good, status_code::bad_shape, "must be positive");
     expect({40, 64, 256, layout::mn_contiguous}, good, status_code::bad_alignment, "M must be a multiple of 16");
-    for (int which = 0; which < 5; ++which) {
+    // Each pointer's status names it.
+    const gemm_fp8_blockscale_problem shape{64, 64, 256, layout::k_contiguous};
+    {
       auto a = good;
-      (which == 0 ? a.a : which == 1 ? a.b : a.a) = which < 2 ? nullptr : a.a;
-      if (which == 2) a.a_scale = nullptr;
-      if (which == 3) a.b_scale = nullptr;
-      if (which == 4) a.c = nullptr;
-      expect({64, 64, 256, layout::k_contiguous}, a, status_code::null_pointer, "must be non-null");
+      a.a = nullptr;
+      expect(shape, a, status_code::null_pointer, "argument a is null");
+      a = good, a.b = nullptr;
+      expect(shape, a, status_code::null_pointer, "argument b is null");
+      a = good, a.a_scale = nullptr;
+      expect(shape, a, status_code::null_pointer, "argument a_scale is null");
+      a = good, a.b_scale = nullptr;
+      expect(shape, a, status_code::null_pointer, "argument b_scale is null");
+      a = good, a.c = nullptr;
+      expect(shape, a, status_code::null_pointer, "argument c is null");
+      a = good, a.a = good.a + 8;
+      expect(shape, a, status_code::bad_alignment, "argument a must be 16-byte aligned");
+      a = good, a.b = good.b + 4;
+      expect(shape, a, status_code::bad_alignment, "argument b must be 16-byte aligned");
+      a = good, a.a_scale = reinterpret_cast<const float*>(reinterpret_cast<const char*>(good.a_scale) + 2);
+      expect(shape, a, status_code::bad_alignment, "argument a_scale must be 4-byte aligned");
+      a = good, a.b_scale = reinterpret_cast<const float*>(reinterpret_cast<const char*>(good.b_scale) + 2);
+      expect(shape, a, status_code::bad_alignment, "argument b_scale must be 4-byte aligned");
+      a = good, a.c = good.c + 1;
+      expect(shape, a, status_code::bad_alignment, "argument c must be 4-byte aligned");
     }
-    auto misaligned = good;
-    misaligned.b = good.b + 4;
-    expect({64, 64, 256, layout::k_contiguous}, misaligned, status_code::bad_alignment, "16-byte aligned");
     expect({65536, 64, 65536, layout::k_contiguous}, good, status_code::too_large, "32-bit buffer offsets");
     // Explicit configurations: split-K needs its workspace; splits must fit K.
     auto no_workspace = good;
@@ -222,6 +301,66 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
     const status s = gemm_fp8_blockscale(p, wrong, nullptr);
     CHECK(s.code() == status_code::bad_config);
     CHECK_THAT(s.message(), Catch::Contains("fp8"));
+  });
+}
+
+TEST_CASE("blockscale GEMM: non-finite scales follow the documented per-block semantics", "[emu][gemm]") {
+  // C = sum over 128-K blocks of (a_scale * b_scale) * (the block's dot product), in IEEE
+  // arithmetic: an Inf scale gives +-Inf where the block's dot product is non-zero and NaN where it
+  // is zero; a NaN scale gives NaN (ops/gemm/gemm_fp8_blockscale_problem.hpp). The amd-fp8-mm
+  // reference, which scales each element first, would give NaN in more places. Small integer
+  // operands make every dot product exact, so the expected class of each output is certain.
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const gemm_fp8_blockscale_problem p{32, 64, 256, layout::k_contiguous};
+    test::blockscale_case<fp8> t(p, 5);
+    std::mt19937 rng(17);
+    for (int i = 0; i < p.m * p.k; ++i) t.ha[i] = saturate_cast<fp8>(1.0f + static_cast<float>(i % 3 == 0));
+    for (int i = 0; i < p.n * p.k; ++i) t.hb[i] = saturate_cast<fp8>(static_cast<float>(int(rng() % 5) - 2));
+    for (int k = 0; k < 128; ++k) t.hb[5 * p.k + k] = saturate_cast<fp8>(0.0f);  // column 5: block 0 sums to 0
+    for (float& v : t.has) v = 0.5f;
+    for (float& v : t.hbs) v = 0.25f;
+    const float inf = std::numeric_limits<float>::infinity();
+    t.has[3 * p.k_blocks() + 0] = inf;                                       // row 3, block 0: +Inf
+    t.has[9 * p.k_blocks() + 1] = -inf;                                      // row 9, block 1: -Inf
+    t.has[20 * p.k_blocks() + 1] = std::numeric_limits<float>::quiet_NaN();  // row 20, block 1: NaN
+    hipMemcpy(t.a, t.ha.data(), t.ha.size(), hipMemcpyHostToDevice);
+    hipMemcpy(t.b, t.hb.data(), t.hb.size(), hipMemcpyHostToDevice);
+    hipMemcpy(t.a_scale, t.has.data(), t.has.size() * 4, hipMemcpyHostToDevice);
+    hipMemcpy(t.b_scale, t.hbs.data(), t.hbs.size() * 4, hipMemcpyHostToDevice);
+    // The rule, in double (the dot products are exact integers).
+    std::vector<double> expected(std::size_t(p.m) * p.n);
+    for (int i = 0; i < p.m; ++i)
+      for (int j = 0; j < p.n; ++j) {
+        double total = 0;
+        for (int kb = 0; kb < p.k_blocks(); ++kb) {
+          double dot = 0;
+          for (int k = kb * 128; k < kb * 128 + 128; ++k)
+            dot += double(to_float(t.ha[i * p.k + k])) * double(to_float(t.hb[j * p.k + k]));
+          total += double(t.has[i * p.k_blocks() + kb]) * double(t.hbs[kb]) * dot;
+        }
+        expected[i * p.n + j] = total;
+      }
+    REQUIRE(std::isnan(expected[3 * p.n + 5]));   // Inf times a zero block: NaN
+    REQUIRE(std::isinf(expected[3 * p.n + 6]));   // Inf times a non-zero block: Inf
+    REQUIRE(std::isnan(expected[20 * p.n + 0]));  // NaN scale
+    auto compare = [&](const char* label) {
+      std::vector<bf16> got(expected.size());
+      hipMemcpy(got.data(), t.c, got.size() * sizeof(bf16), hipMemcpyDeviceToHost);
+      int bad = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const double g = to_float(got[i]), e = expected[i];
+        const bool same = std::isnan(e)   ? std::isnan(g)
+                          : std::isinf(e) ? g == e
+                                          : std::fabs(g - e) <= std::ldexp(std::fabs(e), -8);
+        if (!same && bad++ < 5) std::printf("%s: C[%zu][%zu] = %g, expected %g\n", label, i / p.n, i % p.n, g, e);
+      }
+      return bad;
+    };
+    REQUIRE(gemm_fp8_blockscale(p, t.args(), nullptr).ok());
+    CHECK(compare("plan") == 0);
+    REQUIRE(ops::launch_gemm_fp8_blockscale<config::blockscale_small>(p, t.args(), 2, nullptr).ok());
+    CHECK(compare("split-K 2") == 0);
   });
 }
 

@@ -20,12 +20,14 @@ TEST_CASE("gemm_fp8_direct validation", "[ops][gemm]") {
     CHECK(s.code() == code);
     CHECK_THAT(s.message(), Catch::Contains(text));
   };
-  expect({nullptr, b, c, 32, 32, 16}, status_code::null_pointer, "must be non-null");
-  expect({a, b, nullptr, 32, 32, 16}, status_code::null_pointer, "must be non-null");
+  expect({nullptr, b, c, 32, 32, 16}, status_code::null_pointer, "argument a is null");
+  expect({a, nullptr, c, 32, 32, 16}, status_code::null_pointer, "argument b is null");
+  expect({a, b, nullptr, 32, 32, 16}, status_code::null_pointer, "argument c is null");
   expect({a, b, c, 0, 32, 16}, status_code::bad_shape, "must be positive");
   expect({a, b, c, 33, 32, 16}, status_code::bad_shape, "m % 32 == 0");
   expect({a, b, c, 32, 48, 16}, status_code::bad_shape, "(got 32x48x16)");
   expect({a, b, c, 32, 32, 24}, status_code::bad_shape, "k % 16 == 0");
-  expect({a + 1, b, c, 32, 32, 16}, status_code::bad_alignment, "8-byte aligned");
+  expect({a + 1, b, c, 32, 32, 16}, status_code::bad_alignment, "argument a must be 8-byte aligned");
+  expect({a, b + 1, c, 32, 32, 16}, status_code::bad_alignment, "argument b must be 8-byte aligned");
   expect({a, b, c, 65536, 32, 65536}, status_code::too_large, "2^31 - 1");
 }

@@ -37,11 +37,6 @@ __global__ __launch_bounds__(Cfg::threads) void gemm_fp8_blockscale_kernel(block
   }
 }
 
-// Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
-inline std::size_t blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p, int splits) {
-  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
-}
-
 // Validates, then launches with the given configuration and number of K splits (the kernel is
 // Cfg's kernel_config: Cfg's own SplitK plays no part here).
 template <class Cfg, class Fp8>

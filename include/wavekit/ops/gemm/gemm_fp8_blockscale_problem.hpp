@@ -11,6 +11,15 @@
 //
 // C is [M][N] row-major. Legal shapes: M >= 1, N a multiple of 16, K a multiple of 128; in the
 // mn_contiguous order M must also be a multiple of 16 (its rows of A are 16-byte vector loads).
+//
+// The storage order has no default: a problem is always constructed with one, {m, n, k, order}.
+//
+// Scales apply per 128-K block: C = sum_kb (a_scale * b_scale) * (the block's fp8 dot product,
+// accumulated in fp32). For finite scales this equals the amd-fp8-mm reference (scales applied to
+// each element before the sum) within the error bound. Non-finite scales follow IEEE arithmetic
+// on those block products: an Inf scale makes a block contribute +-Inf when its dot product is
+// non-zero and NaN when it is zero, a NaN scale gives NaN; the per-element reference gives NaN in
+// more cases (any zero element times Inf).
 #pragma once
 
 #include <cstddef>
@@ -27,8 +36,12 @@ namespace wavekit::ops {
 inline constexpr int blockscale_k = 128;  // the scale block along K (and along N for B)
 
 struct gemm_fp8_blockscale_problem {
-  int m = 0, n = 0, k = 0;
-  layout order = layout::k_contiguous;
+  // No default order: the reference problem's is mn_contiguous, most libraries' k_contiguous, and
+  // a wrong guess reads garbage without any error.
+  gemm_fp8_blockscale_problem(int m_, int n_, int k_, layout order_) : m(m_), n(n_), k(k_), order(order_) {}
+
+  int m, n, k;
+  layout order;
 
   int k_blocks() const { return k / blockscale_k; }
   int n_blocks() const { return (n + blockscale_k - 1) / blockscale_k; }
@@ -48,28 +61,53 @@ struct gemm_fp8_blockscale_args {
   std::size_t workspace_bytes = 0;
 };
 
-// Shape and argument checks shared by every config; run before any launch.
-template <class Fp8>
-status validate_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a) {
+// Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
+inline std::size_t blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p, int splits) {
+  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+}
+
+// The problem's own rules (sizes, multiples, 32-bit buffer offsets); queries such as the plan and
+// the workspace size answer only problems that pass them.
+inline status validate_blockscale_shape(const gemm_fp8_blockscale_problem& p) {
   const std::string what = "gemm_fp8_blockscale " + p.str() + ": ";
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
   if (p.k % blockscale_k) return {status_code::bad_shape, what + "K must be a multiple of 128 (the scale block)"};
+  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
+    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
   if (p.order == layout::mn_contiguous && p.m % 16)
     return {status_code::bad_alignment,
             what + "in the mn_contiguous order M must be a multiple of 16 (16-byte rows of A); use k_contiguous"};
-  if (!a.a || !a.b || !a.a_scale || !a.b_scale || !a.c)
-    return {status_code::null_pointer, what + "a, b, a_scale, b_scale and c must be non-null"};
-  auto misaligned = [](const void* ptr, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes; };
-  if (misaligned(a.a, 16) || misaligned(a.b, 16))
-    return {status_code::bad_alignment, what + "a and b must be 16-byte aligned (16-byte vector loads)"};
-  if (misaligned(a.a_scale, 4) || misaligned(a.b_scale, 4) || misaligned(a.c, 4))
-    return {status_code::bad_alignment, what + "a_scale, b_scale and c must be 4-byte aligned"};
   // Buffer loads address each tensor with 32-bit byte offsets.
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t m = p.m, n = p.n, k = p.k;
   if (m * k > limit || n * k > limit || m * n * 2 > limit || m * p.k_blocks() * 4 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
+// Shape and argument checks shared by every config; run before any launch. Each pointer status
+// names the argument.
+template <class Fp8>
+status validate_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a) {
+  if (status s = validate_blockscale_shape(p); !s.ok()) return s;
+  const std::string what = "gemm_fp8_blockscale " + p.str() + ": ";
+  const struct {
+    const char* name;
+    const void* ptr;
+    std::uintptr_t align;
+    const char* why;
+  } pointers[] = {{"a", a.a, 16, "16-byte vector loads"},
+                  {"b", a.b, 16, "16-byte vector loads"},
+                  {"a_scale", a.a_scale, 4, "fp32"},
+                  {"b_scale", a.b_scale, 4, "fp32"},
+                  {"c", a.c, 4, "bf16 pairs"}};
+  for (const auto& arg : pointers) {
+    if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
+    if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)
+      return {status_code::bad_alignment, what + "argument " + arg.name + " must be " + std::to_string(arg.align) +
+                                              "-byte aligned (" + arg.why + ")"};
+  }
   return status::success();
 }
 

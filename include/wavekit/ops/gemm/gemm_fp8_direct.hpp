@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
@@ -36,14 +37,17 @@ struct gemm_fp8_direct {
 
   // Checked before any launch: every load and store stays inside the three tensors.
   static status validate(const args& p) {
-    if (!p.a || !p.b || !p.c) return {status_code::null_pointer, name() + ": a, b and c must be non-null"};
+    for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}, {"c", p.c}})
+      if (!ptr) return {status_code::null_pointer, name() + ": argument " + arg + " is null"};
     if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, name() + ": m, n, k must be positive"};
     if (p.m % tile_m || p.n % tile_n || p.k % tile_k)
       return {status_code::bad_shape, name() + ": needs m % 32 == 0, n % 32 == 0, k % 16 == 0 (got " +
                                           std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
                                           ")"};
-    if (reinterpret_cast<std::uintptr_t>(p.a) % 8 || reinterpret_cast<std::uintptr_t>(p.b) % 8)
-      return {status_code::bad_alignment, name() + ": a and b must be 8-byte aligned (one 8-byte load per lane)"};
+    for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}})
+      if (reinterpret_cast<std::uintptr_t>(ptr) % 8)
+        return {status_code::bad_alignment,
+                name() + ": argument " + arg + " must be 8-byte aligned (one 8-byte load per lane)"};
     constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
     if (std::size_t(p.m) * p.k > limit || std::size_t(p.n) * p.k > limit || std::size_t(p.m) * p.n > limit)
       return {status_code::too_large, name() + ": a tensor exceeds 2^31 - 1 elements (32-bit offsets)"};

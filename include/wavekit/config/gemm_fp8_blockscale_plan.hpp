@@ -1,0 +1,56 @@
+// What wavekit::gemm_fp8_blockscale runs for a problem, asked without running anything: the plan
+// (configuration and K splits) and the workspace it needs. Plain C++ with no HIP, so host code
+// compiled by any C++20 compiler (g++ >= 12 included) can plan and size workspaces; the call
+// itself is in config/gemm_fp8_blockscale.hpp.
+//
+//   wavekit::gemm_fp8_blockscale_problem p{m, n, k, wavekit::layout::mn_contiguous};
+//   wavekit::result<std::size_t> ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p);
+//   wavekit::result<wavekit::gemm_fp8_blockscale_plan_info> plan = wavekit::gemm_fp8_blockscale_select_plan(p, bytes);
+//   if (plan && plan.value().workspace_limited) ...  // fewer K splits than preferred: too little workspace
+//
+// Queries on a problem the call would refuse return that status (same code, same message).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "wavekit/config/gemm_fp8_blockscale_dispatch.hpp"
+#include "wavekit/core/result.hpp"
+#include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
+
+namespace wavekit {
+
+using ops::gemm_fp8_blockscale_problem;
+
+struct gemm_fp8_blockscale_plan_info {
+  config::blockscale_plan plan;               // configuration and number of K splits
+  std::string name;                           // e.g. "gemm_fp8_bs<256x128x64, w4x2, mfma32x32x16, sk2>"
+  std::size_t workspace_bytes = 0;            // what this plan uses of the workspace
+  std::size_t preferred_workspace_bytes = 0;  // what the plan chosen with unlimited workspace uses
+  bool workspace_limited = false;             // this plan differs from that one for lack of workspace
+};
+
+// The workspace (fp32 split-K partials) the preferred plan for p uses; 0 when it does not split K.
+// With less, gemm_fp8_blockscale runs a plan with fewer splits (see select_plan).
+inline result<std::size_t> gemm_fp8_blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p) {
+  if (status s = ops::validate_blockscale_shape(p); !s.ok()) return s;
+  return ops::blockscale_workspace_bytes(p, config::choose_blockscale_plan(p, ~std::size_t{0}).splits);
+}
+
+// The plan gemm_fp8_blockscale runs for p given `workspace_bytes` of workspace (0 when the
+// workspace pointer is null).
+inline result<gemm_fp8_blockscale_plan_info> gemm_fp8_blockscale_select_plan(const gemm_fp8_blockscale_problem& p,
+                                                                             std::size_t workspace_bytes) {
+  if (status s = ops::validate_blockscale_shape(p); !s.ok()) return s;
+  const config::blockscale_plan preferred = config::choose_blockscale_plan(p, ~std::size_t{0});
+  const config::blockscale_plan plan = config::choose_blockscale_plan(p, workspace_bytes);
+  gemm_fp8_blockscale_plan_info info;
+  info.plan = plan;
+  info.name = config::blockscale_plan_name(plan);
+  info.workspace_bytes = ops::blockscale_workspace_bytes(p, plan.splits);
+  info.preferred_workspace_bytes = ops::blockscale_workspace_bytes(p, preferred.splits);
+  info.workspace_limited = plan.config != preferred.config || plan.splits != preferred.splits;
+  return info;
+}
+
+}  // namespace wavekit
