@@ -2,6 +2,11 @@
 // these need clang, which both the device compiler and the CPU emulator build use.
 #pragma once
 
+#if !defined(__clang__)
+#error \
+    "wavekit/core/vector.hpp needs clang (ext_vector_type): it is device and emulator code; host-only code includes core/, host/ and the plan queries without it"
+#endif
+
 #include <cstdint>
 
 namespace wavekit {
