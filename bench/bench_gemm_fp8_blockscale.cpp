@@ -19,15 +19,17 @@
 #include <vector>
 
 #include "support/blockscale_case.hpp"
-#include "wavekit/arch/target.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/config/gemm_fp8_blockscale.hpp"
 
 using namespace wavekit;
-using fp8 = std::conditional_t<arch::current_target == arch::target::gfx950, fp8_e4m3fn, fp8_e4m3fnuz>;
 
 namespace {
 
-void blockscale(benchmark::State& state) {
+// One shape with the fp8 format of the device (arch::with_device_fp8: asked of the GPU at run
+// time, the emulated target's on the emulator).
+template <class fp8>
+void blockscale_shape(benchmark::State& state) {
   const gemm_fp8_blockscale_problem p{static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                                       static_cast<int>(state.range(2)), layout::mn_contiguous};
   const double flops = 2.0 * p.m * p.n * p.k;
@@ -91,6 +93,15 @@ void blockscale(benchmark::State& state) {
 #endif
 }
 
+void blockscale(benchmark::State& state) {
+  const arch::device_arch device = arch::current_device_arch();
+  if (device.kind == arch::target::host) {
+    state.SkipWithError(("device '" + device.name + "' is neither gfx942 nor gfx950").c_str());
+    return;
+  }
+  arch::with_device_fp8([&](auto fp8_format) { blockscale_shape<decltype(fp8_format)>(state); });
+}
+
 }  // namespace
 
 BENCHMARK(blockscale)
@@ -126,7 +137,7 @@ BENCHMARK(blockscale)
 class counters_reporter : public benchmark::BenchmarkReporter {
  public:
   bool ReportContext(const Context&) override {
-    std::printf("wavekit CPU emulator (gfx942): counters per shape, no GPU time\n");
+    std::printf("wavekit CPU emulator (%s): counters per shape, no GPU time\n", arch::to_string(arch::current_target));
     return true;
   }
   void ReportRuns(const std::vector<Run>& runs) override {

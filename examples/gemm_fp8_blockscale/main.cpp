@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "wavekit/arch/target.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/config/gemm_fp8_blockscale.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/reference_gemm_fp8_blockscale.hpp"
@@ -158,5 +158,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("device: %s (%s)\n", prop.name, prop.gcnArchName);
-  return std::string(prop.gcnArchName).rfind("gfx950", 0) == 0 ? run<fp8_e4m3fn>(p) : run<fp8_e4m3fnuz>(p);
+  if (arch::current_device_arch().kind == arch::target::host) {
+    std::printf("the device is neither gfx942 nor gfx950\n");
+    return 1;
+  }
+  // The fp8 format the device's matrix cores read: fnuz on gfx942, OCP on gfx950.
+  return arch::with_device_fp8([&](auto fp8_format) { return run<decltype(fp8_format)>(p); });
 }

@@ -17,16 +17,7 @@ namespace wavekit::test {
 template <class Fp8>
 using other_fp8_t = std::conditional_t<std::is_same_v<Fp8, fp8_e4m3fn>, fp8_e4m3fnuz, fp8_e4m3fn>;
 
-// f(Fp8{}) with the device's format. The emulator's target is known at compile time, so only
-// its format is instantiated there.
-template <class F>
-decltype(auto) with_device_fp8(F&& f) {
-#if defined(WAVEKIT_EMULATOR)
-  using emulated = std::conditional_t<arch::current_target == arch::target::gfx950, fp8_e4m3fn, fp8_e4m3fnuz>;
-  return f(emulated{});
-#else
-  return arch::current_device_arch().kind == arch::target::gfx950 ? f(fp8_e4m3fn{}) : f(fp8_e4m3fnuz{});
-#endif
-}
+// f(Fp8{}) with the device's format: the library's one decision (arch/device.hpp).
+using arch::with_device_fp8;
 
 }  // namespace wavekit::test

@@ -1,13 +1,16 @@
 // The run-time side of arch/target.hpp: which wavekit target the current HIP device is (host code
-// only). Launchers use it to refuse a format the device does not read; tests and examples to
-// pick the fp8 format or to skip on another device.
+// only). Launchers use it to refuse a format the device does not read; tests, examples and
+// benchmarks to pick the fp8 format (with_device_fp8) or to skip on another device.
 #pragma once
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/target.hpp"
 
 namespace wavekit::arch {
@@ -26,6 +29,27 @@ inline device_arch current_device_arch() {
                       : std::strncmp(name, "gfx950", 6) == 0 ? target::gfx950
                                                              : target::host;
   return {kind, name};
+}
+
+// f(Fp8{}) with the fp8 format the current device's matrix cores read (arch/matrix_formats.hpp).
+// In an emulated build the device is the emulated target, fixed at compile time, and only its
+// format is instantiated. In a GPU build one binary serves both targets, so the device is asked
+// at run time (never the compile pass's target: the host pass has none). A device that is neither
+// gfx942 nor gfx950 has no such format: the program stops with a message, so callers that meet
+// other devices check current_device_arch() first.
+template <class F>
+decltype(auto) with_device_fp8(F&& f) {
+#if defined(WAVEKIT_EMULATOR)
+  return f(fp8_of<current_target>{});
+#else
+  const device_arch device = current_device_arch();
+  if (device.kind == target::host) {
+    std::fprintf(stderr, "wavekit: device '%s' is neither gfx942 nor gfx950: no fp8 format to use\n",
+                 device.name.c_str());
+    std::abort();
+  }
+  return device.kind == target::gfx950 ? f(fp8_of<target::gfx950>{}) : f(fp8_of<target::gfx942>{});
+#endif
 }
 
 }  // namespace wavekit::arch

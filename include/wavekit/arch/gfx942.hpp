@@ -2,15 +2,16 @@
 // wrappers over the instructions wavekit uses. Semantics: shared/spec/cdna.md.
 #pragma once
 
+#include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/core/vector.hpp"
 
 namespace wavekit::arch::gfx942 {
 
-// gfx942's fp8/bf8 are the fnuz variants (spec 2.1); OCP fp8 is gfx950's.
-using fp8 = fp8_e4m3fnuz;
-using bf8 = bf8_e5m2fnuz;
+// The formats its matrix cores read, as decided in arch/matrix_formats.hpp.
+using fp8 = fp8_of<target::gfx942>;
+using bf8 = bf8_of<target::gfx942>;
 
 inline constexpr int wave_size = 64;
 inline constexpr int simds_per_cu = 4;

@@ -7,15 +7,16 @@
 // read OCP fp8 (spec 2.1).
 #pragma once
 
+#include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/core/vector.hpp"
 
 namespace wavekit::arch::gfx950 {
 
-// gfx950's fp8/bf8 are the OCP formats; fnuz is gfx942's.
-using fp8 = fp8_e4m3fn;
-using bf8 = bf8_e5m2;
+// The formats its matrix cores read, as decided in arch/matrix_formats.hpp.
+using fp8 = fp8_of<target::gfx950>;
+using bf8 = bf8_of<target::gfx950>;
 
 inline constexpr int wave_size = 64;
 inline constexpr int simds_per_cu = 4;

@@ -18,7 +18,7 @@
 
 #include <hip/hip_runtime.h>
 
-#include <type_traits>
+#include <string>
 
 #include "wavekit/arch/device.hpp"
 #include "wavekit/config/gemm_fp8_blockscale_plan.hpp"
@@ -28,20 +28,18 @@ namespace wavekit {
 
 using ops::gemm_fp8_blockscale_args;
 
-// The fp8 format the current device's matrix cores read must be Fp8's.
+// The fp8 format the current device's matrix cores read must be Fp8's (arch/matrix_formats.hpp).
 template <class Fp8>
 status check_device_fp8_format() {
   const arch::device_arch device = arch::current_device_arch();
   if (device.name.empty()) return {status_code::launch_failed, "gemm_fp8_blockscale: cannot query the device"};
-  const bool gfx942 = device.kind == arch::target::gfx942, gfx950 = device.kind == arch::target::gfx950;
-  if (!gfx942 && !gfx950)
+  if (device.kind == arch::target::host)
     return {status_code::bad_config, "gemm_fp8_blockscale: device " + device.name + " is neither gfx942 nor gfx950"};
-  if (gfx942 && !std::is_same_v<Fp8, fp8_e4m3fnuz>)
-    return {status_code::bad_config,
-            "gemm_fp8_blockscale: gfx942 reads fp8 as e4m3fnuz; the operands are another fp8 type"};
-  if (gfx950 && !std::is_same_v<Fp8, fp8_e4m3fn>)
-    return {status_code::bad_config,
-            "gemm_fp8_blockscale: gfx950 reads OCP fp8 (e4m3fn); the operands are another fp8 type"};
+  if (!arch::reads_fp8<Fp8>(device.kind))
+    return {status_code::bad_config, std::string("gemm_fp8_blockscale: ") + arch::to_string(device.kind) +
+                                         " reads fp8 as " +
+                                         (device.kind == arch::target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
+                                         "; the operands are another fp8 type"};
   return status::success();
 }
 

@@ -90,8 +90,9 @@ int main() {
     std::printf("no GPU: skipped\n");
     return 77;
   }
-  if (device.kind == arch::target::gfx942) return run_all<fp8_e4m3fnuz>();
-  if (device.kind == arch::target::gfx950) return run_all<fp8_e4m3fn>();
-  std::printf("device is %s, not gfx942/gfx950: skipped\n", device.name.c_str());
-  return 77;
+  if (device.kind == arch::target::host) {
+    std::printf("device is %s, not gfx942/gfx950: skipped\n", device.name.c_str());
+    return 77;
+  }
+  return arch::with_device_fp8([](auto fp8_format) { return run_all<decltype(fp8_format)>(); });
 }
