@@ -2,6 +2,9 @@
 // wrappers over the instructions wavekit uses. Semantics: shared/spec/cdna.md.
 #pragma once
 
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
@@ -13,12 +16,13 @@ namespace wavekit::arch::gfx942 {
 using fp8 = fp8_of<target::gfx942>;
 using bf8 = bf8_of<target::gfx942>;
 
-inline constexpr int wave_size = 64;
-inline constexpr int simds_per_cu = 4;
-inline constexpr int lds_bytes_per_cu = 64 * 1024;
-inline constexpr int lds_bytes_per_workgroup = 64 * 1024;
-inline constexpr int lds_banks = 32;
-inline constexpr int max_waves_per_simd = 8;
+// Limits, from arch/device_facts.hpp.
+inline constexpr int wave_size = facts_of<target::gfx942>.wave_size;
+inline constexpr int simds_per_cu = facts_of<target::gfx942>.simds_per_cu;
+inline constexpr int lds_bytes_per_cu = facts_of<target::gfx942>.lds_bytes_per_cu;
+inline constexpr int lds_bytes_per_workgroup = facts_of<target::gfx942>.lds_bytes_per_workgroup;
+inline constexpr int lds_banks = facts_of<target::gfx942>.lds_banks;
+inline constexpr int max_waves_per_simd = facts_of<target::gfx942>.max_waves_per_simd;
 
 // v_mfma_f32_32x32x16_fp8_fp8: D (32x32 fp32, 16 regs) = A (32x16) * B (16x32) + C.
 // Each operand is 8 fp8 values per lane packed in a 64-bit register pair (spec 1.3).

@@ -7,6 +7,9 @@
 // read OCP fp8 (spec 2.1).
 #pragma once
 
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
@@ -18,12 +21,13 @@ namespace wavekit::arch::gfx950 {
 using fp8 = fp8_of<target::gfx950>;
 using bf8 = bf8_of<target::gfx950>;
 
-inline constexpr int wave_size = 64;
-inline constexpr int simds_per_cu = 4;
-inline constexpr int lds_bytes_per_cu = 160 * 1024;
-inline constexpr int lds_bytes_per_workgroup = 160 * 1024;
-inline constexpr int lds_banks = 64;
-inline constexpr int max_waves_per_simd = 8;
+// Limits, from arch/device_facts.hpp.
+inline constexpr int wave_size = facts_of<target::gfx950>.wave_size;
+inline constexpr int simds_per_cu = facts_of<target::gfx950>.simds_per_cu;
+inline constexpr int lds_bytes_per_cu = facts_of<target::gfx950>.lds_bytes_per_cu;
+inline constexpr int lds_bytes_per_workgroup = facts_of<target::gfx950>.lds_bytes_per_workgroup;
+inline constexpr int lds_banks = facts_of<target::gfx950>.lds_banks;
+inline constexpr int max_waves_per_simd = facts_of<target::gfx950>.max_waves_per_simd;
 
 // v_mfma_f32_32x32x16_fp8_fp8 (OCP e4m3 on gfx950): D (32x32 fp32) = A (32x16) * B (16x32) + C.
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_fp8_fp8(long a, long b, floatx16 c) {

@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "wavekit/arch/gfx942.hpp"
-#include "wavekit/arch/gfx950.hpp"
+#include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/emu/block.hpp"
 #include "wavekit/emu/lds_banks.hpp"
@@ -24,8 +23,8 @@
 namespace wavekit::emu {
 
 inline constexpr std::size_t target_lds_bytes = arch::current_target == arch::target::gfx950
-                                                    ? arch::gfx950::lds_bytes_per_workgroup
-                                                    : arch::gfx942::lds_bytes_per_workgroup;
+                                                    ? arch::facts_of<arch::target::gfx950>.lds_bytes_per_workgroup
+                                                    : arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup;
 
 namespace detail {
 

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/vector.hpp"
 #include "wavekit/emu/block.hpp"
 #include "wavekit/emu/mfma_layout.hpp"
 
