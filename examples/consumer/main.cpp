@@ -25,8 +25,8 @@ int main() {
 
   const wavekit::gemm_fp8_blockscale_problem good{1024, 576, 7168, wavekit::layout::mn_contiguous};
   const wavekit::gemm_fp8_blockscale_problem bad{1024, 576, 7000, wavekit::layout::mn_contiguous};
-  const auto plan = wavekit::gemm_fp8_blockscale_select_plan(good, 0);
-  const auto refused = wavekit::gemm_fp8_blockscale_workspace_bytes(bad);
+  const auto plan = wavekit::gemm_fp8_blockscale_select_plan(good, 0, wavekit::arch::target::gfx942);
+  const auto refused = wavekit::gemm_fp8_blockscale_workspace_bytes(bad, wavekit::arch::target::gfx942);
   if (!plan || refused) return 1;
   std::printf("consumer: plan without workspace: %s%s; %s\n", plan.value().name.c_str(),
               plan.value().workspace_limited ? " (fewer K splits than with workspace)" : "",

@@ -1,7 +1,7 @@
 // wavekit's block-scaled fp8 GEMM, the API most users want:
 //
 //   wavekit::gemm_fp8_blockscale_problem p{m, n, k, wavekit::layout::mn_contiguous};  // order: no default
-//   std::size_t ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p).value();   // fp32 split-K partials
+//   std::size_t ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p).value();   // fp32 split-K partials, this device
 //   wavekit::gemm_fp8_blockscale_args<wavekit::arch::gfx942::fp8> args{a, b, a_scale, b_scale, c, workspace, ws};
 //   wavekit::status s = wavekit::gemm_fp8_blockscale(p, args, stream);
 //   if (!s) std::puts(s.message().c_str());
@@ -28,10 +28,18 @@ namespace wavekit {
 
 using ops::gemm_fp8_blockscale_args;
 
-// The fp8 format the current device's matrix cores read must be Fp8's (arch/matrix_formats.hpp).
+// The plan queries for the current device's target (see config/gemm_fp8_blockscale_plan.hpp).
+inline result<std::size_t> gemm_fp8_blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p) {
+  return gemm_fp8_blockscale_workspace_bytes(p, arch::current_device_arch().kind);
+}
+inline result<gemm_fp8_blockscale_plan_info> gemm_fp8_blockscale_select_plan(const gemm_fp8_blockscale_problem& p,
+                                                                             std::size_t workspace_bytes) {
+  return gemm_fp8_blockscale_select_plan(p, workspace_bytes, arch::current_device_arch().kind);
+}
+
+// The fp8 format the device's matrix cores read must be Fp8's (arch/matrix_formats.hpp).
 template <class Fp8>
-status check_device_fp8_format() {
-  const arch::device_arch device = arch::current_device_arch();
+status check_device_fp8_format(const arch::device_arch& device) {
   if (device.name.empty()) return {status_code::launch_failed, "gemm_fp8_blockscale: cannot query the device"};
   if (device.kind == arch::target::host)
     return {status_code::bad_config, "gemm_fp8_blockscale: device " + device.name + " is neither gfx942 nor gfx950"};
@@ -49,9 +57,10 @@ template <class Fp8>
 status gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& args,
                            hipStream_t stream, gemm_fp8_blockscale_plan_info* ran = nullptr) {
   if (status s = ops::validate_blockscale(p, args); !s.ok()) return s;
-  if (status s = check_device_fp8_format<Fp8>(); !s.ok()) return s;
+  const arch::device_arch device = arch::current_device_arch();
+  if (status s = check_device_fp8_format<Fp8>(device); !s.ok()) return s;
   const result<gemm_fp8_blockscale_plan_info> plan =
-      gemm_fp8_blockscale_select_plan(p, args.workspace ? args.workspace_bytes : 0);
+      gemm_fp8_blockscale_select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
   if (!plan) return plan.error();
   const status s = config::with_blockscale_config(plan.value().plan.config, [&](auto cfg) {
     return ops::launch_gemm_fp8_blockscale<decltype(cfg)>(p, args, plan.value().plan.splits, stream);

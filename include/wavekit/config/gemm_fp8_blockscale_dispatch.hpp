@@ -1,21 +1,23 @@
 // Choosing a plan (configuration + number of K splits) for a block-scaled fp8 GEMM.
 //
-// For the 18 benchmark shapes of the amd-fp8-mm problem the plan comes from a table; for every
-// other legal shape from a performance model. The table holds what the model chose when it was
-// written: no AMD GPU was available to measure, so both are estimates, and the table is where
-// measured choices (bench/bench_gemm_fp8_blockscale on an MI300X) belong.
+// Plans are per target. On gfx942 the 18 benchmark shapes of the amd-fp8-mm problem come from a
+// table; every other shape, and every shape on gfx950, from a performance model. The table holds
+// what the model chose for the MI300X when it was written: no AMD GPU was available to measure,
+// so both are estimates, and the table is where measured choices (bench/bench_gemm_fp8_blockscale
+// on an MI300X) belong.
 //
-// The model (MI300X: 304 CUs, 2.6 PFLOP/s fp8 dense, 5.3 TB/s HBM): a candidate's time is the
-// larger of its compute time and its memory time. Compute counts whole waves of blocks over the
-// CUs (a partial last wave costs a full one) at the MFMA rate, discounted for small wave tiles;
-// memory counts A once per column of tiles, B once per row of tiles, C, and for split-K the fp32
-// partials written and read back. Splits are powers of two with at least 4 scale blocks each.
+// The model reads the target's own device facts (arch/device_facts.hpp: CUs, LDS, HBM bandwidth,
+// matrix rate): a candidate's time is the larger of its compute time and its memory time. Compute counts whole waves of
+// blocks over the CUs (a partial last wave costs a full one) at the MFMA rate, discounted for small wave tiles; memory
+// counts A once per column of tiles, B once per row of tiles, C, and for split-K the fp32 partials written and read
+// back. Splits are powers of two with at least 4 scale blocks each.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "wavekit/arch/device_facts.hpp"
 #include "wavekit/config/gemm_fp8_blockscale_configs.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
 
@@ -46,13 +48,24 @@ inline config_facts facts(blockscale_config_id id) {
 
 }  // namespace detail
 
-// Estimated seconds of a plan on an MI300X.
-inline double blockscale_model_seconds(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan) {
-  constexpr double cus = 304, flops_per_cu = 2614.9e12 / 304, hbm = 5.3e12;
+// The device facts of a target the model plans for (gfx942 or gfx950; anything else is gfx942's,
+// and the public queries refuse it before asking).
+inline arch::device_facts planned_facts(arch::target t) {
+  return t == arch::target::gfx950 ? arch::facts_of<arch::target::gfx950> : arch::facts_of<arch::target::gfx942>;
+}
+
+// Estimated seconds of a plan on target t's flagship part (MI300X, MI355X).
+inline double blockscale_model_seconds(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan,
+                                       arch::target t) {
+  const arch::device_facts device = planned_facts(t);
+  // The kernels' fp8 MFMAs are the K = 16/32 forms; on gfx950 those reportedly run at the bf16
+  // rate (only the f8f6f4 forms reach its doubled fp8 rate), so that rate is what they can reach.
+  const double tflops = t == arch::target::gfx950 ? device.bf16_dense_tflops : device.fp8_dense_tflops;
+  const double cus = device.compute_units, flops_per_cu = tflops * 1e12 / cus, hbm = device.hbm_tb_per_s * 1e12;
   const detail::config_facts f = detail::facts(plan.config);
   const double tiles_m = std::ceil(double(p.m) / f.block_m), tiles_n = std::ceil(double(p.n) / f.block_n);
   const double blocks = tiles_m * tiles_n * plan.splits;
-  const int per_cu = std::max(1, std::min(2, 65536 / f.lds_bytes));  // LDS-limited blocks per CU
+  const int per_cu = std::max(1, std::min(2, device.lds_bytes_per_cu / f.lds_bytes));  // LDS-limited blocks per CU
   const double waves = std::ceil(blocks / (cus * per_cu));
   // Small wave tiles reach a smaller share of the MFMA rate (operand reads per MFMA grow).
   const double efficiency = std::min(1.0, (f.wave_m * f.wave_n) / (64.0 * 64.0)) * 0.6 + 0.25;
@@ -72,7 +85,8 @@ inline double blockscale_padded_flops(const ops::gemm_fp8_blockscale_problem& p,
 // The model's best plan; splits limited to what `workspace_bytes` holds. Within 2% of the best
 // time (a tie for the model, typically where memory bounds every plan) the plan with less padded
 // work wins (the 16-row tile rather than a 128-row one for M = 1), then the one with fewer splits.
-inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
+inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes,
+                                             arch::target t) {
   blockscale_plan best;
   double best_time = 1e30, best_work = 1e300;
   for (blockscale_config_id id : all_blockscale_configs) {
@@ -81,18 +95,19 @@ inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_prob
       if (splits > 1 &&
           (p.k_blocks() / splits < 4 || std::size_t(splits) * p.m * p.n * sizeof(float) > workspace_bytes))
         break;
-      const double t = blockscale_model_seconds(p, {id, splits}), work = blockscale_padded_flops(p, {id, splits});
-      if (t < best_time * 0.98 || (t <= best_time * 1.02 && work < best_work * 0.98)) {
+      const double time = blockscale_model_seconds(p, {id, splits}, t), work = blockscale_padded_flops(p, {id, splits});
+      if (time < best_time * 0.98 || (time <= best_time * 1.02 && work < best_work * 0.98)) {
         best = {id, splits};
-        best_time = std::min(best_time, t), best_work = work;
+        best_time = std::min(best_time, time), best_work = work;
       }
     }
   }
   return best;
 }
 
-// The 18 benchmark shapes (shared/reference/problems.md) in their mn_contiguous order, model-chosen;
-// see above. The comment of each entry is the model's estimate.
+// The 18 benchmark shapes of amd-fp8-mm (docs/gemm-fp8-blockscale.md) in their mn_contiguous order,
+// chosen by the model for the MI300X (gfx942); see above. The comment of each entry is the model's
+// estimate.
 // clang-format off
 inline constexpr blockscale_table_entry blockscale_table[] = {
     {1024, 1536, 7168, {blockscale_config_id::medium, 1}},  // 33.8 us
@@ -116,12 +131,14 @@ inline constexpr blockscale_table_entry blockscale_table[] = {
 };
 // clang-format on
 
-inline blockscale_plan choose_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes) {
-  for (const blockscale_table_entry& e : blockscale_table)
-    if (e.m == p.m && e.n == p.n && e.k == p.k &&
-        (e.plan.splits == 1 || std::size_t(e.plan.splits) * p.m * p.n * sizeof(float) <= workspace_bytes))
-      return e.plan;
-  return model_blockscale_plan(p, workspace_bytes);
+inline blockscale_plan choose_blockscale_plan(const ops::gemm_fp8_blockscale_problem& p, std::size_t workspace_bytes,
+                                              arch::target t) {
+  if (t == arch::target::gfx942)
+    for (const blockscale_table_entry& e : blockscale_table)
+      if (e.m == p.m && e.n == p.n && e.k == p.k &&
+          (e.plan.splits == 1 || std::size_t(e.plan.splits) * p.m * p.n * sizeof(float) <= workspace_bytes))
+        return e.plan;
+  return model_blockscale_plan(p, workspace_bytes, t);
 }
 
 inline std::string blockscale_plan_name(blockscale_plan plan) {

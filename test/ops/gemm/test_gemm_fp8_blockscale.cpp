@@ -156,22 +156,23 @@ TEST_CASE("blockscale GEMM: split-K results are identical run to run", "[emu][ge
 
 TEST_CASE("blockscale GEMM: without workspace the plan runs without split-K", "[emu][gemm]") {
   const gemm_fp8_blockscale_problem p{1024, 576, 7168, layout::mn_contiguous};  // the table splits K
-  const int splits = config::choose_blockscale_plan(p, ~std::size_t{0}).splits;
+  constexpr arch::target gfx942 = arch::target::gfx942;                         // the table's target
+  const int splits = config::choose_blockscale_plan(p, ~std::size_t{0}, gfx942).splits;
   CHECK(splits > 1);
-  CHECK(config::choose_blockscale_plan(p, 0).splits == 1);
+  CHECK(config::choose_blockscale_plan(p, 0, gfx942).splits == 1);
   const std::size_t wanted = std::size_t(splits) * 1024 * 576 * 4;
-  CHECK(gemm_fp8_blockscale_workspace_bytes(p).value() == wanted);
+  CHECK(gemm_fp8_blockscale_workspace_bytes(p, gfx942).value() == wanted);
   // The plan query says when the workspace changed the plan, and what the preferred one needs.
-  const gemm_fp8_blockscale_plan_info full = gemm_fp8_blockscale_select_plan(p, wanted).value();
+  const gemm_fp8_blockscale_plan_info full = gemm_fp8_blockscale_select_plan(p, wanted, gfx942).value();
   CHECK(!full.workspace_limited);
   CHECK(full.plan.splits == splits);
   CHECK(full.workspace_bytes == wanted);
-  const gemm_fp8_blockscale_plan_info none = gemm_fp8_blockscale_select_plan(p, 0).value();
+  const gemm_fp8_blockscale_plan_info none = gemm_fp8_blockscale_select_plan(p, 0, gfx942).value();
   CHECK(none.workspace_limited);
   CHECK(none.plan.splits == 1);
   CHECK(none.workspace_bytes == 0);
   CHECK(none.preferred_workspace_bytes == wanted);
-  const gemm_fp8_blockscale_plan_info half = gemm_fp8_blockscale_select_plan(p, wanted / 2).value();
+  const gemm_fp8_blockscale_plan_info half = gemm_fp8_blockscale_select_plan(p, wanted / 2, gfx942).value();
   CHECK(half.workspace_limited);
   CHECK(half.plan.splits < splits);
   CHECK(half.workspace_bytes <= wanted / 2);
@@ -223,6 +224,31 @@ TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's stat
     CHECK_THAT(ws.error().message(), Catch::Contains(c.text));
     CHECK(plan.error().message() == ws.error().message());
   }
+  // Plans are for gfx942 or gfx950.
+  const gemm_fp8_blockscale_problem legal{64, 64, 256, layout::k_contiguous};
+  const result<gemm_fp8_blockscale_plan_info> host_plan = gemm_fp8_blockscale_select_plan(legal, 0, arch::target::host);
+  CHECK(host_plan.error().code() == status_code::bad_config);
+  CHECK_THAT(host_plan.error().message(), Catch::Contains("plans are for gfx942 or gfx950, not host"));
+  CHECK(!gemm_fp8_blockscale_workspace_bytes(legal, arch::target::host));
+}
+
+TEST_CASE("blockscale dispatch: the model plans with the target's own device facts", "[gemm]") {
+  // M = 1 against 131072 x 1024 reads 134 MB for 0.27 GFLOP: HBM bounds it on both targets (in
+  // the model: about 25 us of memory against 6 us of compute on the MI300X), so the MI355X (8.0
+  // TB/s) is modelled faster than the MI300X (5.3 TB/s) by the ratio of their bandwidths.
+  const gemm_fp8_blockscale_problem p{1, 131072, 1024, layout::k_contiguous};
+  const config::blockscale_plan plan{config::blockscale_config_id::decode, 1};
+  const double t942 = config::blockscale_model_seconds(p, plan, arch::target::gfx942);
+  const double t950 = config::blockscale_model_seconds(p, plan, arch::target::gfx950);
+  CHECK(t942 / t950 == Approx(8.0 / 5.3).epsilon(1e-3));
+  // gfx950 is planned by the model alone: the table is the MI300X's.
+  const gemm_fp8_blockscale_problem table_shape{1024, 576, 7168, layout::mn_contiguous};
+  const config::blockscale_plan from_model =
+      config::model_blockscale_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
+  const config::blockscale_plan chosen =
+      config::choose_blockscale_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
+  CHECK(chosen.config == from_model.config);
+  CHECK(chosen.splits == from_model.splits);
 }
 
 TEST_CASE("blockscale dispatch: on a tie of the model, less padded work wins", "[gemm]") {
@@ -231,9 +257,11 @@ TEST_CASE("blockscale dispatch: on a tie of the model, less padded work wins", "
   const gemm_fp8_blockscale_problem p{1, 7168, 7168, layout::k_contiguous};
   const config::blockscale_plan medium{config::blockscale_config_id::medium, 4},
       decode{config::blockscale_config_id::decode, 4};
-  REQUIRE(std::abs(config::blockscale_model_seconds(p, medium) / config::blockscale_model_seconds(p, decode) - 1) <
-          0.02);
-  const config::blockscale_plan chosen = config::choose_blockscale_plan(p, ~std::size_t{0});
+  constexpr arch::target gfx942 = arch::target::gfx942;
+  REQUIRE(std::abs(config::blockscale_model_seconds(p, medium, gfx942) /
+                       config::blockscale_model_seconds(p, decode, gfx942) -
+                   1) < 0.02);
+  const config::blockscale_plan chosen = config::choose_blockscale_plan(p, ~std::size_t{0}, gfx942);
   INFO(config::blockscale_plan_name(chosen));
   CHECK(config::blockscale_padded_flops(p, chosen) <= config::blockscale_padded_flops(p, decode));
   CHECK(config::blockscale_padded_flops(p, chosen) < config::blockscale_padded_flops(p, medium));
