@@ -115,7 +115,7 @@ def hot_loop(lines):
 
 def mfma_work(line):
     """An MFMA's multiply-adds in units of one v_mfma_f32_16x16x32_fp8 (16*16*32): 32x32x16 counts 2.
-    On gfx942 this is also its share of the matrix pipe (spec 1.2: 32 and 16 cycles)."""
+    On gfx942 this is also its share of the matrix pipe (docs/hardware.md 1.1: 32 and 16 cycles)."""
     m = re.match(r"v_mfma_\w*?_(\d+)x(\d+)x(\d+)", line)
     return int(m[1]) * int(m[2]) * int(m[3]) / 8192 if m else 1.0
 

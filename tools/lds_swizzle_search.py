@@ -3,7 +3,7 @@
 
 A mask maps a row to the 16-byte chunk position its chunks are XORed with. This tries every mask
 that is linear over row bits 0-5 (two output bits, each the parity of a subset of row bits) and
-keeps those under which, in the bank and phase models of shared/spec/cdna.md section 4.1 (the
+keeps those under which, in the bank and phase models of docs/hardware.md 4.2 (the
 same models the emulator's counters use, emu/lds_banks.hpp):
   - the MFMA operand reads (16-byte ds_read, 16x16x32 and 32x32x16 wave tiles) and
   - the fills of both tile loaders (k_contiguous: 16-byte stores; mn_contiguous: 4-byte stores

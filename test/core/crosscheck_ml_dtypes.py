@@ -11,7 +11,7 @@ Encoding over the shared sweep (test/core/codec_sweep.hpp):
   saturate_cast must equal astype(clip(x, -max, max)), the definition of "clamp first".
 NaN results are compared as NaN-ness only: NaN payloads and signs are not specified by ml_dtypes
 the way the hardware specifies them. fp4 has no NaN code, and what a NaN input becomes is
-unresolved between AMD's sources (shared/spec/cdna.md section 2.3), so fp4 NaN inputs are skipped.
+unresolved between AMD's sources (docs/hardware.md 2.3), so fp4 NaN inputs are skipped.
 
 One known ml_dtypes deviation: for e8m0 it rounds every fp32 subnormal strictly between 2^-127
 and 2^-126 up to 2^-126 (even 2^-127 * (1 + 2^-22)), which is not round-to-nearest. For those

@@ -1,5 +1,5 @@
 // Exhaustive decoding and swept encoding of every narrow format against the facts of
-// shared/spec/cdna.md section 2.1 and against an independent rounding model: for each input,
+// docs/hardware.md 2.1 and against an independent rounding model: for each input,
 // the encoder must return the representable value nearest to it (ties to the even mantissa),
 // found here by search over the decoded code table rather than by bit manipulation.
 #include <catch2/catch.hpp>
@@ -151,14 +151,14 @@ TEMPLATE_TEST_CASE("encoding rounds to the nearest value, ties to even", "[core]
 }
 
 TEST_CASE("hardware-faithful overflow follows v_cvt_pk_fp8_f32 with FP16_OVFL = 0", "[core][codec]") {
-  // spec 2.2: 300.0f gives 0x80 on gfx942 (NaN), and overflow is decided after rounding.
+  // docs/hardware.md 2.2: 300.0f gives 0x80 on gfx942 (NaN), and overflow is decided after rounding.
   CHECK(hardware_cast<fp8_e4m3fnuz>(300.0f).bits == 0x80);
   CHECK(hardware_cast<fp8_e4m3fnuz>(-300.0f).bits == 0x80);
   CHECK(saturate_cast<fp8_e4m3fnuz>(300.0f).bits == 0x7F);
   CHECK(saturate_cast<fp8_e4m3fnuz>(-300.0f).bits == 0xFF);
   CHECK(hardware_cast<fp8_e4m3fnuz>(247.99f).bits == 0x7F);  // rounds down to 240
   CHECK(hardware_cast<fp8_e4m3fnuz>(248.0f).bits == 0x80);   // tie rounds to even = 256: overflow
-  // spec 2.3 (gfx950, OCP): e4m3 overflow and Inf give sign|0x7F (NaN); e5m2 gives Inf.
+  // docs/hardware.md 2.3 (gfx950, OCP): e4m3 overflow and Inf give sign|0x7F (NaN); e5m2 gives Inf.
   CHECK(hardware_cast<fp8_e4m3fn>(480.0f).bits == 0x7F);
   CHECK(hardware_cast<fp8_e4m3fn>(-std::numeric_limits<float>::infinity()).bits == 0xFF);
   CHECK(hardware_cast<fp8_e4m3fn>(464.0f).bits == 0x7E);  // tie between 448 and 480 goes to 448

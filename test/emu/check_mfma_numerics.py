@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check the emulator's CDNA3 MFMA accumulation against a literal, exact-arithmetic transcription
-of the algorithm in shared/spec/cdna.md section 1.7 (after MMA-Sim), over random fp8/bf8 groups
+of the algorithm in docs/hardware.md 1.3 (after MMA-Sim), over random fp8/bf8 groups
 of 16 products with C across many magnitudes. Both emulator paths (reference and row fast path)
 must equal this model bit for bit.
 """

@@ -1,5 +1,5 @@
 // fp8 conversion builtins on the emulated gfx942 (fnuz, MODE.FP16_OVFL = 0), against the
-// examples and rules of shared/spec/cdna.md section 2.2.
+// examples and rules of docs/hardware.md 2.2.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -11,7 +11,7 @@
 using namespace wavekit;
 
 TEST_CASE("cvt_pk_fp8_f32 packs a then b into the selected half and keeps the other", "[emu][convert]") {
-  // 300.0f overflows e4m3fnuz: NaN 0x80 with FP16_OVFL = 0 (the spec's example).
+  // 300.0f overflows e4m3fnuz: NaN 0x80 with FP16_OVFL = 0 (the example in docs/hardware.md 2.2).
   CHECK(__builtin_amdgcn_cvt_pk_fp8_f32(300.0f, 1.0f, 0x12345678, false) == 0x12344080);
   CHECK(static_cast<std::uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(1.0f, -2.0f, 0x12345678, true)) == 0xC8405678u);
   CHECK((__builtin_amdgcn_cvt_pk_bf8_f32(1.0f, 57344.0f, 0, false) & 0xFFFF) == 0x7F40);

@@ -1,4 +1,4 @@
-// gfx950 scaled conversions on the emulator (shared/spec/cdna.md section 2.3): only the scale's
+// gfx950 scaled conversions on the emulator (docs/hardware.md 2.3): only the scale's
 // exponent counts, narrowing rounds x / scale to nearest even exactly, fp4 saturates, widening
 // multiplies by the scale. Also the unscaled converters read and write OCP fp8 on gfx950.
 #include <hip/hip_runtime.h>

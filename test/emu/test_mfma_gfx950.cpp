@@ -1,6 +1,6 @@
 // gfx950 matrix-core instructions on the emulator. Operands are packed by the per-instruction
-// K formulas of shared/spec/cdna.md section 1.3 (written out here, not taken from the emulator),
-// scales placed per section 1.6; values are small integers and power-of-two scales so the exact
+// K formulas of docs/hardware.md 1.2 (written out here, not taken from the emulator),
+// scales placed per section 1.4; values are small integers and power-of-two scales so the exact
 // result is an fp32 value and must come back exactly.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
@@ -17,7 +17,7 @@ using namespace wavekit;
 
 namespace {
 
-// Logical K of element e in lane l (spec 1.3 table), dim = 32 or 16.
+// Logical K of element e in lane l (docs/hardware.md 1.2 table), dim = 32 or 16.
 int spec_k(int dim, int bits, int lane, int e) {
   const int g = lane / dim;
   if (bits == 8) return dim == 32 ? 16 * g + 32 * (e / 16) + e % 16 : 16 * g + 64 * (e / 16) + e % 16;

@@ -1,4 +1,4 @@
-// Cross-lane operations on the emulator against the wave64 rules of shared/spec/cdna.md
+// Cross-lane operations on the emulator against the wave64 rules of docs/hardware.md
 // section 3, written out independently here (source-lane formulas per operation).
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>

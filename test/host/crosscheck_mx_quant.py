@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Cross-check wavekit's MX quantizer against an independent numpy model of the reference
-MXFP4 quantizer (aiter _mxfp4_quant_op, shared/reference/problems.md section 3):
+MXFP4 quantizer (aiter _mxfp4_quant_op, docs/hardware.md 7.3):
 
   amax bits = (bits(max |x| over 32) + 0x200000) & 0xFF800000
   exponent  = clamp(floor(log2(amax)) - emax, -127, 127)      emax = floor(log2(max finite))

@@ -1,4 +1,4 @@
-// Raw buffer loads and stores (shared/spec/cdna.md section 5): a 128-bit descriptor holds base and
+// Raw buffer loads and stores (docs/hardware.md 5): a 128-bit descriptor holds base and
 // size; loads past num_records bytes return 0 and stores there are dropped, so ragged tile edges
 // need no branches: a lane whose element is outside the tensor uses `out_of_range` instead.
 // wavekit's kernels move global data this way (the emulator counts these bytes).
@@ -22,9 +22,9 @@ inline constexpr int buffer_dword3 = 0x00020000;
 inline constexpr std::uint32_t out_of_range = 0x80000000u;
 
 // Loads take a per-lane byte offset and an optional wave-uniform one (the instruction's soffset,
-// a scalar register): only the per-lane offset is range-checked (spec 5.2), so a tile loader
-// keeps its rows' offsets (out_of_range for missing rows) per lane and advances along K in the
-// uniform one, at no vector-ALU cost per load.
+// a scalar register): only the per-lane offset is range-checked (docs/hardware.md 5.2), so a tile
+// loader keeps its rows' offsets (out_of_range for missing rows) per lane and advances along K in
+// the uniform one, at no vector-ALU cost per load.
 struct buffer {
   __amdgpu_buffer_rsrc_t rsrc;
 

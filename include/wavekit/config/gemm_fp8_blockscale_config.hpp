@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "wavekit/arch/device_facts.hpp"
+
 namespace wavekit::config {
 
 enum class mfma_shape { m16n16k32, m32n32k16 };
@@ -34,9 +36,11 @@ struct gemm_fp8_blockscale_config {
   static constexpr int scale_buffers = k_steps_per_scale >= 2 ? 1 : 2;
   static constexpr int scale_slots = threads > BlockM ? threads : BlockM;
   static constexpr int lds_bytes = Stages * lds_tile_bytes + scale_buffers * scale_slots * 4;
-  // The occupancy the codegen report must confirm: what the LDS budget allows (blocks per CU
-  // times waves per block over 4 SIMDs), capped at 2; registers must not lower it further.
-  static constexpr int min_waves_per_simd = (65536 / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
+  // The occupancy the codegen report must confirm: what the LDS budget of the smaller of the two
+  // targets (gfx942's 64 KiB per CU) allows (blocks per CU times waves per block over 4 SIMDs),
+  // capped at 2; registers must not lower it further.
+  static constexpr int min_waves_per_simd =
+      (arch::facts_of<arch::target::gfx942>.lds_bytes_per_cu / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
 
   static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale_config: BlockK must be 64 or 128");
   static_assert(Stages == 1 || Stages == 2,
@@ -54,7 +58,8 @@ struct gemm_fp8_blockscale_config {
   static_assert(threads >= BlockM,
                 "gemm_fp8_blockscale_config: one thread per row of the block brings the row scales: "
                 "64 * WavesM * WavesN must be at least BlockM");
-  static_assert(lds_bytes <= 64 * 1024, "gemm_fp8_blockscale_config: the tiles' LDS stages exceed 64 KiB");
+  static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
+                "gemm_fp8_blockscale_config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
 
   // The name of this configuration launched with `splits` K splits.
   static std::string name(int splits = SplitK) {

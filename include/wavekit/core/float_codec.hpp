@@ -1,7 +1,8 @@
 // Bit-exact conversions between fp32 and the narrow formats of float_format.hpp.
 //
 // Encoding rounds to nearest, ties to even, on the exact value of the fp32 input (subnormal
-// targets included), and decides overflow after rounding, as v_cvt_pk_fp8_f32 does (spec 2.2).
+// targets included), and decides overflow after rounding, as v_cvt_pk_fp8_f32 does
+// (docs/hardware.md 2.2).
 // Two overflow policies:
 //   saturate: clamp to +-max finite first (what quantizers want); NaN stays NaN.
 //   hardware: what the gfx9 converters produce with MODE.FP16_OVFL = 0, the compiler's default:

@@ -1,6 +1,6 @@
 // Descriptions of the narrow floating-point formats wavekit moves through matrix cores, and the
 // facts derived from them (codes of NaN, Inf, the largest finite value). Values follow
-// shared/spec/cdna.md section 2.1.
+// docs/hardware.md 2.1.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ struct fields {
 struct e4m3fnuz : fields<4, 3, 8, special_codes::fnuz, 0> { static constexpr const char* name = "e4m3fnuz"; };
 struct e5m2fnuz : fields<5, 2, 16, special_codes::fnuz, 0> { static constexpr const char* name = "e5m2fnuz"; };
 struct e4m3fn : fields<4, 3, 7, special_codes::nan_all_ones, 0x7> { static constexpr const char* name = "e4m3fn"; };
-// v_cvt_pk_bf8_f32 on gfx950 writes sign|0x7F for a NaN input (spec 2.3), hence mantissa 0b11.
+// v_cvt_pk_bf8_f32 on gfx950 writes sign|0x7F for a NaN input (docs/hardware.md 2.3), hence mantissa 0b11.
 struct e5m2 : fields<5, 2, 15, special_codes::ieee, 0x3> { static constexpr const char* name = "e5m2"; };
 struct e2m1 : fields<2, 1, 1, special_codes::none, 0> { static constexpr const char* name = "e2m1"; };
 struct e2m3 : fields<2, 3, 1, special_codes::none, 0> { static constexpr const char* name = "e2m3"; };
@@ -81,7 +81,7 @@ struct format_traits {
   }
   // The NaN a conversion produces. fnuz has a single unsigned NaN; formats without NaN get +0
   // (AMD's CDNA4 emulator converts NaN to +0 for fp4/fp6; HIP's reference saturates instead:
-  // spec 2.3 lists this as unresolved, so callers should not rely on either).
+  // docs/hardware.md 2.3 lists this as unresolved, so callers should not rely on either).
   static constexpr std::uint32_t nan_code(bool negative) {
     switch (F::specials) {
       case special_codes::fnuz: return sign_bit;

@@ -13,7 +13,7 @@
 // Conversions from fp32 come in two explicit flavours (float_codec.hpp):
 //   saturate_cast<T>(x): clamp to +-max finite, then round to nearest even (quantizers)
 //   hardware_cast<T>(x): round to nearest even as the gfx9 converters do by default (NaN or
-//                        Inf on overflow, see spec 2.2)
+//                        Inf on overflow, see docs/hardware.md 2.2 and 2.3)
 #pragma once
 
 #include <cstdint>
@@ -58,7 +58,7 @@ using bf16 = small_float<format::bf16>;
 
 static_assert(sizeof(fp8_e4m3fnuz) == 1 && sizeof(bf16) == 2 && sizeof(e8m0) == 1);
 
-// Two fp4 values in one byte: element 0 in bits [3:0], element 1 in bits [7:4] (spec 2.1).
+// Two fp4 values in one byte: element 0 in bits [3:0], element 1 in bits [7:4] (docs/hardware.md 2.1).
 struct fp4x2_e2m1 {
   std::uint8_t bits;
 

@@ -1,8 +1,8 @@
-// Raw buffer loads and stores (clang names) for emulator builds, per shared/spec/cdna.md
-// section 5: address = base + soffset + voffset; the range check covers voffset only (soffset is
-// excluded) against num_records bytes, per dword: an out-of-range dword loads 0 and is not
-// stored. (Whether a straddling access is checked per dword or as a whole is not documented;
-// per dword is the spec's recommendation.) In-range bytes count as global traffic.
+// Raw buffer loads and stores (clang names) for emulator builds, per docs/hardware.md 5:
+// address = base + soffset + voffset; the range check covers voffset only (soffset is excluded)
+// against num_records bytes, per dword: an out-of-range dword loads 0 and is not stored.
+// (Whether a straddling access is checked per dword or as a whole is not documented; per dword
+// is what docs/hardware.md 5.2 recommends.) In-range bytes count as global traffic.
 #pragma once
 
 #include <cstdint>

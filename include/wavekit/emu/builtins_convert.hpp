@@ -1,5 +1,5 @@
-// The gfx9 fp8 conversion builtins (clang names) for emulator builds, per shared/spec/cdna.md
-// section 2.2: fnuz formats on gfx942, OCP on gfx950, MODE.FP16_OVFL = 0 (the compiler default),
+// The gfx9 fp8 conversion builtins (clang names) for emulator builds, per docs/hardware.md 2.2
+// and 2.3: fnuz formats on gfx942, OCP on gfx950, MODE.FP16_OVFL = 0 (the compiler default),
 // so overflow and Inf give NaN (fnuz, e4m3) or Inf (e5m2) unless the code clamps first.
 // All are per lane: no cross-lane rendezvous.
 #pragma once
@@ -21,7 +21,7 @@ using target_fp8_t =
                        std::conditional_t<Bf8, bf8_e5m2fnuz, fp8_e4m3fnuz>>;
 
 // Stochastic rounding of v_cvt_sr_*: the top bits of the 32-bit random value are added to the
-// bits the conversion discards, then the result is truncated (spec 2.2).
+// bits the conversion discards, then the result is truncated (docs/hardware.md 2.2).
 struct round_stochastic {
   std::uint32_t random;
   constexpr std::uint64_t operator()(std::uint64_t sig, int shift) const {

@@ -1,5 +1,5 @@
 // gfx950's scaled conversion builtins (clang's names; newer than clang-19) for emulator builds,
-// per shared/spec/cdna.md section 2.3. The scale is an fp32 of which only the exponent field is
+// per docs/hardware.md 2.3. The scale is an fp32 of which only the exponent field is
 // used (an e8m0 exponent e): narrowing encodes x / 2^(e - 127), scaled exactly, rounded to
 // nearest even; widening returns value * 2^(e - 127). fp4 saturates at +-6. For OCP fp8 the
 // sources disagree on overflow (HIP's reference saturates, AMD's emulator follows FP16_OVFL);

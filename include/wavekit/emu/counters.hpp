@@ -1,6 +1,6 @@
 // What one kernel launch did, counted by the emulator: matrix-core instructions by kind, bytes
 // moved by wavekit's global load/store paths, barriers, and LDS bank conflicts of wavekit's LDS
-// accesses (bank model of shared/spec/cdna.md section 4).
+// accesses (bank model of docs/hardware.md 4).
 #pragma once
 
 #include <cstdint>

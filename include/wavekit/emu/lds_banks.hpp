@@ -1,4 +1,4 @@
-// The LDS bank model of shared/spec/cdna.md section 4, for the counters: which lanes of a wave
+// The LDS bank model of docs/hardware.md 4, for the counters: which lanes of a wave
 // an LDS instruction serves together (a phase), and how many cycles a phase needs when several
 // distinct dwords fall into one bank (one dword read by many lanes is a broadcast: free).
 //

@@ -104,7 +104,7 @@ void execute(const shape& s, element_format fa, element_format fb, InOf in_of, O
         c[std::size_t(x.i) * s.n + x.j] = in.c[r];
       }
   }
-  if constexpr (std::is_integral_v<acc_element>) {  // i8: exact dot products, 32-bit wrap-around (spec 1.7)
+  if constexpr (std::is_integral_v<acc_element>) {  // i8: exact dot products, 32-bit wrap-around (docs/hardware.md 1.3)
     for (int lane = 0; lane < 64; ++lane)
       for (int r = 0; r < accumulator_registers(s); ++r) {
         const cell x = accumulator_cell(s, lane, r);
@@ -152,7 +152,7 @@ Accumulator instruction(const char* name, const shape& s, element_format fa, ele
                         Accumulator c, int cbsz, int abid, int blgp, source_site site) {
   if (cbsz || abid || blgp)
     detail::fail(std::string(name) + " at " + site.str() +
-                 ": CBSZ/ABID/BLGP must be 0 for single-block instructions (spec 1.1)");
+                 ": CBSZ/ABID/BLGP must be 0 for single-block instructions (docs/hardware.md 1.1)");
   return wave_op<Accumulator>(name, site, operands<Operand, Accumulator>{a, b, c}, [&](auto in_of, auto out_of) {
     count_mfma(*current_thread().block, name);
     execute<Operand, Accumulator>(s, fa, fb, in_of, out_of);

@@ -1,5 +1,5 @@
 // Where MFMA operands live: which matrix element each lane's operand registers hold
-// (shared/spec/cdna.md sections 1.3 and 1.4), for single-block instructions.
+// (docs/hardware.md 1.2), for single-block instructions.
 //
 // A/B rule: with dim = M for A (N for B), G = 64 / dim lane groups and P = K / G elements per lane,
 // lane l holds row (column) l % dim, and its element e holds

@@ -1,4 +1,4 @@
-// The accumulation arithmetic of CDNA3 matrix cores (shared/spec/cdna.md section 1.7, after
+// The accumulation arithmetic of CDNA3 matrix cores (docs/hardware.md 1.3, after
 // MMA-Sim's model, reported bit-exact against MI300 hardware). Per output element and per group
 // of G products along K (G = 16 for fp8/bf8, min(8, K) for f16/bf16):
 //

@@ -1,5 +1,5 @@
 // gfx950's block-scaled matrix-core instructions, v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4
-// (shared/spec/cdna.md sections 1.3 and 1.6):
+// (docs/hardware.md 1.2 and 1.4):
 //   - cbsz / blgp select the A / B formats: 0 fp8 e4m3, 1 bf8 e5m2, 2 fp6 e2m3, 3 bf6 e3m2, 4 fp4;
 //   - operands are 8 VGPRs per lane; 8-bit formats hold K in 16-element chunks, 6- and 4-bit
 //     formats contiguously (mfma_layout.hpp); fp4 and fp6 use the first 4 / 6 VGPRs;
@@ -8,7 +8,7 @@
 //   - D[i][j] = C[i][j] + sum_b 2^(sa + sb - 254) * sum_{k in b} A[i][k] B[k][j]; a scale byte
 //     0xFF makes the result NaN.
 // The hardware's internal accumulation order and truncation for these instructions are not
-// documented (spec 1.7, "NOT FOUND"). The emulator returns the exactly rounded result: every
+// documented (docs/hardware.md 1.3). The emulator returns the exactly rounded result: every
 // product and scaling is exact, the sum is carried in double-double, and one round-to-nearest-even
 // to fp32 ends it. Real results may differ from it by about an ulp of fp32.
 // Scale arguments are runtime values here: a scale byte of 0 means 2^-127. (The compiler turns

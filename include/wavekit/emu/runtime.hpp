@@ -5,9 +5,11 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 
+#include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/emu/launch.hpp"
 #include "wavekit/emu/memory.hpp"
@@ -227,8 +229,10 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
   p->sharedMemPerBlock = wavekit::emu::target_lds_bytes;
   p->warpSize = 64;
   p->maxThreadsPerBlock = 1024;
-  p->multiProcessorCount = gfx950 ? 256 : 304;
-  p->clockRate = gfx950 ? 2400000 : 2100000;
+  const wavekit::arch::device_facts& facts = gfx950 ? wavekit::arch::facts_of<wavekit::arch::target::gfx950>
+                                                    : wavekit::arch::facts_of<wavekit::arch::target::gfx942>;
+  p->multiProcessorCount = facts.compute_units;
+  p->clockRate = static_cast<int>(std::lround(facts.clock_ghz * 1e6));  // kHz
   p->major = 9;
   p->minor = 4;
   return hipSuccess;

@@ -1,4 +1,4 @@
-// Cross-lane operations with wave64 semantics (shared/spec/cdna.md section 3). Every one is a
+// Cross-lane operations with wave64 semantics (docs/hardware.md 3). Every one is a
 // rendezvous of the whole wave (block.hpp): reaching it from divergent code is an error.
 #pragma once
 
@@ -27,7 +27,7 @@ T read_lane_of(T value, int source, const char* op, source_site site) {
   });
 }
 
-// HIP shuffles: the source index of spec 3.1 for each flavour, then ds_bpermute.
+// HIP shuffles: the source index of docs/hardware.md 3.1 for each flavour, then ds_bpermute.
 template <class T>
 T shfl(T var, int src, int width, source_site site) {
   const int self = static_cast<int>(current_thread().lane);
@@ -65,7 +65,7 @@ inline std::uint64_t ballot(bool predicate, source_site site) {
   });
 }
 
-// v_readlane: lane selector masked to 6 bits (spec 3.4).
+// v_readlane: lane selector masked to 6 bits (docs/hardware.md 3.4).
 template <class T>
 T readlane(T value, int lane, source_site site) {
   return wave_op<T>("readlane", site, detail::lane_value<T>{value, lane}, [](auto in_of, auto out_of) {
@@ -120,7 +120,7 @@ struct dpp_operands {
 
 // __builtin_amdgcn_update_dpp: `old` is first moved into the destination, then the DPP move is
 // applied to the lanes selected by row_mask / bank_mask; an invalid source reads 0 when
-// bound_ctrl is set and leaves the lane's old value otherwise (spec 3.3).
+// bound_ctrl is set and leaves the lane's old value otherwise (docs/hardware.md 3.3).
 template <class T>
 T update_dpp(T old, T src, int ctrl, int row_mask, int bank_mask, bool bound_ctrl, source_site site) {
   static_assert(sizeof(T) == 4, "DPP moves 32-bit values");

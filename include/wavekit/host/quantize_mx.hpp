@@ -1,7 +1,7 @@
 // Host quantizer for OCP MX formats: blocks of 32 consecutive values along a row share one e8m0
 // scale. Elements are OCP fp8 (fp8_e4m3fn, bf8_e5m2) or fp4 (fp4_e2m1, stored packed two per
 // byte). The scale choice reproduces the reference MXFP4 quantizer of the amd-mxfp4-mm problem
-// (aiter's _mxfp4_quant_op, shared/reference/problems.md section 3), generalised by the element
+// (aiter's _mxfp4_quant_op, docs/hardware.md 7.3), generalised by the element
 // format's largest binade:
 //
 //   amax     = max |x| over the block, with its fp32 bits rounded as (bits + 0x200000) & 0xFF800000

@@ -35,8 +35,8 @@ std::vector<double> reference_gemm_nt(int m, int n, int k, A&& a, B&& b, unsigne
   return c;
 }
 
-// Largest |fp32 MFMA result - exact dot product| for a length-k dot product accumulated by a
-// matrix core that sums `group` exact products at a time (16 for fp8 on CDNA3, spec 1.7) and
+// Largest |fp32 MFMA result - exact dot product| for a length-k dot product accumulated by a matrix
+// core that sums `group` exact products at a time (16 for fp8 on CDNA3, docs/hardware.md 1.3) and
 // adds each group to the fp32 accumulator: every addend of a group is truncated to 24 bits
 // relative to the group's largest exponent, and each accumulation truncates and rounds once.
 // `sum_abs` is sum_k |a_k * b_k|; the bound is (group + 2) ulps per group of that magnitude.

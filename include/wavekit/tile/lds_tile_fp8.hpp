@@ -2,7 +2,7 @@
 // and whose fills are free of bank conflicts (checked by the emulator's counter).
 //
 // A row is split into 16-byte chunks; chunk c of row r is stored at chunk position c ^ mask(r).
-// The masks were found by a search over the spec's bank and phase models (spec 4.1) for the
+// The masks were found by a search over the bank and phase models of docs/hardware.md 4.2 for the
 // operand reads of both MFMA shapes and the fills of both loaders (tools/lds_swizzle_search.py
 // reproduces it for the 64-byte rows; the first mask it prints per target is the one used):
 //   - 128-byte rows: r % 8 on gfx942 (one row per 128-byte line of its 32 banks), the Gray code

@@ -86,7 +86,7 @@ struct wave_tile_fp8 {
     }
   }
 
-  // Row (within the MFMA tile) of accumulator register r of this lane (spec 1.4).
+  // Row (within the MFMA tile) of accumulator register r of this lane (docs/hardware.md 1.2).
   WAVEKIT_HOST_DEVICE static constexpr int acc_row(int lane, int r) {
     return m == 32 ? 8 * (r / 4) + 4 * (lane / 32) + r % 4 : 4 * (lane / 16) + r;
   }

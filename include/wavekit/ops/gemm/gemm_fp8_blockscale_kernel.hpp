@@ -17,7 +17,7 @@
 namespace wavekit::ops {
 
 // The seed kernel's main loop on gfx942 (198 instructions per 64 MFMA 16x16x32, both of its
-// storage orders served by it after a transpose pass; shared/reference/problems.md section 5) is
+// storage orders served by it after a transpose pass; docs/hardware.md 7.2) is
 // the bar for the tiles of its size: the codegen check fails if such a kernel's loop is not
 // shorter. Other tiles and targets make no promise.
 template <class Cfg>

@@ -1,10 +1,10 @@
 // C (M, N) fp32 = A (M, K) * B (N, K)^T, fp8 A and B stored K-contiguous, no scales.
 //
 // One wave computes one 32x32 tile of C with v_mfma_f32_32x32x16. The instruction's operand
-// layout (spec 1.3) gives lane l row l % 32 and the 8 K values 8 * (l / 32) + [0, 8), so each
-// lane's operand is one 8-byte load straight from global memory: no LDS, no shuffles. It is the
-// smallest complete MFMA kernel, the first customer of the emulator and of the codegen report,
-// and a readable statement of the MFMA layout; the block-scaled GEMM is the fast path.
+// layout (docs/hardware.md 1.2) gives lane l row l % 32 and the 8 K values 8 * (l / 32) + [0, 8),
+// so each lane's operand is one 8-byte load straight from global memory: no LDS, no shuffles. It
+// is the smallest complete MFMA kernel, the first customer of the emulator and of the codegen
+// report, and a readable statement of the MFMA layout; the block-scaled GEMM is the fast path.
 //
 // This header is the host side (shape, arguments, validation) and builds without HIP;
 // gemm_fp8_direct_kernel.hpp holds the kernel and its launcher.

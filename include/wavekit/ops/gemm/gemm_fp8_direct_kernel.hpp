@@ -28,7 +28,8 @@ __global__ __launch_bounds__(64) void gemm_fp8_direct_kernel(typename gemm_fp8_d
     typename mfma::accumulator acc = {};
     for (int step = 0; step < p.k / kernel::tile_k; ++step) acc = mfma::run(a_row[2 * step], b_row[2 * step], acc);
 
-    // Accumulator layout (spec 1.4): register r of lane l holds C[8 (r / 4) + 4 (l / 32) + r % 4][l % 32].
+    // Accumulator layout (docs/hardware.md 1.2): register r of lane l holds
+    // C[8 (r / 4) + 4 (l / 32) + r % 4][l % 32].
     float* c_tile = p.c + row0 * p.n + col0 + lane % 32;
 #pragma unroll
     for (int r = 0; r < 16; ++r) c_tile[(8 * (r / 4) + 4 * (lane / 32) + r % 4) * p.n] = acc[r];
