@@ -2,6 +2,8 @@
 // report and the tests), and their identifiers for run-time dispatch.
 #pragma once
 
+#include <tuple>
+
 #include "wavekit/config/gemm_fp8_blockscale_config.hpp"
 #include "wavekit/core/layout.hpp"
 
@@ -10,33 +12,68 @@ namespace wavekit::config {
 // All use 64-K steps: with 128-K steps the double-buffered tiles of the smaller tiles exceed what
 // lets more than one wave per SIMD in on gfx942 (64 KiB of LDS per CU), and their loops were
 // longer too (docs/codegen-report.md). 128-K steps stay supported (and tested) for custom configs.
+//
+// The one list: each X(name, BlockM, BlockN, BlockK, WavesM, WavesN, MFMA shape) line makes the
+// alias blockscale_<name>, the identifier blockscale_config_id::<name>, its place in
+// all_blockscale_configs and in with_blockscale_config, and (read by codegen/CMakeLists.txt) the
+// codegen instances of the report for both storage orders on every target.
 // clang-format off
-using blockscale_large   = gemm_fp8_blockscale_config<256, 128, 64, 4, 2, mfma_shape::m32n32k16>;  // M in the thousands
-using blockscale_medium  = gemm_fp8_blockscale_config<128, 128, 64, 2, 2, mfma_shape::m16n16k32>;
-using blockscale_mfma32  = gemm_fp8_blockscale_config<128, 128, 64, 2, 2, mfma_shape::m32n32k16>;  // same tile, 32x32 MFMA
-using blockscale_narrow  = gemm_fp8_blockscale_config< 64, 128, 64, 2, 2, mfma_shape::m16n16k32>;
-using blockscale_small   = gemm_fp8_blockscale_config< 32,  64, 64, 1, 2, mfma_shape::m16n16k32>;
-using blockscale_decode  = gemm_fp8_blockscale_config< 16, 128, 64, 1, 4, mfma_shape::m16n16k32>;  // M <= 16
+#define WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(X)                \
+  X(large,  256, 128, 64, 4, 2, m32n32k16) /* M in the thousands */ \
+  X(medium, 128, 128, 64, 2, 2, m16n16k32)                  \
+  X(mfma32, 128, 128, 64, 2, 2, m32n32k16) /* same tile as medium, 32x32 MFMAs; explicit use only */ \
+  X(narrow,  64, 128, 64, 2, 2, m16n16k32)                  \
+  X(small,   32,  64, 64, 1, 2, m16n16k32)                  \
+  X(decode,  16, 128, 64, 1, 4, m16n16k32) /* M <= 16 */
 // clang-format on
 
-enum class blockscale_config_id { large, medium, mfma32, narrow, small, decode };
+#define WAVEKIT_BLOCKSCALE_ALIAS(name, bm, bn, bk, wm, wn, mfma) \
+  using blockscale_##name = gemm_fp8_blockscale_config<bm, bn, bk, wm, wn, mfma_shape::mfma>;
+WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ALIAS)
+#undef WAVEKIT_BLOCKSCALE_ALIAS
 
+#define WAVEKIT_BLOCKSCALE_ID(name, ...) name,
+enum class blockscale_config_id { WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ID) };
 inline constexpr blockscale_config_id all_blockscale_configs[] = {
-    blockscale_config_id::large,  blockscale_config_id::medium, blockscale_config_id::mfma32,
-    blockscale_config_id::narrow, blockscale_config_id::small,  blockscale_config_id::decode};
+#define WAVEKIT_BLOCKSCALE_ENTRY(name, ...) blockscale_config_id::name,
+    WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ENTRY)
+#undef WAVEKIT_BLOCKSCALE_ENTRY
+};
+#undef WAVEKIT_BLOCKSCALE_ID
+
+// The shipped configuration types, in the list's order, as a std::tuple (for tests over each).
+namespace detail {
+template <class First, class... Rest>
+struct tuple_of_rest {
+  using type = std::tuple<Rest...>;
+};
+}  // namespace detail
+#define WAVEKIT_BLOCKSCALE_TYPE(name, ...) , blockscale_##name
+using shipped_blockscale_configs =
+    typename detail::tuple_of_rest<void WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_TYPE)>::type;
+#undef WAVEKIT_BLOCKSCALE_TYPE
 
 // f(config type) for a run-time identifier.
 template <class F>
 decltype(auto) with_blockscale_config(blockscale_config_id id, F&& f) {
   switch (id) {
-    case blockscale_config_id::large: return f(blockscale_large{});
-    case blockscale_config_id::medium: return f(blockscale_medium{});
-    case blockscale_config_id::mfma32: return f(blockscale_mfma32{});
-    case blockscale_config_id::narrow: return f(blockscale_narrow{});
-    case blockscale_config_id::small: return f(blockscale_small{});
-    case blockscale_config_id::decode: return f(blockscale_decode{});
+#define WAVEKIT_BLOCKSCALE_CASE(name, ...) \
+  case blockscale_config_id::name: return f(blockscale_##name{});
+    WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_CASE)
+#undef WAVEKIT_BLOCKSCALE_CASE
   }
   return f(blockscale_large{});
+}
+
+// The identifier's name ("large"), as in the list above.
+constexpr const char* to_string(blockscale_config_id id) {
+  switch (id) {
+#define WAVEKIT_BLOCKSCALE_NAME(name, ...) \
+  case blockscale_config_id::name: return #name;
+    WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_NAME)
+#undef WAVEKIT_BLOCKSCALE_NAME
+  }
+  return "unknown";
 }
 
 }  // namespace wavekit::config

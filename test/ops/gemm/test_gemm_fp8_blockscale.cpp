@@ -69,17 +69,29 @@ TEST_CASE("blockscale GEMM: odd shapes in both orders", "[emu][gemm]") {
   });
 }
 
-TEST_CASE("blockscale GEMM: every shipped config, both orders, split-K on and off", "[emu][gemm]") {
+// One test case per shipped configuration (the list in config/gemm_fp8_blockscale_configs.hpp),
+// on shapes derived from its tile: M = 1 (16 in the mn_contiguous order, whose M is a multiple
+// of 16), the tile's M and N minus and plus one step (1 row, 16 columns; 16 rows in the
+// mn_contiguous order), K = one scale block and five, split-K off, even and uneven.
+TEMPLATE_LIST_TEST_CASE("blockscale GEMM: each shipped config on shapes derived from its tile", "[emu][gemm]",
+                        config::shipped_blockscale_configs) {
+  using C = TestType;
+  INFO(C::name());
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
-      const gemm_fp8_blockscale_problem p{80, 160, 640, order};  // ragged in M and N, 5 scale blocks
-      for (config::blockscale_config_id id : config::all_blockscale_configs)
-        config::with_blockscale_config(id, [&](auto cfg) {
-          using C = decltype(cfg);
-          for (int splits : {1, 2, 3}) CHECK(run_config<C, fp8>(p, splits, 10 + splits) == 0);  // 3: uneven (2, 2, 1)
-          return 0;
-        });
+      const int step_m = order == layout::mn_contiguous ? 16 : 1;
+      const int bm = C::block_m, bn = C::block_n;
+      const int shapes[][3] = {{step_m, 16, 128},
+                               {bm - step_m > 0 ? bm - step_m : step_m, bn > 16 ? bn - 16 : 16, 640},
+                               {bm + step_m, bn + 16, 128},
+                               {bm + step_m, 16, 640}};
+      std::uint32_t seed = 50;
+      for (const auto& s : shapes) {
+        const gemm_fp8_blockscale_problem p{s[0], s[1], s[2], order};
+        for (int splits : {1, 2, 3})  // 3 over 5 scale blocks: uneven (2, 2, 1)
+          if (splits <= p.k_blocks()) CHECK(run_config<C, fp8>(p, splits, seed++) == 0);
+      }
     }
   });
 }

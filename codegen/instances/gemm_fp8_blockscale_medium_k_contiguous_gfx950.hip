@@ -1,8 +1,0 @@
-// Codegen instance: gemm_fp8_blockscale, config::blockscale_medium, k_contiguous, fp8_e4m3fn.
-// wavekit-codegen-archs: gfx950
-#include "wavekit/config/gemm_fp8_blockscale_configs.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_blockscale_kernel.hpp"
-
-template __global__ void wavekit::ops::gemm_fp8_blockscale_kernel<wavekit::config::blockscale_medium,
-                                                                  wavekit::fp8_e4m3fn, wavekit::layout::k_contiguous>(
-    wavekit::block::blockscale_params<wavekit::fp8_e4m3fn>);
