@@ -35,9 +35,9 @@ namespace {
 struct layout_without_pairing {  // an LDS layout that does not say whether rows may be paired
   static constexpr int offset(int row, int k) { return row * 64 + k; }
 };
-struct loader_without_wait {  // a loader missing keep_loaded()
+struct loader_without_wait {  // a loader missing wait_for_loads()
   using layout = tile::lds_tile_fp8<64>;
-  static constexpr int per_thread_work = 1;
+  static constexpr int work_items = 1;
   void locate(int, int, int, int) {}
   void load(const arch::buffer&, int, int) {}
   void store(unsigned char*, int) const {}

@@ -113,7 +113,7 @@ struct gemm_fp8_blockscale_block {
     w.clear();
     // B's share of the copy starts where A's ends, so that threads (whole waves, where the tiles
     // divide evenly) are either busy with one of them or idle, rather than all partly busy.
-    const int b_tid = (tid + loader<Cfg::block_m>::per_thread_work) % Cfg::threads;
+    const int b_tid = (tid + loader<Cfg::block_m>::work_items) % Cfg::threads;
     a_load.locate(row0, p.m, a_ld, tid);
     b_load.locate(col0, p.n, b_ld, b_tid);
     if (steps > 0) {
@@ -164,8 +164,8 @@ struct gemm_fp8_blockscale_block {
         arch::schedule_fence();
         if (more) {
           // The step's loads were issued a whole step ago: one wait for all, not one per use.
-          a_load.keep_loaded();
-          b_load.keep_loaded();
+          a_load.wait_for_loads();
+          b_load.wait_for_loads();
           if constexpr (Cfg::stages == 1) __syncthreads();  // every wave is done reading the buffer
           a_load.store(next, tid);
           b_load.store(next + a_tile_bytes, b_tid);

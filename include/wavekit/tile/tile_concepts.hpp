@@ -19,15 +19,15 @@ concept lds_layout = requires(int row, int k) {
 
 // A global -> LDS tile loader, in the steps a software pipeline interleaves with compute:
 // locate(row0, rows_total, ld, tid) once, then per K step load(src, ld, k0) into registers,
-// keep_loaded() (one wait for them) and store(lds, tid) into its layout. per_thread_work is the
+// wait_for_loads() (one wait for them) and store(lds, tid) into its layout. work_items is the
 // number of work items of the whole tile (a pipeline offsets a second loader's threads by it).
 template <class T>
 concept tile_loader = lds_layout<typename T::layout> &&
                       requires(T loader, const T& loaded, const arch::buffer& src, unsigned char* lds, int i) {
-                        { T::per_thread_work } -> std::convertible_to<int>;
+                        { T::work_items } -> std::convertible_to<int>;
                         loader.locate(i, i, i, i);
                         loader.load(src, i, i);
-                        loader.keep_loaded();
+                        loader.wait_for_loads();
                         loaded.store(lds, i);
                       };
 

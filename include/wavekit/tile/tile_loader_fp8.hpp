@@ -2,7 +2,7 @@
 // storage orders of the block-scaled GEMM. Both split the copy in steps so a pipeline can overlap
 // them with compute (the steps of tile_concepts.hpp's tile_loader): locate() fixes the tile's
 // rows once (rows past the tensor's end get a base offset beyond any buffer, so they read 0),
-// load(k0) issues the buffer loads of the K step starting at k0 into registers, keep_loaded()
+// load(k0) issues the buffer loads of the K step starting at k0 into registers, wait_for_loads()
 // waits for them, store() writes them to a swizzled LDS tile (lds_tile_fp8).
 #pragma once
 
@@ -26,7 +26,7 @@ struct tile_loader_k_contiguous {
   static constexpr int chunks_per_row = BK / 16;
   static constexpr int chunks = Rows * chunks_per_row;
   static constexpr int per_thread = (chunks + Threads - 1) / Threads;
-  static constexpr int per_thread_work = chunks;  // work items (threads' shares) of the whole tile
+  static constexpr int work_items = chunks;  // work items (threads' shares) of the whole tile
   using layout = lds_tile_fp8<BK>;
 
   arch::u32x4 regs[per_thread];
@@ -49,7 +49,7 @@ struct tile_loader_k_contiguous {
 
   // Waits for this thread's loads once, before store() uses them (the compiler would wait
   // before each use).
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void keep_loaded() { arch::keep_whole(regs); }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void wait_for_loads() { arch::keep_whole(regs); }
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(unsigned char* lds, int tid) const {
 #pragma unroll
@@ -78,8 +78,8 @@ struct tile_loader_mn_contiguous {
   static constexpr int k_groups = BK / 4, row_groups = Rows / unit_rows;
   static constexpr int units = k_groups * row_groups;
   static constexpr int per_thread = (units + Threads - 1) / Threads;
-  static constexpr int per_thread_work = units;  // work items (threads' shares) of the whole tile
-  static constexpr int words = unit_rows / 4;    // 4-row words per loaded K row
+  static constexpr int work_items = units;     // work items (threads' shares) of the whole tile
+  static constexpr int words = unit_rows / 4;  // 4-row words per loaded K row
   using layout = lds_tile_fp8<BK, unit_rows>;
   using row_bytes =
       std::conditional_t<words == 1, std::uint32_t, std::conditional_t<words == 2, arch::u32x2, arch::u32x4>>;
@@ -120,7 +120,7 @@ struct tile_loader_mn_contiguous {
 
   // Waits for this thread's loads once, before store() uses them (the compiler would wait
   // before each use).
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void keep_loaded() {
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void wait_for_loads() {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) arch::keep_whole(regs[i]);
   }
