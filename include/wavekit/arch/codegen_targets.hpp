@@ -14,7 +14,7 @@ template <int LdsBytesMax, int OccupancyMin, int LoopInstructionsPer64Max = 0>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void declare_codegen_targets() {
   static_assert(LdsBytesMax >= 0 && OccupancyMin >= 1 && OccupancyMin <= 8 && LoopInstructionsPer64Max >= 0,
                 "codegen targets out of range");
-#if WAVEKIT_TARGET_DEVICE && !defined(WAVEKIT_EMULATOR)
+#if defined(__AMDGCN__)  // the AMDGPU compiler's device pass, where the report reads it
   asm volatile("; wavekit.targets lds_bytes_max=%0 occupancy_min=%1 loop_per_64_max=%2" ::"i"(LdsBytesMax),
                "i"(OccupancyMin), "i"(LoopInstructionsPer64Max));
 #endif

@@ -1,12 +1,13 @@
 // LDS that the CPU emulator can check and count.
 //
-// WAVEKIT_LDS_ARRAY(T, name, N) declares `T name[N]` in LDS: a __shared__ array on the device; in
-// emulator builds a guarded, per-block region whose out-of-bounds accesses are reported and whose
-// size counts against the target's LDS (emu/lds.hpp).
+// WAVEKIT_LDS_ARRAY(T, name, N) declares `T name[N]` in LDS: a __shared__ array on the device; on
+// a platform with LDS hooks (arch/platform_hooks.hpp; the emulator: a guarded, per-block region
+// whose out-of-bounds accesses are reported and whose size counts against the target's LDS) the
+// platform's array.
 //
 // lds_load<Bytes>(p) / lds_store<Bytes>(p, v, active) are one ds_read/ds_write of 4, 8 or 16
-// bytes per lane (p aligned to Bytes). On the device they are plain vector accesses to LDS; in
-// emulator builds each is also counted, with its bank conflicts, in the launch counters. A store
+// bytes per lane (p aligned to Bytes). On the device they are plain vector accesses to LDS; a
+// platform with LDS hooks also sees each (the emulator counts it, with its bank conflicts). A store
 // with active = false in some lanes is the EXEC-masked form: every lane of the wave calls it (no
 // divergence), and only the active lanes write. wavekit's tile loaders move LDS data through them.
 #pragma once
@@ -16,10 +17,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "wavekit/arch/platform_hooks.hpp"
 #include "wavekit/core/platform.hpp"
 
-#if defined(WAVEKIT_EMULATOR)
-#define WAVEKIT_LDS_ARRAY(T, name, N) WAVEKIT_EMU_LDS_ARRAY(T, name, N)
+#if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
+#define WAVEKIT_LDS_ARRAY(T, name, N) WAVEKIT_PLATFORM_LDS_ARRAY(T, name, N)
 #else
 #define WAVEKIT_LDS_ARRAY(T, name, N) __shared__ T name[N]
 #endif
@@ -43,16 +45,16 @@ struct lds_vector<16> {
 template <int Bytes>
 using lds_vector_t = typename lds_vector<Bytes>::type;
 
-#if defined(WAVEKIT_EMULATOR)
-#define WAVEKIT_LDS_SITE , ::wavekit::emu::source_site site = ::wavekit::emu::source_site::current()
+#if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
+#define WAVEKIT_LDS_SITE , const char *file = __builtin_FILE(), int line = __builtin_LINE()
 #else
 #define WAVEKIT_LDS_SITE
 #endif
 
 template <int Bytes>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE lds_vector_t<Bytes> lds_load(const void* p WAVEKIT_LDS_SITE) {
-#if defined(WAVEKIT_EMULATOR)
-  ::wavekit::emu::lds_instruction(p, Bytes, false, true, site);
+#if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
+  ::wavekit::platform::lds_access(p, Bytes, false, true, file, line);
   lds_vector_t<Bytes> v;
   std::memcpy(&v, p, Bytes);
   return v;
@@ -63,8 +65,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE lds_vector_t<Bytes> lds_load(const void* p WA
 
 template <int Bytes>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store(void* p, lds_vector_t<Bytes> v, bool active = true WAVEKIT_LDS_SITE) {
-#if defined(WAVEKIT_EMULATOR)
-  ::wavekit::emu::lds_instruction(p, Bytes, true, active, site);
+#if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
+  ::wavekit::platform::lds_access(p, Bytes, true, active, file, line);
   if (active) std::memcpy(p, &v, Bytes);
 #else
   if (active) *static_cast<lds_vector_t<Bytes>*>(p) = v;
@@ -78,9 +80,9 @@ template <int Bytes, int Gap>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store2(void* p, lds_vector_t<Bytes> first, lds_vector_t<Bytes> second,
                                                    bool active = true WAVEKIT_LDS_SITE) {
   static_assert(Gap % Bytes == 0 && Gap / Bytes < 256, "lds_store2: the gap must fit ds_write2's offset");
-#if defined(WAVEKIT_EMULATOR)
-  lds_store<Bytes>(p, first, active, site);
-  lds_store<Bytes>(static_cast<unsigned char*>(p) + Gap, second, active, site);
+#if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
+  lds_store<Bytes>(p, first, active, file, line);
+  lds_store<Bytes>(static_cast<unsigned char*>(p) + Gap, second, active, file, line);
 #else
   lds_store<Bytes>(p, first, active);
   lds_store<Bytes>(static_cast<unsigned char*>(p) + Gap, second, active);
@@ -93,16 +95,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store2(void* p, lds_vector_t<Bytes> 
 // load (a second, narrower ds_read) where they are used, which costs an instruction each. The
 // array form pins its values four to one asm statement, so waiting for them takes one s_waitcnt
 // per four rather than one each.
+// (The asm pins are for the AMDGPU compiler only: __AMDGCN__ is its device pass.)
 template <class T>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void keep_whole([[maybe_unused]] T& v) {
-#if !defined(WAVEKIT_EMULATOR)
+#if defined(__AMDGCN__)
   asm volatile("" : "+v"(v));
 #endif
 }
 
 template <class T, int N>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void keep_whole([[maybe_unused]] T (&v)[N]) {
-#if !defined(WAVEKIT_EMULATOR)
+#if defined(__AMDGCN__)
   int i = 0;
 #pragma unroll
   for (; i + 4 <= N; i += 4) asm volatile("" : "+v"(v[i]), "+v"(v[i + 1]), "+v"(v[i + 2]), "+v"(v[i + 3]));

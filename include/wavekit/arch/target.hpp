@@ -7,13 +7,13 @@
 // Everything else tests these symbols (or arch::current_target), never __gfx942__ directly.
 #pragma once
 
-#if defined(__gfx942__) || (defined(WAVEKIT_EMULATOR) && defined(WAVEKIT_EMULATE_GFX942))
+#if defined(__gfx942__)
 #define WAVEKIT_TARGET_GFX942 1
 #else
 #define WAVEKIT_TARGET_GFX942 0
 #endif
 
-#if defined(__gfx950__) || (defined(WAVEKIT_EMULATOR) && defined(WAVEKIT_EMULATE_GFX950))
+#if defined(__gfx950__)
 #define WAVEKIT_TARGET_GFX950 1
 #else
 #define WAVEKIT_TARGET_GFX950 0

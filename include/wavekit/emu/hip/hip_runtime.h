@@ -10,6 +10,10 @@
 #error \
     "wavekit/emu/hip/hip_runtime.h is the CPU emulator's HIP: define WAVEKIT_EMULATOR and WAVEKIT_EMULATE_GFX942 or WAVEKIT_EMULATE_GFX950"
 #endif
+#if (defined(WAVEKIT_EMULATE_GFX942) && !defined(__gfx942__)) || (defined(WAVEKIT_EMULATE_GFX950) && !defined(__gfx950__))
+// arch/target.hpp reads the target from the device compiler's macro, as in a real device pass.
+#error "the CPU emulator of a target needs that target's macro too (__gfx942__ or __gfx950__): use wavekit_emulated()"
+#endif
 
 #include <cmath>
 #include <cstddef>
@@ -35,8 +39,15 @@
 // One copy per OS thread, which runs one block at a time: shared by the block's fibers.
 #define __shared__ static thread_local
 #define HIP_DYNAMIC_SHARED(type, var) type* var = ::wavekit::emu::dynamic_shared<type>()
-// Bounds-checked, LDS-accounted arrays (arch/lds.hpp's WAVEKIT_LDS_ARRAY maps here).
-#define WAVEKIT_EMU_LDS_ARRAY(T, name, N) T(&name)[N] = ::wavekit::emu::lds_array<T, N>(#name)
+// The LDS hooks of arch/platform_hooks.hpp: bounds-checked, LDS-accounted arrays (arch/lds.hpp's
+// WAVEKIT_LDS_ARRAY maps here) and every LDS access of arch/lds.hpp checked and counted.
+#define WAVEKIT_PLATFORM_LDS_HOOKS 1
+#define WAVEKIT_PLATFORM_LDS_ARRAY(T, name, N) T(&name)[N] = ::wavekit::emu::lds_array<T, N>(#name)
+namespace wavekit::platform {
+inline void lds_access(const void* p, int bytes, bool store, bool active, const char* file, int line) {
+  ::wavekit::emu::lds_instruction(p, bytes, store, active, ::wavekit::emu::source_site{file, line});
+}
+}  // namespace wavekit::platform
 
 #define threadIdx (::wavekit::emu::current_thread().index)
 #define blockIdx (::wavekit::emu::current_thread().block->index)

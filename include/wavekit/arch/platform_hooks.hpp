@@ -1,0 +1,19 @@
+// What arch/ may ask of the platform its code runs on, by name only, so that arch/ names no
+// symbol of any particular platform. On a GPU nothing is provided and nothing is asked: the LDS
+// helpers of arch/lds.hpp are plain LDS accesses. A platform that checks and counts LDS (wavekit's
+// CPU emulator does) defines WAVEKIT_PLATFORM_LDS_HOOKS in its <hip/hip_runtime.h> and, there,
+//
+//   WAVEKIT_PLATFORM_LDS_ARRAY(T, name, N)    an LDS array `T (&name)[N]` of its own making
+//   wavekit::platform::lds_access(...)        the function declared below, called before each
+//                                             LDS access arch/lds.hpp makes
+#pragma once
+
+namespace wavekit::platform {
+
+#if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
+// One LDS instruction of `bytes` per lane at p by the calling GPU thread: a store or a load,
+// `active` false for a lane an EXEC mask leaves out; file and line are the caller's.
+void lds_access(const void* p, int bytes, bool store, bool active, const char* file, int line);
+#endif
+
+}  // namespace wavekit::platform
