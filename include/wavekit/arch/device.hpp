@@ -35,9 +35,9 @@ inline device_arch current_device_arch() {
 // Where host code is compiled for one known target (the CPU emulator, whose host and device code
 // are one pass), that target is the device and only its format is instantiated. In a GPU build
 // one binary serves both targets, so the device is asked at run time (never the compile pass's
-// target: the host pass has none). A device that is neither
-// gfx942 nor gfx950 has no such format: the program stops with a message, so callers that meet
-// other devices check current_device_arch() first.
+// target: the host pass has none). A device that is neither gfx942 nor gfx950 has no such
+// format: the program stops with a message, so callers that meet other devices check
+// current_device_arch() first.
 template <class F>
 decltype(auto) with_device_fp8(F&& f) {
 #if WAVEKIT_TARGET_DEVICE

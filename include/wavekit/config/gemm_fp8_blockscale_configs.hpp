@@ -65,15 +65,4 @@ decltype(auto) with_blockscale_config(blockscale_config_id id, F&& f) {
   return f(blockscale_large{});
 }
 
-// The identifier's name ("large"), as in the list above.
-constexpr const char* to_string(blockscale_config_id id) {
-  switch (id) {
-#define WAVEKIT_BLOCKSCALE_NAME(name, ...) \
-  case blockscale_config_id::name: return #name;
-    WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_NAME)
-#undef WAVEKIT_BLOCKSCALE_NAME
-  }
-  return "unknown";
-}
-
 }  // namespace wavekit::config

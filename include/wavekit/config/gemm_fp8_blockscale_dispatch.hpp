@@ -7,10 +7,11 @@
 // on an MI300X) belong.
 //
 // The model reads the target's own device facts (arch/device_facts.hpp: CUs, LDS, HBM bandwidth,
-// matrix rate): a candidate's time is the larger of its compute time and its memory time. Compute counts whole waves of
-// blocks over the CUs (a partial last wave costs a full one) at the MFMA rate, discounted for small wave tiles; memory
-// counts A once per column of tiles, B once per row of tiles, C, and for split-K the fp32 partials written and read
-// back. Splits are powers of two with at least 4 scale blocks each.
+// matrix rate): a candidate's time is the larger of its compute time and its memory time.
+// Compute counts whole waves of blocks over the CUs (a partial last wave costs a full one) at the
+// MFMA rate, discounted for small wave tiles; memory counts A once per column of tiles, B once
+// per row of tiles, C, and for split-K the fp32 partials written and read back. Splits are powers
+// of two with at least 4 scale blocks each.
 #pragma once
 
 #include <algorithm>

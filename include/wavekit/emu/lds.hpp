@@ -22,9 +22,7 @@
 
 namespace wavekit::emu {
 
-inline constexpr std::size_t target_lds_bytes = arch::current_target == arch::target::gfx950
-                                                    ? arch::facts_of<arch::target::gfx950>.lds_bytes_per_workgroup
-                                                    : arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup;
+inline constexpr std::size_t target_lds_bytes = arch::facts_of<arch::current_target>.lds_bytes_per_workgroup;
 
 namespace detail {
 

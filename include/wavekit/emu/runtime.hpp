@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -222,15 +223,14 @@ inline hipError_t hipGetDevice(int* device) {
 inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
   if (device != 0) return wavekit::emu::record(hipErrorInvalidDevice, "hipGetDeviceProperties: one emulated device");
   std::memset(p, 0, sizeof *p);
-  const bool gfx950 = wavekit::arch::current_target == wavekit::arch::target::gfx950;
-  std::strcpy(p->name, gfx950 ? "wavekit emulator (MI355X, gfx950)" : "wavekit emulator (MI300X, gfx942)");
-  std::strcpy(p->gcnArchName, gfx950 ? "gfx950:sramecc+:xnack-" : "gfx942:sramecc+:xnack-");
+  constexpr wavekit::arch::target target = wavekit::arch::current_target;
+  constexpr const wavekit::arch::device_facts& facts = wavekit::arch::facts_of<target>;
+  std::snprintf(p->name, sizeof p->name, "wavekit emulator (%s, %s)", facts.product, wavekit::arch::to_string(target));
+  std::snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s:sramecc+:xnack-", wavekit::arch::to_string(target));
   p->totalGlobalMem = std::size_t(1) << 34;
   p->sharedMemPerBlock = wavekit::emu::target_lds_bytes;
   p->warpSize = 64;
   p->maxThreadsPerBlock = 1024;
-  const wavekit::arch::device_facts& facts = gfx950 ? wavekit::arch::facts_of<wavekit::arch::target::gfx950>
-                                                    : wavekit::arch::facts_of<wavekit::arch::target::gfx942>;
   p->multiProcessorCount = facts.compute_units;
   p->clockRate = static_cast<int>(std::lround(facts.clock_ghz * 1e6));  // kHz
   p->major = 9;
