@@ -149,6 +149,11 @@ def short_name(demangled):
                   r"(?:, (\d+), (\d+))?>",
                   lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{16 if m[6] == '0' else 32}"
                             + (" 1 stage" if m[7] == "1" else ""), name)
+    # ops::gemm_half::config<BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge, Stages, SplitK>
+    name = re.sub(r"\bconfig<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>",
+                  lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{m[6]}" + (" 1 stage" if m[7] == "1" else ""),
+                  name)
+    name = name.replace("(scale_granularity)0", "tensor").replace("(scale_granularity)1", "channel")
     return name.replace("(layout)0", "k_contiguous").replace("(layout)1", "mn_contiguous")
 
 

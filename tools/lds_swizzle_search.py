@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Search for the chunk-XOR masks of tile/lds_tile_fp8.hpp's 64-byte-row layout.
+"""Search for the chunk-XOR masks of tile/lds_swizzled_rows.hpp's 64-byte-row layout.
 
 A mask maps a row to the 16-byte chunk position its chunks are XORed with. This tries every mask
 that is linear over row bits 0-5 (two output bits, each the parity of a subset of row bits) and

@@ -9,7 +9,7 @@ using custom_config =
     wavekit::config::gemm_fp8_blockscale_config<64, 128, 128, 1, 2, wavekit::config::mfma_shape::m16n16k32>;
 template __global__ void
     wavekit::ops::gemm_fp8_blockscale_kernel<custom_config, wavekit::fp8_e4m3fnuz, wavekit::layout::k_contiguous>(
-        wavekit::block::blockscale_params<wavekit::fp8_e4m3fnuz>);
+        wavekit::ops::blockscale_params<wavekit::fp8_e4m3fnuz>);
 template __global__ void
     wavekit::ops::gemm_fp8_blockscale_kernel<custom_config, wavekit::fp8_e4m3fnuz, wavekit::layout::mn_contiguous>(
-        wavekit::block::blockscale_params<wavekit::fp8_e4m3fnuz>);
+        wavekit::ops::blockscale_params<wavekit::fp8_e4m3fnuz>);

@@ -1,5 +1,7 @@
-// Codegen instance: the split-K reduction of the block-scaled GEMM.
+// Codegen instance: the split-K reduction of every GEMM, per output type.
 // wavekit-codegen-archs: gfx942 gfx950
 #include "wavekit/block/splitk_reduce.hpp"
 
-template __global__ void wavekit::block::splitk_reduce_bf16<256>(const float*, wavekit::bf16*, long, int);
+template __global__ void wavekit::block::splitk_reduce<wavekit::bf16, 256>(const float*, wavekit::bf16*, long, int);
+template __global__ void wavekit::block::splitk_reduce<wavekit::fp16, 256>(const float*, wavekit::fp16*, long, int);
+template __global__ void wavekit::block::splitk_reduce<float, 256>(const float*, float*, long, int);

@@ -20,7 +20,7 @@ TEST_CASE("split-K reduction sums in split order and rounds to bf16 once", "[emu
     std::mt19937 rng(splits);
     std::normal_distribution<float> dist(0.0f, 100.0f);
     for (long i = 0; i < count * splits; ++i) partials[i] = dist(rng);
-    hipLaunchKernelGGL(block::splitk_reduce_bf16<>, dim3((count / 4 + 255) / 256), dim3(256), 0, nullptr,
+    hipLaunchKernelGGL(block::splitk_reduce<bf16>, dim3((count / 4 + 255) / 256), dim3(256), 0, nullptr,
                        static_cast<const float*>(partials), c, count, splits);
     REQUIRE(hipGetLastError() == hipSuccess);
     REQUIRE(hipDeviceSynchronize() == hipSuccess);

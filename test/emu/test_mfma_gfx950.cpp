@@ -155,7 +155,7 @@ TEST_CASE("scaled MFMA rejects format codes outside 0..4", "[emu][mfma][gfx950]"
 }
 
 namespace {
-using half8 = emu::mfma::half8;
+using half8 = wavekit::f16x8;
 __global__ void run_f16_16x16x32(const half8* a, const half8* b, floatx4* d) {
   d[threadIdx.x] = __builtin_amdgcn_mfma_f32_16x16x32_f16(a[threadIdx.x], b[threadIdx.x], floatx4{}, 0, 0, 0);
 }

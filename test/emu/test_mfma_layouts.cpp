@@ -76,8 +76,8 @@ struct mfma_lane {
     auto& l = lanes[threadIdx.x];                                    \
     l.d = __builtin_amdgcn_##op(l.a, l.b, l.c, 0, 0, 0);             \
   }
-using half4 = emu::mfma::half4;
-using short4 = emu::mfma::short4;
+using half4 = wavekit::f16x4;
+using short4 = wavekit::i16x4;
 using int32x16 = emu::mfma::int32x16;
 WAVEKIT_TEST_MFMA_KERNEL(mfma_f32_32x32x16_fp8_fp8, long, floatx16)
 WAVEKIT_TEST_MFMA_KERNEL(mfma_f32_32x32x16_bf8_fp8, long, floatx16)

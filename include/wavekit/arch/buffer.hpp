@@ -53,6 +53,9 @@ struct buffer {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store8(u32x2 v, std::uint32_t byte_offset) const {
     __builtin_amdgcn_raw_buffer_store_b64(v, rsrc, static_cast<int>(byte_offset), 0, 0);
   }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store16(u32x4 v, std::uint32_t byte_offset) const {
+    __builtin_amdgcn_raw_buffer_store_b128(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  }
 };
 
 }  // namespace wavekit::arch

@@ -12,6 +12,7 @@
 
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/target.hpp"
+#include "wavekit/core/status.hpp"
 
 namespace wavekit::arch {
 
@@ -29,6 +30,20 @@ inline device_arch current_device_arch() {
                       : std::strncmp(name, "gfx950", 6) == 0 ? target::gfx950
                                                              : target::host;
   return {kind, name};
+}
+
+// Whether `device` reads Fp8 (arch/matrix_formats.hpp): success, or the status an fp8 op (named
+// `op`) returns before launching.
+template <class Fp8>
+status check_device_fp8_format(const device_arch& device, const char* op) {
+  if (device.name.empty()) return {status_code::launch_failed, std::string(op) + ": cannot query the device"};
+  if (device.kind == target::host)
+    return {status_code::bad_config, std::string(op) + ": device " + device.name + " is neither gfx942 nor gfx950"};
+  if (!reads_fp8<Fp8>(device.kind))
+    return {status_code::bad_config, std::string(op) + ": " + to_string(device.kind) + " reads fp8 as " +
+                                         (device.kind == target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
+                                         "; the operands are another fp8 type"};
+  return status::success();
 }
 
 // f(Fp8{}) with the fp8 format the current device's matrix cores read (arch/matrix_formats.hpp).

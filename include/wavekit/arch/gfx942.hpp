@@ -32,4 +32,20 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_bf8_bf8(long a, lon
   return __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8(a, b, c, 0, 0, 0);
 }
 
+// The CDNA3 16-bit forms (also on gfx950): 4 K values per lane, f16 as _Float16, bf16 as its bits.
+// v_mfma_f32_32x32x8_f16 / _bf16 (the "_1k" builtins: bf16 at the f16 rate): D (32x32) = A (32x8) * B.
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x8_f16(f16x4 a, f16x4 b, floatx16 c) {
+  return __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
+}
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x8_bf16(i16x4 a, i16x4 b, floatx16 c) {
+  return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
+}
+// v_mfma_f32_16x16x16_f16 / _bf16: D (16x16) = A (16x16) * B (16x16) + C.
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x16_f16(f16x4 a, f16x4 b, floatx4 c) {
+  return __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, 0, 0, 0);
+}
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x16_bf16(i16x4 a, i16x4 b, floatx4 c) {
+  return __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, 0, 0, 0);
+}
+
 }  // namespace wavekit::arch::gfx942

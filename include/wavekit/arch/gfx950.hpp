@@ -4,7 +4,10 @@
 // clang-19 does not know gfx950: wavekit's gfx950 device code is compiled by clang-19 as a
 // gfx942 pass with gfx950's macros and lowered by a newer LLVM (tools/lower_gfx950.py). The
 // fp8 MFMA builtins below exist in clang-19 and select the same instructions, which on gfx950
-// read OCP fp8 (docs/hardware.md 1.1, 2.1).
+// read OCP fp8 (docs/hardware.md 1.1, 2.1). gfx950's own instructions (the K = 32 / 16 f16 and
+// bf16 forms, the scaled f8f6f4 forms) have no clang-19 builtin: the HIP compiler calls their
+// LLVM intrinsics by name (an asm label on a declaration), which the newer LLVM selects; the
+// emulator's HIP shim defines them under the builtin names.
 #pragma once
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
@@ -13,6 +16,24 @@
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/core/vector.hpp"
+
+#if defined(__HIP__)
+namespace wavekit::arch::gfx950::intrinsic {
+// clang-format off
+extern "C" {
+__device__ floatx4 wavekit_gfx950_mfma_f32_16x16x32_f16(f16x8, f16x8, floatx4, int, int, int) __asm("llvm.amdgcn.mfma.f32.16x16x32.f16");
+__device__ floatx16 wavekit_gfx950_mfma_f32_32x32x16_f16(f16x8, f16x8, floatx16, int, int, int) __asm("llvm.amdgcn.mfma.f32.32x32x16.f16");
+__device__ floatx4 wavekit_gfx950_mfma_f32_16x16x32_bf16(bf16x8, bf16x8, floatx4, int, int, int) __asm("llvm.amdgcn.mfma.f32.16x16x32.bf16");
+__device__ floatx16 wavekit_gfx950_mfma_f32_32x32x16_bf16(bf16x8, bf16x8, floatx16, int, int, int) __asm("llvm.amdgcn.mfma.f32.32x32x16.bf16");
+__device__ floatx4 wavekit_gfx950_mfma_scale_f32_16x16x128_f8f6f4(int32x8, int32x8, floatx4, int, int, int, int, int, int) __asm("llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32");
+__device__ floatx16 wavekit_gfx950_mfma_scale_f32_32x32x64_f8f6f4(int32x8, int32x8, floatx16, int, int, int, int, int, int) __asm("llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32");
+}
+// clang-format on
+}  // namespace wavekit::arch::gfx950::intrinsic
+#define WAVEKIT_GFX950_INSTRUCTION(name) ::wavekit::arch::gfx950::intrinsic::wavekit_gfx950_##name
+#else
+#define WAVEKIT_GFX950_INSTRUCTION(name) __builtin_amdgcn_##name
+#endif
 
 namespace wavekit::arch::gfx950 {
 
@@ -28,5 +49,41 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_fp8_fp8(long a, lo
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_fp8_fp8(long a, long b, floatx4 c) {
   return __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, b, c, 0, 0, 0);
 }
+// The bf8 forms (OCP e5m2 on gfx950).
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_bf8_bf8(long a, long b, floatx16 c) {
+  return __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8(a, b, c, 0, 0, 0);
+}
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_bf8_bf8(long a, long b, floatx4 c) {
+  return __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8(a, b, c, 0, 0, 0);
+}
 
+// v_mfma_f32_{16x16x32,32x32x16}_{f16,bf16}: 8 K values per lane (docs/hardware.md 1.2).
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_f16(f16x8 a, f16x8 b, floatx4 c) {
+  return WAVEKIT_GFX950_INSTRUCTION(mfma_f32_16x16x32_f16)(a, b, c, 0, 0, 0);
+}
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_f16(f16x8 a, f16x8 b, floatx16 c) {
+  return WAVEKIT_GFX950_INSTRUCTION(mfma_f32_32x32x16_f16)(a, b, c, 0, 0, 0);
+}
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x32_bf16(bf16x8 a, bf16x8 b, floatx4 c) {
+  return WAVEKIT_GFX950_INSTRUCTION(mfma_f32_16x16x32_bf16)(a, b, c, 0, 0, 0);
+}
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_f32_32x32x16_bf16(bf16x8 a, bf16x8 b, floatx16 c) {
+  return WAVEKIT_GFX950_INSTRUCTION(mfma_f32_32x32x16_bf16)(a, b, c, 0, 0, 0);
+}
+
+// v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 (docs/hardware.md 1.4): FormatA / FormatB are
+// the operand format codes (0 fp8 e4m3, 1 bf8 e5m2, 2 fp6 e2m3, 3 bf6 e3m2, 4 fp4 e2m1), the
+// scales are e8m0 bytes: byte OpselA of scale_a (127 = 1.0), likewise for B.
+template <int FormatA, int FormatB, int OpselA = 0, int OpselB = 0>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_scale_f32_16x16x128_f8f6f4(int32x8 a, int32x8 b, floatx4 c, int scale_a,
+                                                                           int scale_b) {
+  return WAVEKIT_GFX950_INSTRUCTION(mfma_scale_f32_16x16x128_f8f6f4)(a, b, c, FormatA, FormatB, OpselA, scale_a, OpselB,
+                                                                     scale_b);
+}
+template <int FormatA, int FormatB, int OpselA = 0, int OpselB = 0>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_scale_f32_32x32x64_f8f6f4(int32x8 a, int32x8 b, floatx16 c,
+                                                                           int scale_a, int scale_b) {
+  return WAVEKIT_GFX950_INSTRUCTION(mfma_scale_f32_32x32x64_f8f6f4)(a, b, c, FormatA, FormatB, OpselA, scale_a, OpselB,
+                                                                    scale_b);
+}
 }  // namespace wavekit::arch::gfx950

@@ -1,20 +1,26 @@
-// Split-K reduction: C (bf16) = sum over splits of the fp32 partials, added in split order, so
-// the result is the same run after run (no atomics).
+// Split-K reduction: C (bf16, fp16 or fp32) = sum over splits of the fp32 partials, added in split
+// order, so the result is the same run after run (no atomics). Every GEMM's split-K ends with it.
 #pragma once
 
 #include <hip/hip_runtime.h>
 
+#include <cstdint>
+#include <type_traits>
+
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/core/float_codec.hpp"
+#include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
 
 namespace wavekit::block {
 
 // partials: [splits][count] fp32, count % 4 == 0; each thread reduces 4 consecutive outputs.
 // (A template so that the kernel can live in a header included by several translation units.)
-template <int Threads = 256>
-__global__ __launch_bounds__(Threads) void splitk_reduce_bf16(const float* partials, bf16* c, long count, int splits) {
+template <class Out, int Threads = 256>
+__global__ __launch_bounds__(Threads) void splitk_reduce(const float* partials, Out* c, long count, int splits) {
+  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
+                "splitk_reduce: C is bf16, fp16 or fp32");
   arch::declare_codegen_targets<0, 8>();
   const long i = (static_cast<long>(blockIdx.x) * Threads + threadIdx.x) * 4;
   if (i >= count) return;
@@ -25,10 +31,27 @@ __global__ __launch_bounds__(Threads) void splitk_reduce_bf16(const float* parti
 #pragma unroll
     for (int t = 0; t < 4; ++t) sum[t] += __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
   }
-  const arch::buffer dst = arch::buffer::over(c, static_cast<std::uint32_t>(count * 2));
-  const arch::u32x2 packed{bf16_bits_rne(sum[0]) | (bf16_bits_rne(sum[1]) << 16),
-                           bf16_bits_rne(sum[2]) | (bf16_bits_rne(sum[3]) << 16)};
-  dst.store8(packed, static_cast<std::uint32_t>(i * 2));
+  const arch::buffer dst = arch::buffer::over(c, static_cast<std::uint32_t>(count * sizeof(Out)));
+  if constexpr (std::is_same_v<Out, float>) {
+    dst.store16(arch::u32x4{__builtin_bit_cast(std::uint32_t, sum[0]), __builtin_bit_cast(std::uint32_t, sum[1]),
+                            __builtin_bit_cast(std::uint32_t, sum[2]), __builtin_bit_cast(std::uint32_t, sum[3])},
+                static_cast<std::uint32_t>(i * 4));
+  } else {
+    std::uint32_t h[4];
+#pragma unroll
+    for (int t = 0; t < 4; ++t)
+      h[t] = std::is_same_v<Out, bf16> ? bf16_bits_rne(sum[t])
+                                       : __builtin_bit_cast(std::uint16_t, static_cast<_Float16>(sum[t]));
+    dst.store8(arch::u32x2{h[0] | (h[1] << 16), h[2] | (h[3] << 16)}, static_cast<std::uint32_t>(i * 2));
+  }
+}
+
+// Launches the reduction of `splits` partial sums of `count` outputs on `stream`.
+template <class Out>
+hipError_t launch_splitk_reduce(const float* partials, Out* c, long count, int splits, hipStream_t stream) {
+  hipLaunchKernelGGL(splitk_reduce<Out>, dim3(static_cast<unsigned>(ceil_div(count / 4, 256L))), dim3(256), 0, stream,
+                     partials, c, count, splits);
+  return hipGetLastError();
 }
 
 }  // namespace wavekit::block

@@ -40,15 +40,7 @@ inline result<gemm_fp8_blockscale_plan_info> gemm_fp8_blockscale_select_plan(con
 // The fp8 format the device's matrix cores read must be Fp8's (arch/matrix_formats.hpp).
 template <class Fp8>
 status check_device_fp8_format(const arch::device_arch& device) {
-  if (device.name.empty()) return {status_code::launch_failed, "gemm_fp8_blockscale: cannot query the device"};
-  if (device.kind == arch::target::host)
-    return {status_code::bad_config, "gemm_fp8_blockscale: device " + device.name + " is neither gfx942 nor gfx950"};
-  if (!arch::reads_fp8<Fp8>(device.kind))
-    return {status_code::bad_config, std::string("gemm_fp8_blockscale: ") + arch::to_string(device.kind) +
-                                         " reads fp8 as " +
-                                         (device.kind == arch::target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
-                                         "; the operands are another fp8 type"};
-  return status::success();
+  return arch::check_device_fp8_format<Fp8>(device, "gemm_fp8_blockscale");
 }
 
 // Validates, picks the plan and launches. When `ran` is given it receives the plan that ran (its

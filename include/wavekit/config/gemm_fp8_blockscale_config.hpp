@@ -9,25 +9,25 @@
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/block/gemm_tile_shape.hpp"
 
 namespace wavekit::config {
 
 enum class mfma_shape { m16n16k32, m32n32k16 };
 
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, mfma_shape Mfma, int Stages = 2, int SplitK = 1>
-struct gemm_fp8_blockscale_config {
-  static constexpr int block_m = BlockM, block_n = BlockN, block_k = BlockK;
-  static constexpr int waves_m = WavesM, waves_n = WavesN, waves = WavesM * WavesN, threads = 64 * waves;
+struct gemm_fp8_blockscale_config
+    : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma == mfma_shape::m16n16k32 ? 16 : 32, Stages> {
+  using shape =
+      block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma == mfma_shape::m16n16k32 ? 16 : 32, Stages>;
+  using shape::mfma_m, shape::threads, shape::waves, shape::wave_m, shape::wave_n;
   static constexpr mfma_shape mfma = Mfma;
-  static constexpr int stages = Stages, split_k = SplitK;
+  static constexpr int split_k = SplitK;
   // The kernel depends on everything but SplitK (a launch parameter): configs that differ only in
   // it share one kernel instance.
   using kernel_config = gemm_fp8_blockscale_config<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma, Stages, 1>;
-  static constexpr int mfma_m = Mfma == mfma_shape::m16n16k32 ? 16 : 32;  // = mfma_n
-  static constexpr int mfma_k = Mfma == mfma_shape::m16n16k32 ? 32 : 16;
-  static constexpr int wave_m = BlockM / WavesM, wave_n = BlockN / WavesN;
-  static constexpr int tiles_m = wave_m / mfma_m, tiles_n = wave_n / mfma_m;  // MFMA tiles per wave
-  static constexpr int k_steps_per_scale = 128 / BlockK;                      // K steps per 128-K scale block
+  static constexpr int mfma_k = Mfma == mfma_shape::m16n16k32 ? 32 : 16;  // the fp8 instruction's K
+  static constexpr int k_steps_per_scale = 128 / BlockK;                  // K steps per 128-K scale block
   // LDS: Stages buffers of the A and B tiles (fp8) and the blocks' per-row scales (fp32): one
   // buffer when a scale block spans two K steps (its first step stores them, its last reads
   // them), two when it is one step (the next block's travel with the next tiles). A scale buffer
@@ -43,18 +43,11 @@ struct gemm_fp8_blockscale_config {
       (arch::facts_of<arch::target::gfx942>.lds_bytes_per_cu / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
 
   static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale_config: BlockK must be 64 or 128");
-  static_assert(Stages == 1 || Stages == 2,
-                "gemm_fp8_blockscale_config: Stages is 1 (one LDS buffer) or 2 (double-buffered LDS)");
   static_assert(SplitK >= 1, "gemm_fp8_blockscale_config: SplitK must be at least 1");
-  static_assert(BlockM % WavesM == 0 && BlockN % WavesN == 0,
-                "gemm_fp8_blockscale_config: the waves must split the block tile evenly");
-  static_assert(wave_m % mfma_m == 0 && wave_n % mfma_m == 0,
-                "gemm_fp8_blockscale_config: a wave tile must be a whole number of MFMA tiles");
   static_assert(BlockN <= 128 ? 128 % BlockN == 0 : BlockN % 128 == 0,
                 "gemm_fp8_blockscale_config: BlockN must divide 128 or be a multiple of it (B's scale blocks)");
   static_assert(wave_n <= 128 && 128 % wave_n == 0,
                 "gemm_fp8_blockscale_config: a wave's columns must lie in one 128-column scale block");
-  static_assert(waves <= 16, "gemm_fp8_blockscale_config: at most 1024 threads per block");
   static_assert(threads >= BlockM,
                 "gemm_fp8_blockscale_config: one thread per row of the block brings the row scales: "
                 "64 * WavesM * WavesN must be at least BlockM");
@@ -63,9 +56,8 @@ struct gemm_fp8_blockscale_config {
 
   // The name of this configuration launched with `splits` K splits.
   static std::string name(int splits = SplitK) {
-    return "gemm_fp8_bs<" + std::to_string(BlockM) + "x" + std::to_string(BlockN) + "x" + std::to_string(BlockK) +
-           ", w" + std::to_string(WavesM) + "x" + std::to_string(WavesN) + ", mfma" + std::to_string(mfma_m) + "x" +
-           std::to_string(mfma_m) + "x" + std::to_string(mfma_k) + (Stages == 1 ? ", 1 stage" : "") +
+    return "gemm_fp8_bs<" + shape::shape_name() + ", mfma" + std::to_string(mfma_m) + "x" + std::to_string(mfma_m) +
+           "x" + std::to_string(mfma_k) + (Stages == 1 ? ", 1 stage" : "") +
            (splits > 1 ? ", sk" + std::to_string(splits) : "") + ">";
   }
 };

@@ -6,6 +6,7 @@
 
 #include "wavekit/config/gemm_fp8_blockscale_config.hpp"
 #include "wavekit/core/layout.hpp"
+#include "wavekit/core/type_list.hpp"
 
 namespace wavekit::config {
 
@@ -42,15 +43,9 @@ inline constexpr blockscale_config_id all_blockscale_configs[] = {
 #undef WAVEKIT_BLOCKSCALE_ID
 
 // The shipped configuration types, in the list's order, as a std::tuple (for tests over each).
-namespace detail {
-template <class First, class... Rest>
-struct tuple_of_rest {
-  using type = std::tuple<Rest...>;
-};
-}  // namespace detail
 #define WAVEKIT_BLOCKSCALE_TYPE(name, ...) , blockscale_##name
 using shipped_blockscale_configs =
-    typename detail::tuple_of_rest<void WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_TYPE)>::type;
+    tuple_after_first_t<void WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_TYPE)>;
 #undef WAVEKIT_BLOCKSCALE_TYPE
 
 // f(config type) for a run-time identifier.

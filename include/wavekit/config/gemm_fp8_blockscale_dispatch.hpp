@@ -6,12 +6,8 @@
 // so both are estimates, and the table is where measured choices (bench/bench_gemm_fp8_blockscale
 // on an MI300X) belong.
 //
-// The model reads the target's own device facts (arch/device_facts.hpp: CUs, LDS, HBM bandwidth,
-// matrix rate): a candidate's time is the larger of its compute time and its memory time.
-// Compute counts whole waves of blocks over the CUs (a partial last wave costs a full one) at the
-// MFMA rate, discounted for small wave tiles; memory counts A once per column of tiles, B once
-// per row of tiles, C, and for split-K the fp32 partials written and read back. Splits are powers
-// of two with at least 4 scale blocks each.
+// The model is every GEMM's (block/gemm_plan_model.hpp), with the target's own device facts.
+// Splits are powers of two with at least 4 scale blocks each.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +15,7 @@
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/block/gemm_plan_model.hpp"
 #include "wavekit/config/gemm_fp8_blockscale_configs.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
 
@@ -36,51 +33,28 @@ struct blockscale_table_entry {
 
 namespace detail {
 
-struct config_facts {
-  int block_m, block_n, threads, wave_m, wave_n, lds_bytes;
-};
-
-inline config_facts facts(blockscale_config_id id) {
+inline block::gemm_tile_facts facts(blockscale_config_id id) {
   return with_blockscale_config(id, [](auto cfg) {
     using C = decltype(cfg);
-    return config_facts{C::block_m, C::block_n, C::threads, C::wave_m, C::wave_n, C::lds_bytes};
+    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, C::lds_bytes};
   });
 }
 
 }  // namespace detail
 
-// The device facts of a target the model plans for (gfx942 or gfx950; anything else is gfx942's,
-// and the public queries refuse it before asking).
-inline arch::device_facts planned_facts(arch::target t) {
-  return t == arch::target::gfx950 ? arch::facts_of<arch::target::gfx950> : arch::facts_of<arch::target::gfx942>;
-}
-
 // Estimated seconds of a plan on target t's flagship part (MI300X, MI355X).
 inline double blockscale_model_seconds(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan,
                                        arch::target t) {
-  const arch::device_facts device = planned_facts(t);
+  const arch::device_facts device = block::planned_facts(t);
   // The kernels' fp8 MFMAs are the K = 16/32 forms; on gfx950 those reportedly run at the bf16
   // rate (only the f8f6f4 forms reach its doubled fp8 rate), so that rate is what they can reach.
   const double tflops = t == arch::target::gfx950 ? device.bf16_dense_tflops : device.fp8_dense_tflops;
-  const double cus = device.compute_units, flops_per_cu = tflops * 1e12 / cus, hbm = device.hbm_tb_per_s * 1e12;
-  const detail::config_facts f = detail::facts(plan.config);
-  const double tiles_m = std::ceil(double(p.m) / f.block_m), tiles_n = std::ceil(double(p.n) / f.block_n);
-  const double blocks = tiles_m * tiles_n * plan.splits;
-  const int per_cu = std::max(1, std::min(2, device.lds_bytes_per_cu / f.lds_bytes));  // LDS-limited blocks per CU
-  const double waves = std::ceil(blocks / (cus * per_cu));
-  // Small wave tiles reach a smaller share of the MFMA rate (operand reads per MFMA grow).
-  const double efficiency = std::min(1.0, (f.wave_m * f.wave_n) / (64.0 * 64.0)) * 0.6 + 0.25;
-  const double block_flops = 2.0 * f.block_m * f.block_n * (double(p.k) / plan.splits);
-  const double compute = waves * block_flops / (flops_per_cu / per_cu * efficiency);
-  const double bytes = double(p.m) * p.k * tiles_n + double(p.n) * p.k * tiles_m + 2.0 * p.m * p.n +
-                       (plan.splits > 1 ? 8.0 * plan.splits * p.m * p.n : 0.0);
-  return std::max(compute, bytes / hbm) + (plan.splits > 1 ? 3e-6 : 0.0);  // + the reduction launch
+  return block::gemm_model_seconds(p.m, p.n, p.k, detail::facts(plan.config), plan.splits, tflops, {1, 1, 2}, t);
 }
 
 // Multiply-adds a plan executes, the padding of partial tiles included.
 inline double blockscale_padded_flops(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan) {
-  const detail::config_facts f = detail::facts(plan.config);
-  return 2.0 * std::ceil(double(p.m) / f.block_m) * f.block_m * std::ceil(double(p.n) / f.block_n) * f.block_n * p.k;
+  return block::gemm_padded_flops(p.m, p.n, p.k, detail::facts(plan.config));
 }
 
 // The model's best plan; splits limited to what `workspace_bytes` holds. Within 2% of the best
@@ -97,7 +71,7 @@ inline blockscale_plan model_blockscale_plan(const ops::gemm_fp8_blockscale_prob
           (p.k_blocks() / splits < 4 || std::size_t(splits) * p.m * p.n * sizeof(float) > workspace_bytes))
         break;
       const double time = blockscale_model_seconds(p, {id, splits}, t), work = blockscale_padded_flops(p, {id, splits});
-      if (time < best_time * 0.98 || (time <= best_time * 1.02 && work < best_work * 0.98)) {
+      if (block::gemm_model_prefers(time, work, best_time, best_work)) {
         best = {id, splits};
         best_time = std::min(best_time, time), best_work = work;
       }

@@ -26,13 +26,7 @@ namespace wavekit {
 
 using ops::gemm_fp8_blockscale_problem;
 
-struct gemm_fp8_blockscale_plan_info {
-  config::blockscale_plan plan;               // configuration and number of K splits
-  std::string name;                           // e.g. "gemm_fp8_bs<256x128x64, w4x2, mfma32x32x16, sk2>"
-  std::size_t workspace_bytes = 0;            // what this plan uses of the workspace
-  std::size_t preferred_workspace_bytes = 0;  // what the plan chosen with unlimited workspace uses
-  bool workspace_limited = false;             // this plan differs from that one for lack of workspace
-};
+using gemm_fp8_blockscale_plan_info = block::gemm_plan_info<config::blockscale_plan>;
 
 namespace detail {
 inline status validate_blockscale_query(const gemm_fp8_blockscale_problem& p, arch::target t) {

@@ -10,7 +10,7 @@
 namespace wavekit::tile {
 
 // An LDS tile layout: where byte k of row `row` lives, and whether a loader may pair rows 4 apart
-// in one ds_write2 (lds_tile_fp8 documents when).
+// in one ds_write2 (lds_swizzled_rows documents when).
 template <class L>
 concept lds_layout = requires(int row, int k) {
   { L::offset(row, k) } -> std::same_as<int>;

@@ -7,14 +7,49 @@
 #include <cstring>
 #include <string>
 
+#include <type_traits>
+
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/lds.hpp"
-#include "wavekit/block/gemm_fp8_blockscale_block.hpp"
+#include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/scale_group_promotion.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
+#include "wavekit/tile/tile_loader_k_contiguous.hpp"
+#include "wavekit/tile/tile_loader_mn_contiguous.hpp"
+#include "wavekit/warp/warp_mma.hpp"
 
 namespace wavekit::ops {
+
+// The parts of the block-scaled GEMM for one config, fp8 format and storage order: byte-tile
+// loaders of Cfg::block_k-byte rows (transposing for the M/N-contiguous order), a warp MMA over
+// the config's fp8 MFMA atom, the group-promotion scale policy with 128-K groups, the 2D tile
+// scheduler with split-K, and the bf16 / fp32-partials epilogue.
+template <class Cfg, class Fp8, layout Order>
+struct gemm_fp8_blockscale_parts {
+  static constexpr int bk = Cfg::block_k;
+  template <int Rows>
+  using loader =
+      std::conditional_t<Order == layout::k_contiguous, tile::tile_loader_k_contiguous<Rows, bk, Cfg::threads>,
+                         tile::tile_loader_mn_contiguous<Rows, bk, Cfg::threads>>;
+  using a_loader = loader<Cfg::block_m>;
+  using b_loader = loader<Cfg::block_n>;
+  using atom = arch::mfma_atom<Fp8, Fp8, Cfg::mfma_m, Cfg::mfma_m, Cfg::mfma_k>;
+  using mma = warp::warp_mma<atom, Cfg::tiles_m, Cfg::tiles_n, bk, warp::from_lds<typename a_loader::layout>,
+                             warp::from_lds<typename b_loader::layout>>;
+  using policy = block::scale_group_promotion<Cfg, mma, Order, blockscale_k>;
+  using mainloop = block::gemm_mainloop<Cfg, mma, a_loader, b_loader, policy>;
+  using scheduler = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>;
+  using body = block::gemm_block<Cfg, Order, scheduler, mainloop, block::epilogue_store<bf16>>;
+  static_assert(mainloop::lds_bytes == Cfg::lds_bytes,
+                "gemm_fp8_blockscale_parts: the config's LDS budget is the mainloop's");
+};
+
+// The kernel's argument: A, B, their group scales, C (bf16) or split-K partials.
+template <class Fp8>
+using blockscale_params = block::gemm_params<Fp8, Fp8, block::group_scale_args, bf16>;
 
 // The seed kernel's main loop on gfx942 (198 instructions per 64 MFMA 16x16x32, both of its
 // storage orders served by it after a transpose pass; docs/hardware.md 7.2) is
@@ -26,14 +61,14 @@ consteval int hot_loop_budget() {
 }
 
 template <class Cfg, class Fp8, layout Order>
-__global__ __launch_bounds__(Cfg::threads) void gemm_fp8_blockscale_kernel(block::blockscale_params<Fp8> p) {
-  using body = block::gemm_fp8_blockscale_block<Cfg, Fp8, Order>;
+__global__ __launch_bounds__(Cfg::threads) void gemm_fp8_blockscale_kernel(blockscale_params<Fp8> p) {
+  using parts = gemm_fp8_blockscale_parts<Cfg, Fp8, Order>;
   arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, hot_loop_budget<Cfg>()>();
-  if constexpr (!warp::runs_on_current_target<typename body::wave_tile::mfma>) {
+  if constexpr (!arch::runs_on_current_target<typename parts::atom>) {
     __builtin_trap();
   } else {
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
-    body::run(p, reinterpret_cast<unsigned char*>(lds));
+    parts::body::run(p, reinterpret_cast<unsigned char*>(lds));
   }
 }
 
@@ -56,11 +91,11 @@ status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const ge
   if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
     return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
   const int per_split = ceil_div(p.k_blocks(), splits);
-  block::blockscale_params<Fp8> params{
-      a.a, a.b, a.a_scale, a.b_scale, a.c, need ? static_cast<float*>(a.workspace) : nullptr, p.m, p.n, p.k, per_split};
+  const blockscale_params<Fp8> params{
+      a.a,       a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n, p.k,
+      per_split, 0};
   const int used_splits = ceil_div(p.k_blocks(), per_split);
-  const dim3 grid(static_cast<unsigned>(ceil_div(p.n, Cfg::block_n)),
-                  static_cast<unsigned>(ceil_div(p.m, Cfg::block_m)), static_cast<unsigned>(used_splits));
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
   if (p.order == layout::k_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
                        params);
@@ -71,10 +106,9 @@ status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const ge
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
   if (need > 0) {
-    const long count = static_cast<long>(p.m) * p.n;
-    hipLaunchKernelGGL(block::splitk_reduce_bf16<>, dim3(static_cast<unsigned>(ceil_div(count / 4, 256L))), dim3(256),
-                       0, stream, static_cast<const float*>(a.workspace), a.c, count, used_splits);
-    if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
+                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
+        e != hipSuccess)
       return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
   }
   return status::success();

@@ -4,35 +4,34 @@
 #include <hip/hip_runtime.h>
 
 #include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/ops/gemm/gemm_fp8_direct.hpp"
-#include "wavekit/warp/mfma_op.hpp"
 
 namespace wavekit::ops {
 
 template <class Fp8>
 __global__ __launch_bounds__(64) void gemm_fp8_direct_kernel(typename gemm_fp8_direct<Fp8>::args p) {
   using kernel = gemm_fp8_direct<Fp8>;
-  using mfma = warp::mfma_op<Fp8, Fp8, kernel::tile_m, kernel::tile_n, kernel::tile_k>;
+  using mfma = arch::mfma_atom<Fp8, Fp8, kernel::tile_m, kernel::tile_n, kernel::tile_k>;
   arch::declare_codegen_targets<0, 8>();
-  if constexpr (!warp::runs_on_current_target<mfma>) {
+  if constexpr (!arch::runs_on_current_target<mfma>) {
     __builtin_trap();
   } else {
     const int lane = static_cast<int>(threadIdx.x);
     const int row0 = static_cast<int>(blockIdx.y) * kernel::tile_m;
     const int col0 = static_cast<int>(blockIdx.x) * kernel::tile_n;
-    const int k_offset = 8 * (lane / 32);
+    const int k_offset = mfma::operand_k(lane, 0);  // the lane's 8 K values are contiguous from here
     // Operand of this lane: 8 consecutive fp8 of its A row / B row, advancing 16 per K step.
-    const long* a_row = reinterpret_cast<const long*>(p.a + (row0 + lane % 32) * p.k + k_offset);
-    const long* b_row = reinterpret_cast<const long*>(p.b + (col0 + lane % 32) * p.k + k_offset);
+    const long* a_row = reinterpret_cast<const long*>(p.a + (row0 + mfma::operand_row(lane)) * p.k + k_offset);
+    const long* b_row = reinterpret_cast<const long*>(p.b + (col0 + mfma::operand_row(lane)) * p.k + k_offset);
 
     typename mfma::accumulator acc = {};
     for (int step = 0; step < p.k / kernel::tile_k; ++step) acc = mfma::run(a_row[2 * step], b_row[2 * step], acc);
 
-    // Accumulator layout (docs/hardware.md 1.2): register r of lane l holds
-    // C[8 (r / 4) + 4 (l / 32) + r % 4][l % 32].
-    float* c_tile = p.c + row0 * p.n + col0 + lane % 32;
+    // Accumulator layout: the atom's (docs/hardware.md 1.2).
+    float* c_tile = p.c + row0 * p.n + col0 + mfma::acc_col(lane);
 #pragma unroll
-    for (int r = 0; r < 16; ++r) c_tile[(8 * (r / 4) + 4 * (lane / 32) + r % 4) * p.n] = acc[r];
+    for (int r = 0; r < mfma::acc_regs; ++r) c_tile[mfma::acc_row(lane, r) * p.n] = acc[r];
   }
 }
 

@@ -1,6 +1,6 @@
 // tile/: the swizzled LDS layout and the two global -> LDS loaders, on their own. A kernel loads a
 // tile (with ragged edges past the tensor's rows) into LDS and writes it back out through
-// lds_tile_fp8::offset; the result must be the tensor's tile with zeros past the edge.
+// lds_swizzled_rows::offset; the result must be the tensor's tile with zeros past the edge.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "wavekit/arch/lds.hpp"
-#include "wavekit/tile/tile_loader_fp8.hpp"
+#include "wavekit/tile/tile_loader_k_contiguous.hpp"
+#include "wavekit/tile/tile_loader_mn_contiguous.hpp"
 
 using namespace wavekit;
 
-TEMPLATE_TEST_CASE_SIG("lds_tile_fp8 maps every (row, K byte) of a tile to its own byte, chunks intact", "[emu][tile]",
-                       ((int BK, int SwapRows), BK, SwapRows), (64, 4), (64, 8), (64, 16), (128, 16)) {
-  using layout = tile::lds_tile_fp8<BK, SwapRows>;
+TEMPLATE_TEST_CASE_SIG("lds_swizzled_rows maps every (row, K byte) of a tile to its own byte, chunks intact",
+                       "[emu][tile]", ((int BK, int SwapRows), BK, SwapRows), (64, 4), (64, 8), (64, 16), (128, 16)) {
+  using layout = tile::lds_swizzled_rows<BK, SwapRows>;
   constexpr int rows = 256;
   std::set<int> seen;
   for (int r = 0; r < rows; ++r)
@@ -36,7 +37,7 @@ struct layout_without_pairing {  // an LDS layout that does not say whether rows
   static constexpr int offset(int row, int k) { return row * 64 + k; }
 };
 struct loader_without_wait {  // a loader missing wait_for_loads()
-  using layout = tile::lds_tile_fp8<64>;
+  using layout = tile::lds_swizzled_rows<64>;
   static constexpr int work_items = 1;
   void locate(int, int, int, int) {}
   void load(const arch::buffer&, int, int) {}
@@ -46,7 +47,7 @@ struct loader_without_wait {  // a loader missing wait_for_loads()
 }  // namespace
 
 TEST_CASE("tile concepts accept wavekit's layouts and loaders and reject incomplete ones", "[tile]") {
-  STATIC_REQUIRE(tile::lds_layout<tile::lds_tile_fp8<64, 8>>);
+  STATIC_REQUIRE(tile::lds_layout<tile::lds_swizzled_rows<64, 8>>);
   STATIC_REQUIRE(tile::tile_loader<tile::tile_loader_mn_contiguous<128, 64, 512>>);
   STATIC_REQUIRE(tile::tile_loader<tile::tile_loader_k_contiguous<16, 128, 256>>);
   STATIC_REQUIRE_FALSE(tile::lds_layout<layout_without_pairing>);
@@ -57,34 +58,43 @@ TEST_CASE("tile concepts accept wavekit's layouts and loaders and reject incompl
 namespace {
 
 template <class Loader, int Rows, int BK>
-__global__ void round_trip(const std::uint8_t* src, int rows_total, int ld, int row0, int k0, std::uint8_t* out) {
+__global__ void round_trip(const std::uint8_t* src, int rows_total, int ld, int row0, int k0, int skip,
+                           std::uint8_t* out) {
   WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Rows * BK / 16);
   auto* bytes = reinterpret_cast<unsigned char*>(lds);
   const int tid = static_cast<int>(threadIdx.x);
   const arch::buffer buf = arch::buffer::over(src, static_cast<std::uint32_t>(rows_total * 384));
   Loader loader;
   loader.locate(row0, rows_total, ld, tid);
-  loader.load(buf, ld, k0);
+  if (skip > 0)
+    loader.load_skipping(buf, ld, skip, tid);
+  else
+    loader.load(buf, ld, k0);
   loader.store(bytes, tid);
   __syncthreads();
   for (int i = tid; i < Rows * BK; i += static_cast<int>(blockDim.x))
     out[i] = bytes[Loader::layout::offset(i / BK, i % BK)];
 }
 
-template <bool KContiguous, int Rows, int BK, int Threads>
-void check_loader() {
-  INFO((KContiguous ? "k_contiguous" : "mn_contiguous") << " rows " << Rows << " BK " << BK << " threads " << Threads);
-  using loader = std::conditional_t<KContiguous, tile::tile_loader_k_contiguous<Rows, BK, Threads>,
-                                    tile::tile_loader_mn_contiguous<Rows, BK, Threads>>;
-  const int rows_total = 48, k_total = 384, row0 = 16, k0 = 128;  // rows 16..(16+Rows) of which 32 exist
+// A tile of Rows rows and BK bytes of K of E-byte elements, from a tensor of 48 rows (32 of them
+// from the tile's first row on) and 384 bytes of K per row; with skip > 0, the step at K = -skip.
+template <bool KContiguous, int Rows, int BK, int Threads, int E = 1>
+void check_loader(int skip = 0) {
+  INFO((KContiguous ? "k_contiguous" : "mn_contiguous")
+       << " rows " << Rows << " BK " << BK << " threads " << Threads << " element bytes " << E << " skip " << skip);
+  using loader = std::conditional_t<KContiguous, tile::tile_loader_k_contiguous<Rows, BK, Threads, E>,
+                                    tile::tile_loader_mn_contiguous<Rows, BK, Threads, E>>;
+  const int rows_total = 48, k_bytes = 384, k_elems = k_bytes / E, row0 = 16, k0 = skip > 0 ? -skip : 128 / E;
   std::uint8_t *src, *out;
-  hipMallocManaged(&src, rows_total * k_total), hipMallocManaged(&out, Rows * BK);
-  // Element (row, k) = (row * 7 + k * 13) % 251, stored K-contiguous or row-contiguous.
-  auto value = [](int row, int k) { return static_cast<std::uint8_t>((row * 7 + k * 13) % 251 + 1); };
+  hipMallocManaged(&src, rows_total * k_bytes), hipMallocManaged(&out, Rows * BK);
+  // Byte b of element (row, k) = value(row, k * E + b), stored K-contiguous or row-contiguous.
+  auto value = [](int row, int kb) { return static_cast<std::uint8_t>((row * 7 + kb * 13) % 251 + 1); };
   for (int r = 0; r < rows_total; ++r)
-    for (int k = 0; k < k_total; ++k) src[KContiguous ? r * k_total + k : k * rows_total + r] = value(r, k);
+    for (int k = 0; k < k_elems; ++k)
+      for (int b = 0; b < E; ++b)
+        src[(KContiguous ? r * k_elems + k : k * rows_total + r) * E + b] = value(r, k * E + b);
   hipLaunchKernelGGL((round_trip<loader, Rows, BK>), dim3(1), dim3(Threads), 0, nullptr, src, rows_total,
-                     KContiguous ? k_total : rows_total, row0, k0, out);
+                     KContiguous ? k_elems : rows_total, row0, k0, skip, out);
   REQUIRE(hipGetLastError() == hipSuccess);
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
@@ -92,9 +102,11 @@ void check_loader() {
 #endif
   int bad = 0;
   for (int r = 0; r < Rows; ++r)
-    for (int k = 0; k < BK; ++k) {
-      const std::uint8_t want = row0 + r < rows_total ? value(row0 + r, k0 + k) : 0;
-      if (out[r * BK + k] != want && bad++ < 3) FAIL_CHECK("row " << r << " k " << k);
+    for (int kb = 0; kb < BK; ++kb) {
+      const int k = k0 + kb / E;  // the element's K
+      const std::uint8_t want = row0 + r < rows_total && k >= 0 ? value(row0 + r, k * E + kb % E) : 0;
+      if (out[r * BK + kb] != want && bad++ < 3)
+        FAIL_CHECK("row " << r << " K byte " << kb << ": " << int(out[r * BK + kb]) << ", want " << int(want));
     }
   CHECK(bad == 0);
   hipFree(src), hipFree(out);
@@ -112,4 +124,24 @@ TEST_CASE("tile loaders copy a tile into the swizzled layout, zeros past the las
   check_loader<false, 256, 64, 512>();   // the large tile's A (8 rows a unit, paired stores on gfx942)
   check_loader<false, 128, 64, 512>();   // and its B (4 rows a unit)
   check_loader<false, 128, 128, 128>();  // 16 rows a unit, two units a thread
+}
+
+TEST_CASE("tile loaders of 2-byte elements: K-contiguous and transposing", "[emu][tile]") {
+  check_loader<true, 64, 128, 256, 2>();
+  check_loader<true, 64, 64, 128, 2>();
+  check_loader<false, 64, 128, 256, 2>();  // 8 rows a unit (one 16-byte load per K row)
+  check_loader<false, 64, 64, 64, 2>();    // 8 rows a unit (the most for 2-byte elements)
+  check_loader<false, 16, 128, 256, 2>();  // 4 rows a unit, masked stores
+  check_loader<false, 128, 64, 256, 2>();  // 8 rows a unit, paired stores on gfx942
+}
+
+TEST_CASE("tile loaders: the first step of a ragged K reads its skipped elements as 0", "[emu][tile]") {
+  check_loader<true, 64, 128, 256>(16);
+  check_loader<true, 64, 64, 128>(48);
+  check_loader<true, 64, 128, 256, 2>(8);
+  check_loader<true, 64, 64, 128, 2>(24);
+  check_loader<false, 64, 128, 256>(36);
+  check_loader<false, 64, 64, 64>(4);
+  check_loader<false, 64, 128, 256, 2>(16);
+  check_loader<false, 128, 64, 256, 2>(2);
 }

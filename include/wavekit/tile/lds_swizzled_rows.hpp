@@ -1,5 +1,7 @@
-// LDS layout of an fp8 tile (rows x BK bytes, K contiguous in each row) whose MFMA operand reads
-// and whose fills are free of bank conflicts (checked by the emulator's counter).
+// LDS layout of a byte tile (rows x RowBytes bytes, K contiguous in each row, any element size)
+// whose MFMA operand reads and whose fills are free of bank conflicts (checked by the emulator's
+// counter). The reads and fills are 16- and 4-byte accesses whatever the element, so one layout
+// serves fp8, fp16/bf16 and packed fp4 tiles.
 //
 // A row is split into 16-byte chunks; chunk c of row r is stored at chunk position c ^ mask(r).
 // The masks were found by a search over the bank and phase models of docs/hardware.md 4.2 for the
@@ -22,14 +24,14 @@
 
 namespace wavekit::tile {
 
-template <int BK, int SwapRows = 16>
-struct lds_tile_fp8 {
-  static_assert(BK == 64 || BK == 128, "lds_tile_fp8: rows of 64 or 128 bytes");
-  static_assert(SwapRows >= 2 && (SwapRows & (SwapRows - 1)) == 0, "lds_tile_fp8: SwapRows is a power of two");
-  static constexpr int chunks_per_row = BK / 16;
-  static constexpr int rows_per_line = 128 / BK;
+template <int RowBytes, int SwapRows = 16>
+struct lds_swizzled_rows {
+  static_assert(RowBytes == 64 || RowBytes == 128, "lds_swizzled_rows: rows of 64 or 128 bytes");
+  static_assert(SwapRows >= 2 && (SwapRows & (SwapRows - 1)) == 0, "lds_swizzled_rows: SwapRows is a power of two");
+  static constexpr int chunks_per_row = RowBytes / 16;
+  static constexpr int rows_per_line = 128 / RowBytes;
 
-  // Whether offset(r + 4, k) == offset(r, k) + 4 * BK for every r with r % 8 < 4: true for
+  // Whether offset(r + 4, k) == offset(r, k) + 4 * RowBytes for every r with r % 8 < 4: true for
   // 64-byte rows when the row-pair trade moves both rows together (SwapRows >= 8).
   static constexpr bool rows_4_apart_share_swizzle = rows_per_line == 2 && SwapRows >= 8;
 
@@ -42,10 +44,11 @@ struct lds_tile_fp8 {
   // Byte offset of K byte `k` of row `row` (k within the row; a 16-byte chunk stays contiguous).
   WAVEKIT_HOST_DEVICE static constexpr int offset(int row, int k) {
     const int slot = rows_per_line == 2 ? row ^ ((row / SwapRows) & 1) : row;
-    return slot * BK + ((k / 16) ^ mask(row)) * 16 + k % 16;
+    return slot * RowBytes + ((k / 16) ^ mask(row)) * 16 + k % 16;
   }
 };
 
-static_assert(lds_layout<lds_tile_fp8<64>> && lds_layout<lds_tile_fp8<128>>, "lds_tile_fp8 models lds_layout");
+static_assert(lds_layout<lds_swizzled_rows<64>> && lds_layout<lds_swizzled_rows<128>>,
+              "lds_swizzled_rows models lds_layout");
 
 }  // namespace wavekit::tile

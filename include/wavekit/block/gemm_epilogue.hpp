@@ -1,0 +1,69 @@
+// GEMM epilogues: what happens to a block's accumulators after its K loop. epilogue_store writes
+// C (bf16, fp16 or fp32, [M][N] row-major), or with split-K the fp32 partials of its split
+// ([split][M][N]) for splitk_reduce.hpp to sum. A value transform from the scale policy (identity
+// by default) sees each accumulator first, which is where per-row / per-column / per-tensor scales
+// apply (a scaling: applied to each split's partials, it commutes with their sum). SiLU(gate)*up, routing weights, fp8
+// requantisation and output + LSE are further epilogues of the same shape.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/platform.hpp"
+
+namespace wavekit::block {
+
+template <class Out>
+struct epilogue_args {
+  Out* c;           // [M][N]; written when partials is null
+  float* partials;  // [split][M][N] fp32, for split-K
+};
+
+// transform(i, j, r, v): accumulator register r of MFMA tile (i, j) of the wave, value v.
+struct identity_transform {
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float operator()(int, int, int, float v) const { return v; }
+};
+
+template <class Out>
+struct epilogue_store {
+  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
+                "epilogue_store: C is bf16, fp16 or fp32");
+  using args = epilogue_args<Out>;
+
+  // acc: a warp MMA's accumulator set (Mma's layout) for the wave's tiles at (row0, col0).
+  template <class Mma, class Acc, class Transform = identity_transform>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void store(const args& p, int m, int n,
+                                                       const Acc (&acc)[Mma::tiles_m][Mma::tiles_n], int row0, int col0,
+                                                       int lane, int split, Transform transform = {}) {
+    const std::uint32_t outputs = static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(n);
+    const arch::buffer c = arch::buffer::over(p.c, outputs * sizeof(Out));
+    const arch::buffer partials = arch::buffer::over(p.partials + static_cast<long>(split) * outputs, outputs * 4);
+#pragma unroll
+    for (int i = 0; i < Mma::tiles_m; ++i)
+#pragma unroll
+      for (int j = 0; j < Mma::tiles_n; ++j)
+#pragma unroll
+        for (int r = 0; r < Mma::regs; ++r) {
+          const int row = row0 + i * Mma::m + Mma::acc_row(lane, r);
+          const int col = col0 + j * Mma::m + Mma::acc_col(lane);
+          const std::uint32_t at =
+              row < m && col < n ? static_cast<std::uint32_t>(row * n + col) : arch::out_of_range / 4;
+          // A copy first: __builtin_bit_cast of a vector-element lvalue reads element 0 (clang).
+          const float v = acc[i][j][r];
+          const float out = transform(i, j, r, v);
+          if (p.partials)  // the transforms are scalings: applied per split, summed after
+            partials.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
+          else if constexpr (std::is_same_v<Out, float>)
+            c.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
+          else if constexpr (std::is_same_v<Out, bf16>)
+            c.store2(static_cast<std::uint16_t>(bf16_bits_rne(out)), at * 2);
+          else  // round to nearest even; beyond fp16's range, +-Inf (IEEE)
+            c.store2(__builtin_bit_cast(std::uint16_t, static_cast<_Float16>(out)), at * 2);
+        }
+  }
+};
+
+}  // namespace wavekit::block

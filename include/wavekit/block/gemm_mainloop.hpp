@@ -1,0 +1,154 @@
+// The GEMM mainloop: one block's K loop over its tile's K groups, composed of two tile loaders
+// (tile/), a warp MMA (warp/) and a scale policy (scale_none.hpp, scale_group_promotion.hpp, ...).
+//
+// Pipeline, two LDS stages (Cfg::stages == 2): double buffering with one barrier per K step.
+// While the waves run the MFMAs of step s on buffer s % 2, the threads' global loads for step
+// s + 1 are in flight; after the MFMAs they store them into buffer (s + 1) % 2, and a barrier
+// separates the steps. One stage: the same, with one buffer, so a second barrier (after the
+// MFMAs, before the stores) keeps the stores off tiles still being read; the loads still overlap
+// the MFMAs, in registers.
+//
+// K is cut into groups of Policy::steps_per_group steps (a scale group: 128 K for 1x128 scales,
+// one step without scales). A group's steps are unrolled, so which step starts and which ends it
+// is known at compile time; the last group is peeled off: it loads nothing ahead, so the loop over
+// the others carries no conditions. The policy's hooks, in the order a step calls them:
+//   group_begin(g)           before a group's first step
+//   issue_loads<s>(g, more)  before the next step's tile loads (more: there is a next step)
+//   before_mma<s>(g)         before the step's MFMAs
+//   after_stores<s>(g)       after the next step's tiles are stored (only when there is one)
+//   after_mma<s>(mma)        after those stores, which cover the MFMA-result hazard window
+// and prologue(g) once, between the first step's tile loads and stores.
+//
+// KTail: K need not be a whole number of steps. The first step of the K range then starts skip
+// elements early and its loaders read those as 0 (load_skipping), in the prologue only.
+#pragma once
+
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/schedule.hpp"
+#include "wavekit/block/tile_scheduler.hpp"
+#include "wavekit/core/math.hpp"
+#include "wavekit/core/platform.hpp"
+#include "wavekit/tile/tile_concepts.hpp"
+
+namespace wavekit::block {
+
+// The hooks every scale policy provides (see above), checked where the mainloop takes one.
+template <class P, class Mma>
+concept scale_policy = requires(P policy, const P& const_policy, Mma& mma, int g, bool more) {
+  { P::group_k } -> std::convertible_to<int>;
+  { P::steps_per_group } -> std::convertible_to<int>;
+  { P::restarts } -> std::convertible_to<bool>;
+  { P::lds_bytes } -> std::convertible_to<int>;
+  policy.prologue(g);
+  policy.group_begin(g);
+  policy.template issue_loads<0>(g, more);
+  policy.template before_mma<0>(g);
+  policy.template after_stores<0>(g);
+  policy.template after_mma<0>(mma);
+  const_policy.result(mma);
+  const_policy.epilogue_transform();
+};
+
+// Where the operands are: buffers over A and B, their strides (elements) and extents.
+struct gemm_sources {
+  arch::buffer a, b;
+  int a_ld, b_ld;  // K-contiguous: K; M/N-contiguous: M / N
+  int m, n;
+  int skip;  // KTail: elements the first step of the K range starts early (0 when K is whole steps)
+};
+
+template <class Cfg, class Mma, class ALoader, class BLoader, class Policy, bool KTail = false>
+struct gemm_mainloop {
+  static_assert(tile::tile_loader<ALoader> && tile::tile_loader<BLoader>,
+                "gemm_mainloop: its loaders must model tile::tile_loader");
+  static_assert(scale_policy<Policy, Mma>, "gemm_mainloop: the scale policy must provide the hooks of scale_policy");
+  static_assert(ALoader::row_bytes == BLoader::row_bytes && ALoader::element_bytes == BLoader::element_bytes,
+                "gemm_mainloop: A and B tiles have the same K step");
+  static_assert(Cfg::stages == 1 || Cfg::stages == 2, "gemm_mainloop: 1 or 2 LDS stages");
+  static constexpr int kps = Policy::steps_per_group, step_k = Cfg::block_k;
+  static_assert(ALoader::row_bytes == step_k * ALoader::element_bytes,
+                "gemm_mainloop: the loaders' rows are one K step (Cfg::block_k elements)");
+  static_assert(Policy::group_k == kps * step_k, "gemm_mainloop: a scale group is a whole number of K steps");
+  static constexpr int a_tile_bytes = Cfg::block_m * ALoader::row_bytes;
+  static constexpr int tile_bytes = (Cfg::block_m + Cfg::block_n) * ALoader::row_bytes;
+  static constexpr int policy_lds_offset = Cfg::stages * tile_bytes;  // the policy's LDS follows the tiles
+  static constexpr int lds_bytes = policy_lds_offset + Policy::lds_bytes;
+  static constexpr bool k_tail = KTail;
+  using mma_type = Mma;
+  using policy_type = Policy;
+
+  // lds: lds_bytes, 16-byte aligned; the policy's LDS (if any) starts at lds + stages * tile_bytes
+  // and is the policy's to place.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const gemm_sources& src, const gemm_tile& t, int tid, int lane,
+                                                     int wave_row, int wave_col, Mma& w, Policy& policy,
+                                                     unsigned char* lds) {
+    ALoader a_load;
+    BLoader b_load;
+    w.clear();
+    // B's share of the copy starts where A's ends, so that threads (whole waves, where the tiles
+    // divide evenly) are either busy with one of them or idle, rather than all partly busy.
+    const int b_tid = (tid + ALoader::work_items) % Cfg::threads;
+    a_load.locate(t.m0, src.m, src.a_ld, tid);
+    b_load.locate(t.n0, src.n, src.b_ld, b_tid);
+    const int skip = KTail ? src.skip : 0;
+    const int k_begin = t.group_begin * Policy::group_k - skip;  // K of the range's first step
+    if (t.group_end > t.group_begin) {
+      if (KTail && skip > 0 && t.group_begin == 0) {
+        a_load.load_skipping(src.a, src.a_ld, skip, tid);
+        b_load.load_skipping(src.b, src.b_ld, skip, b_tid);
+      } else {
+        a_load.load(src.a, src.a_ld, k_begin);
+        b_load.load(src.b, src.b_ld, k_begin);
+      }
+      policy.prologue(t.group_begin);
+      a_load.store(lds, tid);
+      b_load.store(lds + a_tile_bytes, b_tid);
+      __syncthreads();
+    }
+    auto group = [&]<bool Last>(int g) {
+      policy.group_begin(g);
+      static_for<kps>([&](auto s_constant) {
+        constexpr int s = decltype(s_constant)::value;
+        const int step = (g - t.group_begin) * kps + s;
+        const bool more = !Last || s + 1 < kps;
+        // Buffer of this step: with an even number of steps per group it is s's parity itself.
+        const unsigned parity = kps % 2 == 0 ? static_cast<unsigned>(s) & 1u : static_cast<unsigned>(step) & 1u;
+        unsigned char* cur = Cfg::stages == 2 ? lds + parity * tile_bytes : lds;
+        unsigned char* next = Cfg::stages == 2 ? lds + (parity ^ 1u) * tile_bytes : lds;
+        // Loads in the order they are waited for (global loads complete in order): the policy's,
+        // B, A; waiting for A's then covers all.
+        policy.template issue_loads<s>(g, more);
+        if (more) {
+          const int k_next = k_begin + (step + 1) * step_k;
+          b_load.load(src.b, src.b_ld, k_next);
+          a_load.load(src.a, src.a_ld, k_next);
+        }
+        policy.template before_mma<s>(g);
+        w.template step<Policy::restarts && s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
+        // Nothing below moves above the MFMAs: waiting for the loads there would stall them.
+        arch::schedule_fence();
+        if (more) {
+          // The step's loads were issued a whole step ago: one wait for all, not one per use.
+          a_load.wait_for_loads();
+          b_load.wait_for_loads();
+          if constexpr (Cfg::stages == 1) __syncthreads();  // every wave is done reading the buffer
+          a_load.store(next, tid);
+          b_load.store(next + a_tile_bytes, b_tid);
+          policy.template after_stores<s>(g);
+        }
+        policy.template after_mma<s>(w);
+        if (more) __syncthreads();
+      });
+    };
+    if (t.group_end > t.group_begin) {
+      for (int g = t.group_begin; g < t.group_end - 1; ++g) group.template operator()<false>(g);
+      group.template operator()<true>(t.group_end - 1);
+    }
+  }
+};
+
+}  // namespace wavekit::block

@@ -1,0 +1,35 @@
+// The tile vocabulary every GEMM config shares: the block tile (M x N x K elements), the waves
+// that split it (M x N), the MFMA tile edge (16 or 32; the atom's K is the op's and target's
+// choice) and the LDS stages of the mainloop (2: double-buffered, one barrier per K step; 1: one
+// buffer, a second barrier per K step). Plain C++: configs, plans and kernels all read it.
+#pragma once
+
+#include <string>
+
+namespace wavekit::block {
+
+template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>
+struct gemm_tile_shape {
+  static constexpr int block_m = BlockM, block_n = BlockN, block_k = BlockK;
+  static constexpr int waves_m = WavesM, waves_n = WavesN, waves = WavesM * WavesN, threads = 64 * waves;
+  static constexpr int mfma_m = MfmaM;  // = mfma_n
+  static constexpr int stages = Stages;
+  static constexpr int wave_m = BlockM / WavesM, wave_n = BlockN / WavesN;
+  static constexpr int tiles_m = wave_m / MfmaM, tiles_n = wave_n / MfmaM;  // MFMA tiles per wave
+
+  static_assert(MfmaM == 16 || MfmaM == 32, "gemm_tile_shape: MFMA tiles are 16x16 or 32x32");
+  static_assert(Stages == 1 || Stages == 2, "gemm_tile_shape: Stages is 1 (one LDS buffer) or 2 (double-buffered LDS)");
+  static_assert(BlockM % WavesM == 0 && BlockN % WavesN == 0,
+                "gemm_tile_shape: the waves must split the block tile evenly");
+  static_assert(wave_m % MfmaM == 0 && wave_n % MfmaM == 0,
+                "gemm_tile_shape: a wave tile must be a whole number of MFMA tiles");
+  static_assert(waves <= 16, "gemm_tile_shape: at most 1024 threads per block");
+
+  // "256x128x64, w4x2": the part of a config's name this shape gives.
+  static std::string shape_name() {
+    return std::to_string(BlockM) + "x" + std::to_string(BlockN) + "x" + std::to_string(BlockK) + ", w" +
+           std::to_string(WavesM) + "x" + std::to_string(WavesN);
+  }
+};
+
+}  // namespace wavekit::block

@@ -1,0 +1,189 @@
+// The scale policy of block-scaled operands (DeepSeek-V3's recipe, group size a parameter): A has
+// an fp32 scale per row per GroupK of K, B one per GroupK x GroupK block (GroupK columns by GroupK
+// of K). The warp MMA accumulates a group unscaled (its accumulators restart at each group) and
+// the policy promotes it into its own fp32 total with the group's scales when the group ends:
+//   total(row, col) += a_scale(row, group) * b_scale(col / GroupK, group) * group's dot product.
+//
+// Scales ride along with the tiles: one thread per row of the block brings A's (0 past M: the
+// row's offset is out of range; threads beyond the block's rows repeat a row, into slots nobody
+// reads) and stores it to LDS; where the block's columns lie in one B group (BlockN <= GroupK) it
+// stores the product with B's scale, so a wave's promotion is one FMA per accumulator ("row-scale
+// folding"). With two or more K steps a group, the group's first step stores its own scales and
+// its last reads them, so one LDS buffer serves; with one step a group, the next group's scales
+// travel with the next tiles into the other of two buffers (the buffer's parity is the group's).
+//
+// Scale tensors in the two storage orders: k_contiguous a_scale [M][K/G], b_scale [ceil(N/G)][K/G];
+// mn_contiguous a_scale [K/G][M], b_scale [K/G][ceil(N/G)].
+#pragma once
+
+#include <cstdint>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/block/gemm_epilogue.hpp"
+#include "wavekit/block/tile_scheduler.hpp"
+#include "wavekit/core/layout.hpp"
+#include "wavekit/core/platform.hpp"
+
+namespace wavekit::block {
+
+struct group_scale_args {
+  const float* a_scale;
+  const float* b_scale;
+};
+
+template <class Cfg, class Mma, layout Order, int GroupK = 128>
+struct scale_group_promotion {
+  using args = group_scale_args;
+  static constexpr int group_k = GroupK;
+  static constexpr int steps_per_group = GroupK / Cfg::block_k;
+  static constexpr bool restarts = true;
+  static constexpr int buffers = steps_per_group >= 2 ? 1 : 2;
+  static constexpr int slots = Cfg::threads > Cfg::block_m ? Cfg::threads : Cfg::block_m;  // per buffer
+  static constexpr int lds_bytes = buffers * slots * 4;
+  static constexpr bool folded = Cfg::block_n <= GroupK;  // B's scale folded into the row scales
+  static constexpr bool kc = Order == layout::k_contiguous;
+  static_assert(GroupK % Cfg::block_k == 0, "scale_group_promotion: a group is a whole number of K steps");
+  static_assert(Cfg::threads >= Cfg::block_m,
+                "scale_group_promotion: one thread per row of the block brings its scale");
+  static_assert(Cfg::wave_n <= GroupK && GroupK % Cfg::wave_n == 0,
+                "scale_group_promotion: a wave's columns must lie in one B scale group");
+  using accumulator = typename Mma::accumulator;
+  static constexpr int tiles_m = Mma::tiles_m, tiles_n = Mma::tiles_n, regs = Mma::regs;
+
+  // A row's scale: A's, and B's to fold in (1 when B's is applied by the waves). Loaded early,
+  // multiplied where it is stored, after the wait for the step's loads.
+  struct row_scale_parts {
+    float a = 0.0f, b = 1.0f;
+  };
+  // This lane's row scales of a group: v[i][r] for accumulator register r of MFMA row tile i.
+  struct row_scales {
+    float v[tiles_m][regs];
+  };
+
+  accumulator total[tiles_m][tiles_n];  // the result: the scaled sum of finished groups
+
+  arch::buffer a_scales, b_scales;
+  std::uint32_t a_scale_at, b_scale_at;
+  int a_group_stride, b_group_stride, first_group, tid, wave_row, lane;
+  float* scale_lds;  // [buffers][slots]
+  row_scale_parts row_scale;
+  float b_scale;
+  row_scales scales;
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void begin(const args& p, int m, int n, int k, const gemm_tile& t, float* lds,
+                                                int tid_, int wave_row_, int wave_col, int lane_) {
+    const int groups = k / GroupK, n_groups = (n + GroupK - 1) / GroupK;
+    tid = tid_, wave_row = wave_row_, lane = lane_, scale_lds = lds, first_group = t.group_begin;
+    const int scale_row = t.m0 + tid % Cfg::block_m;
+    a_scale_at = scale_row < m ? static_cast<std::uint32_t>(scale_row * (kc ? groups : 1) * 4) : arch::out_of_range;
+    a_scales = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(m * groups * 4));
+    b_scales = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n_groups * groups * 4));
+    const int b_scale_col = (t.n0 + wave_col) / GroupK;  // 0 for a wave whose columns all lie past N
+    b_scale_at =
+        b_scale_col < n_groups ? static_cast<std::uint32_t>(b_scale_col * (kc ? groups : 1) * 4) : arch::out_of_range;
+    a_group_stride = kc ? 1 : m;
+    b_group_stride = kc ? 1 : n_groups;
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i)
+#pragma unroll
+      for (int j = 0; j < tiles_n; ++j) total[i][j] = accumulator{};
+  }
+
+  // The mainloop's hooks (block/gemm_mainloop.hpp), g the group's index in the whole K.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void prologue(int g) {
+    if constexpr (buffers == 2) store_row_scale(0, row_scale_of(g));
+  }
+  // row_scale restarts too: nothing of it lives from one group into the next (no loop-carried
+  // registers).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void group_begin(int g) {
+    b_scale = folded ? 1.0f : b_scale_of(g);
+    row_scale = {};
+  }
+  // Issued before the tile loads of the next step (global loads complete in order: waiting for the
+  // tiles then covers the scales too).
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void issue_loads(int g, bool more) {
+    if (own_scales<S>) row_scale = row_scale_of(g);
+    if (more && next_scales<S>) row_scale = row_scale_of(g + 1);
+  }
+  // Issued before the step's MFMAs, the last step's scale reads arrive while those run.
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void before_mma(int g) {
+    if (S == steps_per_group - 1)
+      scales = read_scales(scale_lds + (buffers == 2 ? (static_cast<unsigned>(g - first_group) & 1u) * slots : 0));
+  }
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void after_stores(int g) {
+    if (own_scales<S>) store_row_scale(0, row_scale);
+    if (next_scales<S>) store_row_scale(static_cast<int>(static_cast<unsigned>(g + 1 - first_group) & 1u), row_scale);
+  }
+  // The promotion reads the MFMAs' results: the mainloop calls it after the tile stores, which fill
+  // the wait the hardware needs before a vector instruction may read an MFMA's result.
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void after_mma(const Mma& w) {
+    if (S == steps_per_group - 1) {
+      if constexpr (folded)
+        promote(w, [](float x) { return x; });
+      else
+        promote(w, [b = b_scale](float x) { return x * b; });
+    }
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE const auto& result(const Mma&) const { return total; }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static identity_transform epilogue_transform() { return {}; }
+
+ private:
+  template <int S>
+  static constexpr bool own_scales = buffers == 1 && S == 0;
+  template <int S>
+  static constexpr bool next_scales = buffers == 2 && S == steps_per_group - 1;
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float a_scale_of(int g) const {
+    return __builtin_bit_cast(float, a_scales.load4(a_scale_at, static_cast<std::uint32_t>(g * a_group_stride * 4)));
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float b_scale_of(int g) const {
+    return __builtin_bit_cast(float, b_scales.load4(b_scale_at, static_cast<std::uint32_t>(g * b_group_stride * 4)));
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE row_scale_parts row_scale_of(int g) const {
+    return {a_scale_of(g), folded ? b_scale_of(g) : 1.0f};
+  }
+  // Threads past the block's rows store into slots of their own that nothing reads: cheaper than
+  // masking the store off.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_row_scale(int buffer, row_scale_parts parts) const {
+    const float v = parts.a * parts.b;
+    arch::lds_store<4>(scale_lds + buffer * slots + tid, __builtin_bit_cast(std::uint32_t, v));
+  }
+  // The lane's row scales from LDS (fp32, indexed by row within the block tile).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE row_scales read_scales(const float* row_scale_lds) const {
+    row_scales s;
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i)
+#pragma unroll
+      for (int q = 0; q < regs / 4; ++q) {  // 4 consecutive rows per 16-byte read
+        const arch::u32x4 v = arch::lds_load<16>(row_scale_lds + wave_row + i * Mma::m + Mma::acc_row(lane, 4 * q));
+#pragma unroll
+        for (int t = 0; t < 4; ++t) s.v[i][4 * q + t] = __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
+      }
+    return s;
+  }
+  // total += scale(row) * group accumulator.
+  template <class Scale>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void promote(const Mma& w, Scale scale) {
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i)
+#pragma unroll
+      for (int j = 0; j < tiles_n; ++j)
+#pragma unroll
+        // In pairs, one v_pk_fma_f32 each: written per element, LLVM 22 (the gfx950 path) makes one
+        // v_fmac_f32 per element.
+        for (int r = 0; r < regs; r += 2) {
+          using f32x2 = float __attribute__((ext_vector_type(2)));
+          const f32x2 sv = {scale(scales.v[i][r]), scale(scales.v[i][r + 1])},
+                      bv = {w.acc[i][j][r], w.acc[i][j][r + 1]};
+          const f32x2 sum = __builtin_elementwise_fma(sv, bv, f32x2{total[i][j][r], total[i][j][r + 1]});
+          total[i][j][r] = sum.x, total[i][j][r + 1] = sum.y;
+        }
+  }
+};
+
+}  // namespace wavekit::block

@@ -1,0 +1,94 @@
+// Tile configurations of the scaled fp8 GEMM as types, and the list wavekit ships. As for every
+// GEMM: block tile (M x N x K), waves, MFMA tile edge, LDS stages, K splits of an explicit launch.
+// One difference: the K step is the target's. gfx942 runs the K = 32 / 16 fp8 MFMAs; gfx950 runs
+// fp8 on its f8f6f4 MFMAs (16x16x128, 32x32x64), the forms that reach its doubled fp8 rate, and a
+// 16x16x128 takes 32 bytes of each row per lane: 128-byte K steps. on<target> is the config as
+// that target's kernel and plan see it. name() reads like "gemm_fp8_scaled<128x128x64, w2x2, mfma16>"
+// (gfx942's K step).
+#pragma once
+
+#include <string>
+
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/arch/target.hpp"
+#include "wavekit/block/gemm_tile_shape.hpp"
+#include "wavekit/core/type_list.hpp"
+
+namespace wavekit::ops::gemm_fp8_scaled {
+
+template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages = 2, int SplitK = 1>
+struct config {
+  static constexpr int block_m = BlockM, block_n = BlockN, mfma_m = MfmaM, split_k = SplitK;
+  using kernel_config = config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages, 1>;
+  static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_scaled::config: BlockK must be 64 or 128 (bytes of K)");
+  static_assert(SplitK >= 1, "gemm_fp8_scaled::config: SplitK must be at least 1");
+
+  // The K step (bytes = fp8 elements) target T runs.
+  template <arch::target T>
+  static constexpr int block_k_on = T == arch::target::gfx950 && MfmaM == 16 ? 128 : BlockK;
+
+  template <arch::target T>
+  struct on : block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, MfmaM, Stages> {
+    using shape = block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, MfmaM, Stages>;
+    static constexpr int row_bytes = shape::block_k;
+    static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
+    static constexpr arch::device_facts device =
+        arch::facts_of < T == arch::target::gfx950 ? T : arch::target::gfx942 > ;
+    // The occupancy the codegen report must confirm: what the target's LDS per CU allows, capped at 2.
+    static constexpr int min_waves_per_simd = (device.lds_bytes_per_cu / lds_bytes) * shape::waves / 4 >= 2 ? 2 : 1;
+    static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
+                  "gemm_fp8_scaled::config: the tiles' LDS stages exceed the target's LDS per workgroup");
+  };
+  // gfx942's view carries the name and the checks every target shares.
+  using shape = on<arch::target::gfx942>;
+  static constexpr int wave_m = shape::wave_m, wave_n = shape::wave_n, threads = shape::threads;
+
+  static std::string name(int splits = SplitK) {
+    return "gemm_fp8_scaled<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) +
+           (Stages == 1 ? ", 1 stage" : "") + (splits > 1 ? ", sk" + std::to_string(splits) : "") + ">";
+  }
+};
+
+// The one list: each X(name, BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge) line makes the alias
+// config_<name>, the identifier config_id::<name>, its place in all_configs and with_config, and
+// (read by codegen/CMakeLists.txt) the codegen instances for both storage orders on every target.
+// clang-format off
+#define WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(X)                 \
+  X(large,  256, 128, 64, 4, 2, 32) /* M in the thousands */       \
+  X(medium, 128, 128, 64, 2, 2, 16)                                \
+  X(narrow,  64, 128, 64, 2, 2, 16)                                \
+  X(small,   32,  64, 64, 1, 2, 16)                                \
+  X(decode,  16, 128, 64, 1, 4, 16) /* M <= 16 */
+// clang-format on
+
+#define WAVEKIT_GEMM_FP8_SCALED_ALIAS(name, bm, bn, bk, wm, wn, mfma) \
+  using config_##name = config<bm, bn, bk, wm, wn, mfma>;
+WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_ALIAS)
+#undef WAVEKIT_GEMM_FP8_SCALED_ALIAS
+
+#define WAVEKIT_GEMM_FP8_SCALED_ID(name, ...) name,
+enum class config_id { WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_ID) };
+#undef WAVEKIT_GEMM_FP8_SCALED_ID
+inline constexpr config_id all_configs[] = {
+#define WAVEKIT_GEMM_FP8_SCALED_ENTRY(name, ...) config_id::name,
+    WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_ENTRY)
+#undef WAVEKIT_GEMM_FP8_SCALED_ENTRY
+};
+
+// The shipped configuration types, in the list's order (for tests over each).
+#define WAVEKIT_GEMM_FP8_SCALED_TYPE(name, ...) , config_##name
+using shipped_configs = tuple_after_first_t<void WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_TYPE)>;
+#undef WAVEKIT_GEMM_FP8_SCALED_TYPE
+
+template <class F>
+decltype(auto) with_config(config_id id, F&& f) {
+  switch (id) {
+#define WAVEKIT_GEMM_FP8_SCALED_CASE(name, ...) \
+  case config_id::name: return f(config_##name{});
+    WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_CASE)
+#undef WAVEKIT_GEMM_FP8_SCALED_CASE
+  }
+  return f(config_large{});
+}
+
+}  // namespace wavekit::ops::gemm_fp8_scaled

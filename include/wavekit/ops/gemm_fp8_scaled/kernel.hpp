@@ -1,0 +1,145 @@
+// The scaled fp8 GEMM's kernel for one config, as a composition of wavekit's parts, and its
+// launcher (validation, the main kernel over a (N tiles, M tiles, splits) grid, the split-K
+// reduction).
+//
+// Parts: fp8 byte-tile loaders (transposing for the M/N-contiguous order) into swizzled LDS rows of
+// the target's K step, a warp MMA over the target's fp8 atom (gfx942: the K = 32 / 16 forms;
+// gfx950: the f8f6f4 forms at neutral e8m0 scales), the unscaled mainloop with a ragged first K
+// step (K need only be a multiple of 16), the 2D tile scheduler
+// with split-K, and the store epilogue with the scale policy's per-tensor / per-row / per-column
+// transform.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <type_traits>
+
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/device.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/scale_epilogue.hpp"
+#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
+#include "wavekit/tile/tile_loader_k_contiguous.hpp"
+#include "wavekit/tile/tile_loader_mn_contiguous.hpp"
+#include "wavekit/warp/warp_mma.hpp"
+
+namespace wavekit::ops::gemm_fp8_scaled {
+
+// The fp8 atom of an MFMA tile edge on the target being compiled: gfx950's scaled f8f6f4 form for
+// OCP fp8, else the K = 32 / 16 form (for the format the target does not read, an atom that traps).
+template <class Fp8, int M>
+using atom_for_target =
+    std::conditional_t<arch::current_target == arch::target::gfx950 && arch::f8f6f4_format<Fp8> == 0,
+                       arch::mfma_scaled_atom<Fp8, Fp8, M, M>, arch::mfma_atom<Fp8, Fp8, M, M, M == 16 ? 32 : 16>>;
+
+template <class Cfg, class Fp8, class Out, layout Order, scale_granularity AScale, scale_granularity BScale>
+struct parts {
+  // The host pass plans with gfx942's view; device passes use their own target's.
+  static constexpr arch::target target =
+      arch::current_target == arch::target::gfx950 ? arch::target::gfx950 : arch::target::gfx942;
+  using shape = typename Cfg::template on<target>;
+  template <int Rows>
+  using loader = std::conditional_t<Order == layout::k_contiguous,
+                                    tile::tile_loader_k_contiguous<Rows, shape::row_bytes, shape::threads>,
+                                    tile::tile_loader_mn_contiguous<Rows, shape::row_bytes, shape::threads>>;
+  using a_loader = loader<shape::block_m>;
+  using b_loader = loader<shape::block_n>;
+  using atom = atom_for_target<Fp8, shape::mfma_m>;
+  using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
+                             warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
+  using policy = block::scale_epilogue<mma, shape::block_k, AScale, BScale>;
+  using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/true>;
+  using scheduler = block::tile_scheduler_2d<shape::block_m, shape::block_n>;
+  using body = block::gemm_block<shape, Order, scheduler, mainloop, block::epilogue_store<Out>>;
+  static_assert(mainloop::lds_bytes == shape::lds_bytes, "gemm_fp8_scaled::parts: the config's LDS is the mainloop's");
+};
+
+template <class Fp8, class Out>
+using params = block::gemm_params<Fp8, Fp8, block::epilogue_scale_args, Out>;
+
+template <class Cfg, class Fp8, class Out, layout Order, scale_granularity AScale, scale_granularity BScale>
+__global__ __launch_bounds__(Cfg::threads) void gemm_fp8_scaled_kernel(params<Fp8, Out> p) {
+  using composed = parts<Cfg, Fp8, Out, Order, AScale, BScale>;
+  using shape = typename composed::shape;
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
+  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
+    __builtin_trap();
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
+    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
+// The K step the device's target runs with Cfg (the launcher's split arithmetic needs it).
+template <class Cfg>
+int block_k_on(arch::target t) {
+  return t == arch::target::gfx950 ? Cfg::template block_k_on<arch::target::gfx950>
+                                   : Cfg::template block_k_on<arch::target::gfx942>;
+}
+
+// Validates, then launches with the given configuration and number of K splits on `device`'s
+// target (the kernel is Cfg's kernel_config: Cfg's own SplitK plays no part here).
+template <class Cfg, class Fp8, class Out>
+status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::target device, hipStream_t stream) {
+  using K = typename Cfg::kernel_config;
+  if (status s = validate(p, a); !s.ok()) return s;
+  const std::string name = Cfg::name(splits);
+  const int steps = ceil_div(p.k, block_k_on<Cfg>(device));
+  if (splits < 1 || splits > steps)
+    return {status_code::bad_config,
+            name + " on " + p.str() + ": splits must be in [1, K steps = " + std::to_string(steps) + "]"};
+  const std::size_t need = workspace_bytes(p, splits);
+  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
+    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
+                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
+                                         ")"};
+  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
+    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
+  const int per_split = ceil_div(steps, splits), used_splits = ceil_div(steps, per_split);
+  const params<Fp8, Out> kp{a.a,
+                            a.b,
+                            {a.a_scale, a.b_scale},
+                            {a.c, need ? static_cast<float*>(a.workspace) : nullptr},
+                            p.m,
+                            p.n,
+                            p.k,
+                            per_split,
+                            steps * block_k_on<Cfg>(device) - p.k};
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  // One kernel per storage order and scale granularity pair.
+  auto launch_with = [&]<layout O, scale_granularity A, scale_granularity B>() {
+    hipLaunchKernelGGL((gemm_fp8_scaled_kernel<K, Fp8, Out, O, A, B>), grid, dim3(K::threads), 0, stream, kp);
+  };
+  auto with_scales = [&]<layout O>() {
+    using enum scale_granularity;
+    if (p.a_scales == tensor && p.b_scales == tensor) launch_with.template operator()<O, tensor, tensor>();
+    if (p.a_scales == tensor && p.b_scales == channel) launch_with.template operator()<O, tensor, channel>();
+    if (p.a_scales == channel && p.b_scales == tensor) launch_with.template operator()<O, channel, tensor>();
+    if (p.a_scales == channel && p.b_scales == channel) launch_with.template operator()<O, channel, channel>();
+  };
+  if (p.order == layout::k_contiguous)
+    with_scales.template operator()<layout::k_contiguous>();
+  else
+    with_scales.template operator()<layout::mn_contiguous>();
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
+  if (need > 0) {
+    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
+                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
+        e != hipSuccess)
+      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
+  }
+  return status::success();
+}
+
+// The same on the current device's target.
+template <class Cfg, class Fp8, class Out>
+status launch(const problem& p, const args<Fp8, Out>& a, int splits, hipStream_t stream) {
+  return launch<Cfg>(p, a, splits, arch::current_device_arch().kind, stream);
+}
+
+}  // namespace wavekit::ops::gemm_fp8_scaled

@@ -1,0 +1,98 @@
+// What wavekit::gemm_fp8_scaled runs for a problem, asked without running anything: the plan
+// (config and K splits) and the workspace it needs. Plain C++ (no HIP), per target:
+//
+//   namespace gs = wavekit::ops::gemm_fp8_scaled;
+//   gs::problem p{m, n, k, wavekit::layout::k_contiguous, gs::scale_granularity::channel,
+//                 gs::scale_granularity::channel};
+//   auto plan = gs::select_plan(p, workspace_bytes, wavekit::arch::target::gfx950);
+//
+// Plans come from the GEMM model (block/gemm_plan_model.hpp) with the target's own device facts
+// and fp8 rate (gfx950 runs the f8f6f4 forms): every shipped config, K splits in powers of two up to
+// 16 with at least 4 K steps each, limited by the workspace.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/core/math.hpp"
+#include "wavekit/core/result.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
+
+namespace wavekit::ops::gemm_fp8_scaled {
+
+struct plan {
+  config_id config = config_id::large;
+  int splits = 1;
+};
+using plan_info = block::gemm_plan_info<plan>;
+
+inline block::gemm_tile_facts facts(config_id id, arch::target t) {
+  return with_config(id, [&](auto cfg) {
+    using C = decltype(cfg);
+    const int lds = t == arch::target::gfx950 ? C::template on<arch::target::gfx950>::lds_bytes
+                                              : C::template on<arch::target::gfx942>::lds_bytes;
+    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, lds};
+  });
+}
+inline int k_steps(const problem& p, config_id id, arch::target t) {
+  return with_config(id, [&](auto cfg) {
+    using C = decltype(cfg);
+    return ceil_div(p.k, t == arch::target::gfx950 ? C::template block_k_on<arch::target::gfx950>
+                                                   : C::template block_k_on<arch::target::gfx942>);
+  });
+}
+inline std::string plan_name(plan pl) {
+  return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
+}
+
+// Estimated seconds of a plan on target t's flagship part, at its fp8 matrix rate.
+inline double model_seconds(const problem& p, plan pl, arch::target t) {
+  return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config, t), pl.splits,
+                                   block::planned_facts(t).fp8_dense_tflops, {1, 1, 2}, t);
+}
+
+inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t) {
+  plan best;
+  double best_time = 1e30, best_work = 1e300;
+  for (config_id id : all_configs)
+    for (int splits = 1; splits <= 16; splits *= 2) {
+      if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
+      const double time = model_seconds(p, {id, splits}, t);
+      const double work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id, t));
+      if (block::gemm_model_prefers(time, work, best_time, best_work)) {
+        best = {id, splits};
+        best_time = std::min(best_time, time), best_work = work;
+      }
+    }
+  return best;
+}
+
+inline status validate_query(const problem& p, arch::target t) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  if (t != arch::target::gfx942 && t != arch::target::gfx950)
+    return {status_code::bad_config,
+            "gemm_fp8_scaled " + p.str() + ": plans are for gfx942 or gfx950, not " + arch::to_string(t)};
+  return status::success();
+}
+
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
+  if (status s = validate_query(p, t); !s.ok()) return s;
+  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t).splits);
+}
+
+inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
+  if (status s = validate_query(p, t); !s.ok()) return s;
+  const plan preferred = choose_plan(p, ~std::size_t{0}, t), chosen = choose_plan(p, workspace, t);
+  plan_info info;
+  info.plan = chosen;
+  info.name = plan_name(chosen);
+  info.workspace_bytes = workspace_bytes(p, chosen.splits);
+  info.preferred_workspace_bytes = workspace_bytes(p, preferred.splits);
+  info.workspace_limited = chosen.config != preferred.config || chosen.splits != preferred.splits;
+  return info;
+}
+
+}  // namespace wavekit::ops::gemm_fp8_scaled

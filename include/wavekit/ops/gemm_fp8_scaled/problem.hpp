@@ -1,0 +1,104 @@
+// The scaled fp8 GEMM, host side: problem, arguments, validation (plain C++, no HIP).
+//
+//   C (M, N) = (A (M, K) x B (N, K)^T) * a_scale * b_scale,  fp32 accumulation,
+//   A and B fp8 (e4m3fnuz on gfx942, OCP e4m3fn on gfx950), C bf16 or fp16,
+//   a_scale: one fp32 for the tensor, or one per row of A ([M]);
+//   b_scale: one fp32 for the tensor, or one per column of C, i.e. per row of B ([N]).
+//
+// Two storage orders, both read directly:
+//   layout::k_contiguous   A [M][K], B [N][K]
+//   layout::mn_contiguous  A [K][M], B [K][N]
+// Legal shapes: M >= 1, N and K multiples of 16; in the mn_contiguous order M must also be a
+// multiple of 16 (vector loads along M). The storage order and the scale granularities have no
+// defaults.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "wavekit/block/scale_granularity.hpp"
+#include "wavekit/core/layout.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/status.hpp"
+
+namespace wavekit::ops::gemm_fp8_scaled {
+
+using block::scale_granularity;
+using block::to_string;
+
+struct problem {
+  problem(int m_, int n_, int k_, layout order_, scale_granularity a_scales_, scale_granularity b_scales_)
+      : m(m_), n(n_), k(k_), order(order_), a_scales(a_scales_), b_scales(b_scales_) {}
+  int m, n, k;
+  layout order;
+  scale_granularity a_scales, b_scales;  // per tensor, or per row of A / per column of C
+  std::string str() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order) +
+           ", scales " + to_string(a_scales) + "/" + to_string(b_scales);
+  }
+};
+
+// Fp8: the device's fp8 format; Out: bf16 or fp16.
+template <class Fp8, class Out>
+struct args {
+  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16>, "gemm_fp8_scaled: C is bf16 or fp16");
+  const Fp8* a = nullptr;
+  const Fp8* b = nullptr;
+  const float* a_scale = nullptr;
+  const float* b_scale = nullptr;
+  Out* c = nullptr;
+  void* workspace = nullptr;  // fp32 split-K partials; see workspace_bytes
+  std::size_t workspace_bytes = 0;
+};
+
+inline std::size_t workspace_bytes(const problem& p, int splits) {
+  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+}
+
+inline status validate_shape(const problem& p) {
+  const std::string what = "gemm_fp8_scaled " + p.str() + ": ";
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
+  if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
+  if (p.k % 16) return {status_code::bad_shape, what + "K must be a multiple of 16 (16-byte rows of K)"};
+  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
+    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
+  for (scale_granularity g : {p.a_scales, p.b_scales})
+    if (g != scale_granularity::tensor && g != scale_granularity::channel)
+      return {status_code::bad_shape, what + "scales are per tensor or per channel (scale_granularity)"};
+  if (p.order == layout::mn_contiguous && p.m % 16)
+    return {status_code::bad_alignment,
+            what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
+  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
+  const std::size_t m = p.m, n = p.n, k = p.k;
+  if (m * k > limit || n * k > limit || m * n * 4 > limit)
+    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
+template <class Fp8, class Out>
+status validate(const problem& p, const args<Fp8, Out>& a) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  const std::string what = "gemm_fp8_scaled " + p.str() + ": ";
+  const struct {
+    const char* name;
+    const void* ptr;
+    std::uintptr_t align;
+    const char* why;
+  } pointers[] = {{"a", a.a, 16, "16-byte vector loads"},
+                  {"b", a.b, 16, "16-byte vector loads"},
+                  {"a_scale", a.a_scale, 4, "fp32"},
+                  {"b_scale", a.b_scale, 4, "fp32"},
+                  {"c", a.c, 8, "vector stores of the split-K reduction"}};
+  for (const auto& arg : pointers) {
+    if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
+    if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)
+      return {status_code::bad_alignment, what + "argument " + arg.name + " must be " + std::to_string(arg.align) +
+                                              "-byte aligned (" + arg.why + ")"};
+  }
+  return status::success();
+}
+
+}  // namespace wavekit::ops::gemm_fp8_scaled

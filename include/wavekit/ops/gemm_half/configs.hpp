@@ -1,0 +1,83 @@
+// Tile configurations of the half-precision GEMM as types, and the list wavekit ships. A config is
+// a block tile (M x N x K elements; K 32 or 64, i.e. 64- or 128-byte LDS rows), the waves that split
+// it, the MFMA tile edge (the atom's K is the target's: 16x16x16 / 32x32x8 on gfx942, the
+// 16x16x32 / 32x32x16 forms on gfx950), the LDS stages and the K splits of an explicit launch.
+// name() reads like "gemm_half<256x128x32, w4x2, mfma32, sk2>". Plain C++: the plan reads it.
+#pragma once
+
+#include <string>
+#include <tuple>
+
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/block/gemm_tile_shape.hpp"
+#include "wavekit/core/type_list.hpp"
+
+namespace wavekit::ops::gemm_half {
+
+template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages = 2, int SplitK = 1>
+struct config : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages> {
+  using shape = block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>;
+  using shape::waves;
+  static constexpr int split_k = SplitK;
+  // The kernel depends on everything but SplitK (a launch parameter).
+  using kernel_config = config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages, 1>;
+  static constexpr int row_bytes = BlockK * 2;  // bytes of K per LDS row
+  static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
+  // The occupancy the codegen report must confirm: what gfx942's 64 KiB of LDS per CU allows, capped at 2.
+  static constexpr int min_waves_per_simd =
+      (arch::facts_of<arch::target::gfx942>.lds_bytes_per_cu / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
+
+  static_assert(BlockK == 32 || BlockK == 64, "gemm_half::config: BlockK must be 32 or 64 (64- or 128-byte rows)");
+  static_assert(SplitK >= 1, "gemm_half::config: SplitK must be at least 1");
+  static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
+                "gemm_half::config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
+
+  static std::string name(int splits = SplitK) {
+    return "gemm_half<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) + (Stages == 1 ? ", 1 stage" : "") +
+           (splits > 1 ? ", sk" + std::to_string(splits) : "") + ">";
+  }
+};
+
+// The one list: each X(name, BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge) line makes the alias
+// config_<name>, the identifier config_id::<name>, its place in all_configs and with_config, and
+// (read by codegen/CMakeLists.txt) the codegen instances for both storage orders on every target.
+// clang-format off
+#define WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS(X)                 \
+  X(large,  256, 128, 32, 4, 2, 32) /* M in the thousands */ \
+  X(medium, 128, 128, 32, 2, 2, 16)                          \
+  X(narrow,  64, 128, 32, 2, 2, 16)                          \
+  X(small,   32,  64, 64, 1, 2, 16)                          \
+  X(decode,  16, 128, 64, 1, 4, 16) /* M <= 16 */
+// clang-format on
+
+#define WAVEKIT_GEMM_HALF_ALIAS(name, bm, bn, bk, wm, wn, mfma) using config_##name = config<bm, bn, bk, wm, wn, mfma>;
+WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS(WAVEKIT_GEMM_HALF_ALIAS)
+#undef WAVEKIT_GEMM_HALF_ALIAS
+
+#define WAVEKIT_GEMM_HALF_ID(name, ...) name,
+enum class config_id { WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS(WAVEKIT_GEMM_HALF_ID) };
+#undef WAVEKIT_GEMM_HALF_ID
+inline constexpr config_id all_configs[] = {
+#define WAVEKIT_GEMM_HALF_ENTRY(name, ...) config_id::name,
+    WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS(WAVEKIT_GEMM_HALF_ENTRY)
+#undef WAVEKIT_GEMM_HALF_ENTRY
+};
+
+// The shipped configuration types, in the list's order (for tests over each).
+#define WAVEKIT_GEMM_HALF_TYPE(name, ...) , config_##name
+using shipped_configs = tuple_after_first_t<void WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS(WAVEKIT_GEMM_HALF_TYPE)>;
+#undef WAVEKIT_GEMM_HALF_TYPE
+
+// f(config type) for a run-time identifier.
+template <class F>
+decltype(auto) with_config(config_id id, F&& f) {
+  switch (id) {
+#define WAVEKIT_GEMM_HALF_CASE(name, ...) \
+  case config_id::name: return f(config_##name{});
+    WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS(WAVEKIT_GEMM_HALF_CASE)
+#undef WAVEKIT_GEMM_HALF_CASE
+  }
+  return f(config_large{});
+}
+
+}  // namespace wavekit::ops::gemm_half

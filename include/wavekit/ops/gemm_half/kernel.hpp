@@ -1,0 +1,119 @@
+// The half-precision GEMM's kernel for one config, as a composition of wavekit's parts, and its
+// launcher (validation, the main kernel over a (N tiles, M tiles, splits) grid, the split-K
+// reduction).
+//
+// Parts: byte-tile loaders of 2-byte elements (transposing for the M/N-contiguous order) into
+// swizzled LDS rows of Cfg::row_bytes, a warp MMA over the target's 16-bit atom (gfx942's K = 16 / 8
+// forms, gfx950's K = 32 / 16 forms), the mainloop with no scales and a ragged first K step (K
+// need only be a multiple of 8), the 2D tile scheduler with split-K, and the store epilogue.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <type_traits>
+
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/scale_none.hpp"
+#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/ops/gemm_half/configs.hpp"
+#include "wavekit/ops/gemm_half/problem.hpp"
+#include "wavekit/tile/tile_loader_k_contiguous.hpp"
+#include "wavekit/tile/tile_loader_mn_contiguous.hpp"
+#include "wavekit/warp/warp_mma.hpp"
+
+namespace wavekit::ops::gemm_half {
+
+// The 16-bit atom of an MFMA tile edge on the target being compiled (the host pass takes gfx942's;
+// it never runs kernels).
+template <class T, int M>
+using atom_for_target =
+    std::conditional_t<arch::current_target == arch::target::gfx950, arch::mfma_atom<T, T, M, M, M == 16 ? 32 : 16>,
+                       arch::mfma_atom<T, T, M, M, M == 16 ? 16 : 8>>;
+
+template <class Cfg, class T, class Out, layout Order>
+struct parts {
+  template <int Rows>
+  using loader = std::conditional_t<Order == layout::k_contiguous,
+                                    tile::tile_loader_k_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 2>,
+                                    tile::tile_loader_mn_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 2>>;
+  using a_loader = loader<Cfg::block_m>;
+  using b_loader = loader<Cfg::block_n>;
+  using atom = atom_for_target<T, Cfg::mfma_m>;
+  using mma = warp::warp_mma<atom, Cfg::tiles_m, Cfg::tiles_n, Cfg::row_bytes,
+                             warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
+  using policy = block::scale_none<mma, Cfg::block_k>;
+  using mainloop = block::gemm_mainloop<Cfg, mma, a_loader, b_loader, policy, /*KTail=*/true>;
+  using scheduler = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>;
+  using body = block::gemm_block<Cfg, Order, scheduler, mainloop, block::epilogue_store<Out>>;
+  static_assert(mainloop::lds_bytes == Cfg::lds_bytes, "gemm_half::parts: the config's LDS budget is the mainloop's");
+};
+
+template <class T, class Out>
+using params = block::gemm_params<T, T, block::scale_none_args, Out>;
+
+template <class Cfg, class T, class Out, layout Order>
+__global__ __launch_bounds__(Cfg::threads) void gemm_half_kernel(params<T, Out> p) {
+  using composed = parts<Cfg, T, Out, Order>;
+  arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, 0>();
+  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
+    __builtin_trap();
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
+    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
+// Validates, then launches with the given configuration and number of K splits (the kernel is
+// Cfg's kernel_config: Cfg's own SplitK plays no part here).
+template <class Cfg, class T, class Out>
+status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t stream) {
+  using K = typename Cfg::kernel_config;
+  if (status s = validate(p, a); !s.ok()) return s;
+  const std::string name = Cfg::name(splits);
+  const int steps = ceil_div(p.k, Cfg::block_k);
+  if (splits < 1 || splits > steps)
+    return {status_code::bad_config,
+            name + " on " + p.str() + ": splits must be in [1, K steps = " + std::to_string(steps) + "]"};
+  const std::size_t need = workspace_bytes(p, splits);
+  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
+    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
+                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
+                                         ")"};
+  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
+    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
+  const int per_split = ceil_div(steps, splits), used_splits = ceil_div(steps, per_split);
+  const params<T, Out> kp{a.a,
+                          a.b,
+                          {},
+                          {a.c, need ? static_cast<float*>(a.workspace) : nullptr},
+                          p.m,
+                          p.n,
+                          p.k,
+                          per_split,
+                          steps * Cfg::block_k - p.k};
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  if (p.order == layout::k_contiguous)
+    hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::k_contiguous>), grid, dim3(K::threads), 0, stream, kp);
+  else
+    hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream, kp);
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
+  if (need > 0) {
+    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
+                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
+        e != hipSuccess)
+      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
+  }
+  return status::success();
+}
+
+// The configuration's own number of K splits (Cfg::split_k).
+template <class Cfg, class T, class Out>
+status launch(const problem& p, const args<T, Out>& a, hipStream_t stream) {
+  return launch<Cfg>(p, a, Cfg::split_k, stream);
+}
+
+}  // namespace wavekit::ops::gemm_half

@@ -1,0 +1,93 @@
+// What wavekit::gemm_half runs for a problem, asked without running anything: the plan (config
+// and K splits) and the workspace it needs. Plain C++ (no HIP), per target, like every op's plan:
+//
+//   wavekit::ops::gemm_half::problem p{m, n, k, wavekit::layout::k_contiguous};
+//   auto ws = wavekit::ops::gemm_half::workspace_bytes(p, wavekit::arch::target::gfx942);   // result<size_t>
+//   auto plan = wavekit::ops::gemm_half::select_plan(p, ws.value(), wavekit::arch::target::gfx942);
+//
+// Plans come from the GEMM model (block/gemm_plan_model.hpp) with the target's own device facts:
+// every shipped config, K splits in powers of two up to 16 with at least 4 K steps each, limited
+// by the workspace. Queries on a problem the call would refuse return that status.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/core/math.hpp"
+#include "wavekit/core/result.hpp"
+#include "wavekit/ops/gemm_half/configs.hpp"
+#include "wavekit/ops/gemm_half/problem.hpp"
+
+namespace wavekit::ops::gemm_half {
+
+struct plan {
+  config_id config = config_id::large;
+  int splits = 1;
+};
+using plan_info = block::gemm_plan_info<plan>;
+
+inline block::gemm_tile_facts facts(config_id id) {
+  return with_config(id, [](auto cfg) {
+    using C = decltype(cfg);
+    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, C::lds_bytes};
+  });
+}
+inline int k_steps(const problem& p, config_id id) {
+  return with_config(id, [&](auto cfg) { return ceil_div(p.k, decltype(cfg)::block_k); });
+}
+inline std::string plan_name(plan pl) {
+  return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
+}
+
+// Estimated seconds of a plan on target t's flagship part: 16-bit MFMAs at the bf16 rate.
+inline double model_seconds(const problem& p, plan pl, arch::target t) {
+  return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config), pl.splits,
+                                   block::planned_facts(t).bf16_dense_tflops, {2, 2, 2}, t);
+}
+
+// The model's best plan with splits limited to what `workspace` holds.
+inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t) {
+  plan best;
+  double best_time = 1e30, best_work = 1e300;
+  for (config_id id : all_configs)
+    for (int splits = 1; splits <= 16; splits *= 2) {
+      if (splits > 1 && (k_steps(p, id) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
+      const double time = model_seconds(p, {id, splits}, t), work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id));
+      if (block::gemm_model_prefers(time, work, best_time, best_work)) {
+        best = {id, splits};
+        best_time = std::min(best_time, time), best_work = work;
+      }
+    }
+  return best;
+}
+
+inline status validate_query(const problem& p, arch::target t) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  if (t != arch::target::gfx942 && t != arch::target::gfx950)
+    return {status_code::bad_config,
+            "gemm_half " + p.str() + ": plans are for gfx942 or gfx950, not " + arch::to_string(t)};
+  return status::success();
+}
+
+// The workspace (fp32 split-K partials) the preferred plan for p on target t uses; 0 without split-K.
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
+  if (status s = validate_query(p, t); !s.ok()) return s;
+  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t).splits);
+}
+
+// The plan gemm_half runs for p on target t given `workspace` bytes (0 when the pointer is null).
+inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
+  if (status s = validate_query(p, t); !s.ok()) return s;
+  const plan preferred = choose_plan(p, ~std::size_t{0}, t), chosen = choose_plan(p, workspace, t);
+  plan_info info;
+  info.plan = chosen;
+  info.name = plan_name(chosen);
+  info.workspace_bytes = workspace_bytes(p, chosen.splits);
+  info.preferred_workspace_bytes = workspace_bytes(p, preferred.splits);
+  info.workspace_limited = chosen.config != preferred.config || chosen.splits != preferred.splits;
+  return info;
+}
+
+}  // namespace wavekit::ops::gemm_half

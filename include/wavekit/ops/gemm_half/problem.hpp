@@ -1,0 +1,95 @@
+// The half-precision GEMM, host side: problem, arguments, validation (plain C++, no HIP).
+//
+//   C (M, N) = A (M, K) x B (N, K)^T,  A and B bf16 or fp16 (both the same), fp32 accumulation,
+//   C bf16, fp16 or fp32 ([M][N] row-major; bf16/fp16 rounded to nearest even, fp16 beyond its
+//   range is +-Inf).
+//
+// Two storage orders, both read directly:
+//   layout::k_contiguous   A [M][K], B [N][K]
+//   layout::mn_contiguous  A [K][M], B [K][N]
+// Legal shapes: M >= 1, N a multiple of 16, K a multiple of 8; in the mn_contiguous order M must
+// also be a multiple of 16 (its rows of A are vector loads along M). The storage order has no
+// default: a problem is always constructed with one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "wavekit/core/layout.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/status.hpp"
+
+namespace wavekit::ops::gemm_half {
+
+struct problem {
+  problem(int m_, int n_, int k_, layout order_) : m(m_), n(n_), k(k_), order(order_) {}
+  int m, n, k;
+  layout order;
+  std::string str() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order);
+  }
+};
+
+// T: bf16 or fp16 (A and B); Out: bf16, fp16 or float (C).
+template <class T, class Out>
+struct args {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "gemm_half: A and B are bf16 or fp16");
+  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
+                "gemm_half: C is bf16, fp16 or float");
+  const T* a = nullptr;
+  const T* b = nullptr;
+  Out* c = nullptr;
+  void* workspace = nullptr;  // fp32 split-K partials; see workspace_bytes
+  std::size_t workspace_bytes = 0;
+};
+
+// Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
+inline std::size_t workspace_bytes(const problem& p, int splits) {
+  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+}
+
+// The problem's own rules; queries (plan, workspace) answer only problems that pass them.
+inline status validate_shape(const problem& p) {
+  const std::string what = "gemm_half " + p.str() + ": ";
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
+  if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
+  if (p.k % 8) return {status_code::bad_shape, what + "K must be a multiple of 8 (16-byte rows of K)"};
+  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
+    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
+  if (p.order == layout::mn_contiguous && p.m % 16)
+    return {status_code::bad_alignment,
+            what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
+  // Buffer loads address each tensor with 32-bit byte offsets.
+  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
+  const std::size_t m = p.m, n = p.n, k = p.k;
+  if (m * k * 2 > limit || n * k * 2 > limit || m * n * 4 > limit)
+    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
+// Shape and argument checks, before any launch. Each pointer status names the argument.
+template <class T, class Out>
+status validate(const problem& p, const args<T, Out>& a) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  const std::string what = "gemm_half " + p.str() + ": ";
+  const struct {
+    const char* name;
+    const void* ptr;
+    std::uintptr_t align;
+    const char* why;
+  } pointers[] = {{"a", a.a, 16, "16-byte vector loads"},
+                  {"b", a.b, 16, "16-byte vector loads"},
+                  {"c", a.c, sizeof(Out) == 4 ? 16u : 8u, "vector stores of the split-K reduction"}};
+  for (const auto& arg : pointers) {
+    if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
+    if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)
+      return {status_code::bad_alignment, what + "argument " + arg.name + " must be " + std::to_string(arg.align) +
+                                              "-byte aligned (" + arg.why + ")"};
+  }
+  return status::success();
+}
+
+}  // namespace wavekit::ops::gemm_half

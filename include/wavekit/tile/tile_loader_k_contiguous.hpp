@@ -1,0 +1,82 @@
+// Global -> LDS mover of a tile of rows stored K-contiguous (tensor [rows_total][ld], ld = K
+// elements of ElementBytes bytes): rows x RowBytes bytes of K, into lds_swizzled_rows. In the
+// steps of tile_concepts.hpp's tile_loader, so that a pipeline can overlap them with compute:
+// locate() fixes the tile's rows once (rows past the tensor's end get a base offset beyond any
+// buffer, so they read 0), load(k0) issues the buffer loads of the K step starting at element k0
+// into registers, wait_for_loads() waits for them, store() writes them to the LDS tile.
+//
+// Each thread moves 16-byte chunks; chunk c of the tile is row c / (RowBytes/16), chunk
+// c % (RowBytes/16), so 8 consecutive threads fill one 128-byte line. Needs K * ElementBytes to
+// be a multiple of 16 (no chunk straddles the end of a row).
+#pragma once
+
+#include <cstdint>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/core/platform.hpp"
+#include "wavekit/tile/lds_swizzled_rows.hpp"
+#include "wavekit/tile/tile_concepts.hpp"
+
+namespace wavekit::tile {
+
+template <int Rows, int RowBytes, int Threads, int ElementBytes = 1>
+struct tile_loader_k_contiguous {
+  static constexpr int element_bytes = ElementBytes, row_bytes = RowBytes;
+  static constexpr int chunks_per_row = RowBytes / 16;
+  static constexpr int chunks = Rows * chunks_per_row;
+  static constexpr int per_thread = (chunks + Threads - 1) / Threads;
+  static constexpr int work_items = chunks;  // work items (threads' shares) of the whole tile
+  using layout = lds_swizzled_rows<RowBytes>;
+
+  arch::u32x4 regs[per_thread];
+  std::uint32_t base[per_thread];  // byte offset of each chunk at K = 0
+
+  // ld: the tensor's row stride in elements.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate(int row0, int rows_total, int ld, int tid) {
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const int c = tid + i * Threads, row = row0 + c / chunks_per_row;
+      base[i] = c < chunks && row < rows_total
+                    ? static_cast<std::uint32_t>(row * ld * ElementBytes + (c % chunks_per_row) * 16)
+                    : arch::out_of_range;
+    }
+  }
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const arch::buffer& src, int ld, int k0) {
+    (void)ld;
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) regs[i] = src.load16(base[i], static_cast<std::uint32_t>(k0 * ElementBytes));
+  }
+
+  // The step at K = -skip (the first of a K that is not a whole number of steps): its first skip
+  // elements read as 0 (tid as given to locate). skip * ElementBytes is a multiple of 16; prologue only, so the
+  // per-lane arithmetic costs the K loop nothing.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_skipping(const arch::buffer& src, int ld, int skip, int tid) {
+    (void)ld;
+    const std::uint32_t skip_bytes = static_cast<std::uint32_t>(skip * ElementBytes);
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const std::uint32_t chunk_k = static_cast<std::uint32_t>(((tid + i * Threads) % chunks_per_row) * 16);
+      regs[i] = src.load16(chunk_k < skip_bytes ? arch::out_of_range : base[i] - skip_bytes);
+    }
+  }
+
+  // Waits for this thread's loads once, before store() uses them (the compiler would wait
+  // before each use).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void wait_for_loads() { arch::keep_whole(regs); }
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(unsigned char* lds, int tid) const {
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const int c = tid + i * Threads;
+      const bool active = chunks % Threads == 0 || c < chunks;  // masked, not divergent
+      arch::lds_store<16>(lds + layout::offset(active ? c / chunks_per_row : 0, (c % chunks_per_row) * 16), regs[i],
+                          active);
+    }
+  }
+};
+
+static_assert(tile_loader<tile_loader_k_contiguous<256, 64, 512>>, "tile_loader_k_contiguous models tile_loader");
+
+}  // namespace wavekit::tile

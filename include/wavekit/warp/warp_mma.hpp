@@ -1,0 +1,165 @@
+// A warp MMA: one wave's tiles_m x tiles_n MFMA tiles of C in one accumulator set, advanced one K
+// step at a time with the MFMAs of an atom (arch/mfma_atoms.hpp). B's fragments come from an LDS
+// tile; A's from an LDS tile too, or from registers the caller computed (MLA's P x V multiplies
+// a softmax result still in registers).
+//
+// Operands: in a K step of KBytes bytes, lane l reads KBytes * m / 64 contiguous bytes of its row
+// (row l % m of the tile; slice l / m of the step) with 16-byte LDS reads, and feeds
+// Atom::operand_bytes of them to each MFMA of the step in turn. For every MFMA the lanes of one
+// group then hold K values that A and B agree on, which is all a dot product needs: over the step
+// each K of the tile is multiplied exactly once. (It relabels K inside a step; only scales that
+// vary inside a step could tell, and the scale policies apply theirs per step or coarser.)
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"  // u32x4
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/core/math.hpp"
+#include "wavekit/core/platform.hpp"
+#include "wavekit/core/vector.hpp"
+#include "wavekit/tile/tile_concepts.hpp"
+
+namespace wavekit::warp {
+
+// Where an operand's fragments come from.
+template <tile::lds_layout Layout>
+struct from_lds {
+  using layout = Layout;
+};
+struct from_registers {};
+
+template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, class BSource>
+struct warp_mma {
+  static_assert(dependent_false<ASource>,
+                "warp_mma: B comes from LDS (warp::from_lds<Layout>); A from LDS or warp::from_registers");
+};
+
+template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, tile::lds_layout BLayout>
+struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>> {
+  using atom = Atom;
+  using accumulator = typename Atom::accumulator;
+  using operand = typename Atom::operand;
+  static constexpr bool a_in_lds = !std::is_same_v<ASource, from_registers>;
+  static constexpr int m = Atom::m, tiles_m = TilesM, tiles_n = TilesN;
+  static constexpr int slice = KBytes * m / 64;  // bytes of a row each lane reads per K step
+  static constexpr int reads = slice / 16;       // 16-byte LDS reads per row fragment
+  static constexpr int operand_bytes = Atom::operand_bytes;
+  static constexpr int mfmas = slice / operand_bytes;  // MFMAs per tile pair per K step
+  static constexpr int regs = Atom::acc_regs;          // accumulator registers per lane
+  static_assert(Atom::m == Atom::n, "warp_mma: square MFMA tiles");
+  static_assert(slice % 16 == 0 && (operand_bytes == 8 || operand_bytes == 16 || operand_bytes == 32),
+                "warp_mma: a K step must give each lane whole 16-byte reads and whole operands; "
+                "KBytes * m / 64 is too small for this atom");
+
+  // A from registers: a[i][s] is the operand of MFMA s of the step for row tile i, holding what the
+  // LDS reads would: row i * m + l % m, K bytes (l / m) * slice + s * operand_bytes onward.
+  struct a_fragment {
+    operand v[TilesM][mfmas];
+  };
+
+  accumulator acc[TilesM][TilesN];
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void clear() {
+#pragma unroll
+    for (int i = 0; i < TilesM; ++i)
+#pragma unroll
+      for (int j = 0; j < TilesN; ++j) acc[i][j] = accumulator{};
+  }
+
+  // One K step with A and B from LDS: A rows from a_lds at row0, B rows (= C columns) from b_lds
+  // at col0. Restart: the accumulators restart at 0 (as the C operand of the first MFMAs, at no
+  // cost) instead of adding to what they hold.
+  template <bool Restart>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const unsigned char* a_lds, const unsigned char* b_lds, int row0,
+                                               int col0, int lane) {
+    static_assert(a_in_lds, "warp_mma: this warp MMA takes A from registers: step(a_fragment, b_lds, col0, lane)");
+    run<Restart>(nullptr, a_lds, b_lds, row0, col0, lane);
+  }
+  // One K step with A from registers.
+  template <bool Restart>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const a_fragment& a, const unsigned char* b_lds, int col0, int lane) {
+    static_assert(!a_in_lds, "warp_mma: this warp MMA reads A from LDS: step(a_lds, b_lds, row0, col0, lane)");
+    run<Restart>(&a, nullptr, b_lds, 0, col0, lane);
+  }
+
+  // Row and column (within the MFMA tile) of accumulator register r of this lane.
+  WAVEKIT_HOST_DEVICE static constexpr int acc_row(int lane, int r) { return Atom::acc_row(lane, r); }
+  WAVEKIT_HOST_DEVICE static constexpr int acc_col(int lane) { return Atom::acc_col(lane); }
+
+ private:
+  // The atom's MFMA; a scaled atom (gfx950's f8f6f4) runs with neutral scales: the operands are
+  // unscaled here, any scales are the policy's.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static accumulator mfma(operand a, operand b, accumulator c) {
+    if constexpr (requires { Atom::neutral_scale; })
+      return Atom::run(a, b, c, Atom::neutral_scale, Atom::neutral_scale);
+    else
+      return Atom::run(a, b, c);
+  }
+
+  // Bytes [8 half, 8 half + 8) of a 16-byte read.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static long eight_bytes(const arch::u32x4& q, int half) {
+    const std::uint32_t lo = half ? q[2] : q[0], hi = half ? q[3] : q[1];
+    return static_cast<long>((static_cast<std::uint64_t>(hi) << 32) | lo);
+  }
+  // Operand s of the step from the lane's reads (v[r][t], t the tile).
+  template <int S, int Tiles>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static operand operand_of(const arch::u32x4 (&v)[reads][Tiles], int t) {
+    if constexpr (operand_bytes == 8)
+      return __builtin_bit_cast(operand, eight_bytes(v[S / 2][t], S % 2));
+    else if constexpr (operand_bytes == 16)
+      return __builtin_bit_cast(operand, v[S][t]);
+    else
+      return __builtin_bit_cast(operand, __builtin_shufflevector(v[2 * S][t], v[2 * S + 1][t], 0, 1, 2, 3, 4, 5, 6, 7));
+  }
+
+  template <bool Restart>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run(const a_fragment* a_regs, const unsigned char* a_lds,
+                                              const unsigned char* b_lds, int row0, int col0, int lane) {
+    constexpr int a_tiles = a_in_lds ? TilesM : 0, tiles = a_tiles + TilesN;
+    // v[r][t]: 16-byte read r of tile t's fragment (A tiles first, then B). All first reads are
+    // issued before the second ones, and each read index is pinned (waited for) only before the
+    // MFMAs that use it, so the MFMAs of read 0 overlap the arrival of read 1.
+    arch::u32x4 v[reads][tiles];
+    const int row = lane % m, k = (lane / m) * slice;
+#pragma unroll
+    for (int r = 0; r < reads; ++r) {
+      if constexpr (a_in_lds) {
+#pragma unroll
+        for (int i = 0; i < TilesM; ++i)
+          v[r][i] = arch::lds_load<16>(a_lds + ASource::layout::offset(row0 + i * m + row, k + 16 * r));
+      }
+#pragma unroll
+      for (int j = 0; j < TilesN; ++j)
+        v[r][a_tiles + j] = arch::lds_load<16>(b_lds + BLayout::offset(col0 + j * m + row, k + 16 * r));
+    }
+    // MFMA s of the step needs reads [s * operand_bytes / 16, (s + 1) * operand_bytes / 16).
+    static_for<reads>([&](auto r_constant) {
+      constexpr int r = decltype(r_constant)::value;
+      arch::keep_whole(v[r]);
+      constexpr int first = r * 16 / operand_bytes, last = ((r + 1) * 16 - 1) / operand_bytes;
+      // 32-byte operands: the MFMA waits for its second read.
+      if constexpr ((r + 1) * 16 % operand_bytes == 0 || operand_bytes < 16) {
+        static_for<last - first + 1>([&](auto p_constant) {
+          constexpr int s = first + decltype(p_constant)::value;
+#pragma unroll
+          for (int i = 0; i < TilesM; ++i)
+#pragma unroll
+            for (int j = 0; j < TilesN; ++j) {
+              const operand a = [&] {
+                if constexpr (a_in_lds)
+                  return operand_of<s>(v, i);
+                else
+                  return a_regs->v[i][s];
+              }();
+              acc[i][j] = mfma(a, operand_of<s>(v, a_tiles + j), (Restart && s == 0) ? accumulator{} : acc[i][j]);
+            }
+        });
+      }
+    });
+  }
+};
+
+}  // namespace wavekit::warp

@@ -1,0 +1,155 @@
+// The scaled fp8 GEMM against the host reference, on the CPU emulator (per emulated target: the
+// K = 32 / 16 fp8 MFMAs on gfx942, the f8f6f4 ones on gfx950) and, in the GPU build, on the device:
+// every shipped config on shapes derived from its tile, both storage orders, every pair of scale
+// granularities, bf16 and fp16 out, split-K, the one-call API and its plan, every error status,
+// and LDS without bank conflicts. Bounds: gemm_fp8_scaled_case::check.
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "support/device_fp8.hpp"
+#include "support/gemm_fp8_scaled_case.hpp"
+#include "wavekit/ops/gemm_fp8_scaled.hpp"
+
+using namespace wavekit;
+namespace gs = wavekit::ops::gemm_fp8_scaled;
+using gs::scale_granularity;
+
+namespace {
+
+template <class Cfg, class Fp8, class Out>
+int run_config(const gs::problem& p, int splits, std::uint32_t seed) {
+  test::gemm_fp8_scaled_case<Fp8, Out> t(p, seed, splits);
+  const status s = gs::launch<Cfg>(p, t.args(), splits, nullptr);
+  INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
+  REQUIRE(s.ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+#endif
+  return t.check(splits, Cfg::name(splits).c_str());
+}
+
+// The device's K step for Cfg (gfx950 runs 128-byte steps with 16-wide MFMA tiles).
+template <class Cfg>
+int step_k() {
+  return gs::block_k_on<Cfg>(arch::current_device_arch().kind);
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("gemm_fp8_scaled: each shipped config on shapes derived from its tile", "[emu][gemm]",
+                        gs::shipped_configs) {
+  using C = TestType;
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const int bm = C::block_m, bn = C::block_n, bk = step_k<C>();
+    using enum scale_granularity;
+    for (int m : {1, bm - 1, bm + 1})
+      for (int k : {16, bk, 3 * bk + 48}) {
+        const gs::problem p{m, bn + 16, k, layout::k_contiguous, channel, channel};
+        CHECK(run_config<C, fp8, bf16>(p, 1, 100 + m + k) == 0);
+      }
+    for (int m : {16, bm, bm + 16}) {
+      CHECK(run_config<C, fp8, fp16>(gs::problem{m, bn, 2 * bk + 16, layout::mn_contiguous, tensor, tensor}, 1, m) ==
+            0);
+      CHECK(run_config<C, fp8, bf16>(gs::problem{m, 16, 5 * bk, layout::mn_contiguous, tensor, channel}, 3, m + 1) ==
+            0);
+    }
+    CHECK(run_config<C, fp8, bf16>(gs::problem{bm - 1, bn, 5 * bk - 16, layout::k_contiguous, channel, tensor}, 2, 5) ==
+          0);
+  });
+}
+
+TEST_CASE("gemm_fp8_scaled: the one-call API runs the plan it reports, workspace fallback included", "[emu][gemm]") {
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    using enum scale_granularity;
+    for (const gs::problem& p : {gs::problem{1, 256, 4096, layout::k_contiguous, channel, channel},
+                                 gs::problem{96, 128, 1024, layout::k_contiguous, tensor, channel},
+                                 gs::problem{64, 64, 512, layout::mn_contiguous, channel, tensor}}) {
+      test::gemm_fp8_scaled_case<fp8, bf16> t(p, 42, 16);
+      gs::plan_info ran;
+      REQUIRE(gemm_fp8_scaled(p, t.args(), nullptr, &ran).ok());
+      REQUIRE(hipDeviceSynchronize() == hipSuccess);
+      CHECK(ran.name == gemm_fp8_scaled_select_plan(p, t.workspace_bytes).value().name);
+      CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
+      auto no_workspace = t.args();
+      no_workspace.workspace = nullptr, no_workspace.workspace_bytes = 0;
+      REQUIRE(gemm_fp8_scaled(p, no_workspace, nullptr, &ran).ok());
+      REQUIRE(hipDeviceSynchronize() == hipSuccess);
+      CHECK(ran.plan.splits == 1);
+      CHECK(t.check(1, ran.name.c_str()) == 0);
+    }
+  });
+}
+
+TEST_CASE("gemm_fp8_scaled: the plan uses each target's K step and fp8 rate", "[gemm]") {
+  using enum scale_granularity;
+  const gs::problem decode{1, 1024, 8192, layout::k_contiguous, channel, channel};
+  for (arch::target t : {arch::target::gfx942, arch::target::gfx950}) {
+    const gs::plan pl = gs::choose_plan(decode, ~std::size_t{0}, t);
+    INFO(arch::to_string(t) << ": " << gs::plan_name(pl));
+    CHECK(pl.config == gs::config_id::decode);
+    CHECK(pl.splits > 1);
+    CHECK(gs::choose_plan(decode, 0, t).splits == 1);
+  }
+  CHECK(gs::k_steps(decode, gs::config_id::decode, arch::target::gfx942) == 8192 / 64);
+  CHECK(gs::k_steps(decode, gs::config_id::decode, arch::target::gfx950) == 8192 / 128);
+  CHECK(gs::k_steps(decode, gs::config_id::large, arch::target::gfx950) == 8192 / 64);  // 32x32x64: 64-byte steps
+  STATIC_REQUIRE(gs::config_medium::on<arch::target::gfx950>::lds_bytes == 2 * 256 * 128);
+}
+
+TEST_CASE("gemm_fp8_scaled: every bad input gets its status before any launch", "[emu][gemm]") {
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    using enum scale_granularity;
+    const gs::problem p{64, 64, 256, layout::k_contiguous, channel, channel};
+    const std::string what = "gemm_fp8_scaled 64x64x256 k_contiguous, scales channel/channel: ";
+    test::gemm_fp8_scaled_case<fp8, bf16> t(p, 1);
+    auto status_of = [](const gs::problem& q, const gs::args<fp8, bf16>& a) {
+      return gs::launch<gs::config_narrow>(q, a, 1, nullptr);
+    };
+    const auto good = t.args();
+    CHECK(status_of(p, good).ok());
+    auto a = good;
+    a.a_scale = nullptr;
+    CHECK(status_of(p, a).message() == what + "argument a_scale is null");
+    a = good, a.b_scale = reinterpret_cast<const float*>(reinterpret_cast<const char*>(good.b_scale) + 2);
+    CHECK(status_of(p, a).message() == what + "argument b_scale must be 4-byte aligned (fp32)");
+    a = good, a.a = reinterpret_cast<const fp8*>(reinterpret_cast<const char*>(good.a) + 8);
+    CHECK(status_of(p, a).code() == status_code::bad_alignment);
+    a = good, a.c = nullptr;
+    CHECK(status_of(p, a).code() == status_code::null_pointer);
+    CHECK(status_of(gs::problem{64, 64, 200, layout::k_contiguous, channel, channel}, good).message() ==
+          "gemm_fp8_scaled 64x64x200 k_contiguous, scales channel/channel: K must be a multiple of 16 (16-byte rows "
+          "of K)");
+    CHECK(status_of(gs::problem{64, 24, 256, layout::k_contiguous, channel, channel}, good).code() ==
+          status_code::bad_shape);
+    CHECK(status_of(gs::problem{24, 64, 256, layout::mn_contiguous, channel, channel}, good).code() ==
+          status_code::bad_alignment);
+    CHECK(status_of(gs::problem{64, 64, 256, layout::k_contiguous, static_cast<scale_granularity>(5), channel}, good)
+              .code() == status_code::bad_shape);
+    CHECK(status_of(gs::problem{1 << 20, 4096, 4096, layout::k_contiguous, channel, channel}, good).code() ==
+          status_code::too_large);
+    CHECK(gs::launch<gs::config_narrow>(p, good, 99, nullptr).code() == status_code::bad_config);
+    auto small = good;
+    small.workspace_bytes = 64;
+    CHECK(gs::launch<gs::config_narrow>(p, small, 2, nullptr).code() == status_code::bad_config);
+    // The device's format only: the other fp8 type is refused by the one-call API.
+    using other = test::other_fp8_t<fp8>;
+    const gs::args<other, bf16> wrong{reinterpret_cast<const other*>(good.a),
+                                      reinterpret_cast<const other*>(good.b),
+                                      good.a_scale,
+                                      good.b_scale,
+                                      good.c,
+                                      good.workspace,
+                                      good.workspace_bytes};
+    const status s = gemm_fp8_scaled(p, wrong, nullptr);
+    CHECK(s.code() == status_code::bad_config);
+    CHECK(s.message().find("gemm_fp8_scaled: ") == 0);
+  });
+}

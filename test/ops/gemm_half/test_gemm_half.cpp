@@ -1,0 +1,125 @@
+// The half-precision GEMM against the host reference, on the CPU emulator (per emulated target)
+// and, in the GPU build, on the device: every shipped config on shapes derived from its tile
+// (M = 1, tile - 1, tile + 1; K below one step, one step, many with a ragged first step), both
+// storage orders, bf16 and fp16 in, bf16 / fp16 / fp32 out, split-K, the one-call API and its
+// plan, every error status, and LDS without bank conflicts. Bounds: gemm_half_case::check.
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+
+#include <tuple>
+#include <vector>
+
+#include "support/gemm_half_case.hpp"
+#include "wavekit/ops/gemm_half.hpp"
+
+using namespace wavekit;
+namespace gh = wavekit::ops::gemm_half;
+
+namespace {
+
+template <class Cfg, class T, class Out>
+int run_config(const gh::problem& p, int splits, std::uint32_t seed) {
+  test::gemm_half_case<T, Out> t(p, seed, splits);
+  const status s = gh::launch<Cfg>(p, t.args(), splits, nullptr);
+  INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
+  REQUIRE(s.ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+#endif
+  return t.check(splits, Cfg::name(splits).c_str());
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("gemm_half: each shipped config on shapes derived from its tile", "[emu][gemm]",
+                        gh::shipped_configs) {
+  using C = TestType;
+  const int bm = C::block_m, bn = C::block_n, bk = C::block_k;
+  // K-contiguous: any M; K below one step, one step, and many steps with a ragged first one.
+  for (int m : {1, bm - 1, bm + 1})
+    for (int k : {8, bk, 3 * bk + 24}) {
+      const gh::problem p{m, bn + 16, k, layout::k_contiguous};
+      CHECK(run_config<C, bf16, bf16>(p, 1, 100 + m + k) == 0);
+    }
+  // M/N-contiguous: M a multiple of 16; fp16 in, fp32 and fp16 out; split-K (uneven) on many steps.
+  for (int m : {16, bm, bm + 16}) {
+    CHECK(run_config<C, fp16, float>(gh::problem{m, bn, 2 * bk + 8, layout::mn_contiguous}, 1, 7 + m) == 0);
+    CHECK(run_config<C, fp16, fp16>(gh::problem{m, 16, 5 * bk, layout::mn_contiguous}, 3, 9 + m) == 0);
+  }
+  CHECK(run_config<C, bf16, float>(gh::problem{bm - 1, bn, 5 * bk - 8, layout::k_contiguous}, 2, 3) == 0);
+}
+
+TEST_CASE("gemm_half: the one-call API runs the plan it reports, workspace fallback included", "[emu][gemm]") {
+  for (const gh::problem& p :
+       {gh::problem{1, 256, 4096, layout::k_contiguous}, gh::problem{96, 128, 1000, layout::k_contiguous},
+        gh::problem{64, 64, 512, layout::mn_contiguous}}) {
+    test::gemm_half_case<bf16, bf16> t(p, 42, 16);
+    gh::plan_info ran;
+    REQUIRE(gemm_half(p, t.args(), nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran.name == gemm_half_select_plan(p, t.workspace_bytes).value().name);
+    CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
+    auto no_workspace = t.args();
+    no_workspace.workspace = nullptr, no_workspace.workspace_bytes = 0;
+    REQUIRE(gemm_half(p, no_workspace, nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran.plan.splits == 1);
+    CHECK(ran.workspace_limited == (ran.preferred_workspace_bytes > 0));
+    CHECK(t.check(1, ran.name.c_str()) == 0);
+  }
+}
+
+TEST_CASE("gemm_half: the plan splits K for few tiles and long K, per target, within the workspace", "[gemm]") {
+  const gh::problem decode{1, 1024, 8192, layout::k_contiguous};
+  for (arch::target t : {arch::target::gfx942, arch::target::gfx950}) {
+    const gh::plan pl = gh::choose_plan(decode, ~std::size_t{0}, t);
+    INFO(arch::to_string(t) << ": " << gh::plan_name(pl));
+    CHECK(pl.config == gh::config_id::decode);
+    CHECK(pl.splits > 1);
+    CHECK(gh::choose_plan(decode, 0, t).splits == 1);
+    CHECK(gh::workspace_bytes(decode, t).value() == gh::workspace_bytes(decode, pl.splits));
+  }
+  const gh::problem big{4096, 4096, 4096, layout::k_contiguous};
+  CHECK(gh::choose_plan(big, ~std::size_t{0}, arch::target::gfx942).config == gh::config_id::large);
+  CHECK(gh::select_plan(big, 0, arch::target::host).error().message() ==
+        "gemm_half 4096x4096x4096 k_contiguous: plans are for gfx942 or gfx950, not host");
+}
+
+TEST_CASE("gemm_half: every bad input gets its status before any launch", "[emu][gemm]") {
+  const gh::problem p{64, 64, 256, layout::k_contiguous};
+  test::gemm_half_case<bf16, bf16> t(p, 1);
+  auto status_of = [](const gh::problem& q, const gh::args<bf16, bf16>& a) {
+    return gh::launch<gh::config_narrow>(q, a, 1, nullptr);
+  };
+  const auto good = t.args();
+  CHECK(status_of(p, good).ok());
+  auto a = good;
+  a.a = nullptr;
+  CHECK(status_of(p, a).message() == "gemm_half 64x64x256 k_contiguous: argument a is null");
+  a = good, a.b = nullptr;
+  CHECK(status_of(p, a).code() == status_code::null_pointer);
+  a = good, a.c = nullptr;
+  CHECK(status_of(p, a).message() == "gemm_half 64x64x256 k_contiguous: argument c is null");
+  a = good, a.b = reinterpret_cast<const bf16*>(reinterpret_cast<const char*>(good.b) + 8);
+  CHECK(status_of(p, a).message() ==
+        "gemm_half 64x64x256 k_contiguous: argument b must be 16-byte aligned (16-byte vector loads)");
+  a = good, a.c = reinterpret_cast<bf16*>(reinterpret_cast<char*>(good.c) + 2);
+  CHECK(status_of(p, a).code() == status_code::bad_alignment);
+  CHECK(status_of(gh::problem{0, 64, 256, layout::k_contiguous}, good).message() ==
+        "gemm_half 0x64x256 k_contiguous: M, N and K must be positive");
+  CHECK(status_of(gh::problem{64, 40, 256, layout::k_contiguous}, good).message() ==
+        "gemm_half 64x40x256 k_contiguous: N must be a multiple of 16");
+  CHECK(status_of(gh::problem{64, 64, 252, layout::k_contiguous}, good).message() ==
+        "gemm_half 64x64x252 k_contiguous: K must be a multiple of 8 (16-byte rows of K)");
+  CHECK(status_of(gh::problem{40, 64, 256, layout::mn_contiguous}, good).code() == status_code::bad_alignment);
+  CHECK(status_of(gh::problem{64, 64, 256, static_cast<layout>(7)}, good).code() == status_code::bad_shape);
+  CHECK(status_of(gh::problem{1 << 20, 2048, 1024, layout::k_contiguous}, good).code() == status_code::too_large);
+  CHECK(gh::launch<gh::config_narrow>(p, good, 9, nullptr).message() ==
+        "gemm_half<64x128x32, w2x2, mfma16, sk9> on 64x64x256 k_contiguous: splits must be in [1, K steps = 8]");
+  auto small = good;
+  small.workspace_bytes = 64;
+  CHECK(gh::launch<gh::config_narrow>(p, small, 2, nullptr).code() == status_code::bad_config);
+  CHECK(gemm_half_workspace_bytes(gh::problem{64, 40, 256, layout::k_contiguous}).error().code() ==
+        status_code::bad_shape);
+}
