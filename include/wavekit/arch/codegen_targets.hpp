@@ -8,6 +8,16 @@
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/platform.hpp"
 
+// On a kernel: compile it for at least the given waves per SIMD (the register budget that occupancy
+// leaves). Kernels pass the occupancy they declare to the report; without it the compiler may
+// spread the accumulators into AGPRs and copy them back and forth in the hot loop. HIP compilers
+// only: elsewhere a kernel is a plain function.
+#if defined(__HIP__)
+#define WAVEKIT_MIN_WAVES_PER_SIMD(...) __attribute__((amdgpu_waves_per_eu(__VA_ARGS__)))
+#else
+#define WAVEKIT_MIN_WAVES_PER_SIMD(...)
+#endif
+
 namespace wavekit::arch {
 
 template <int LdsBytesMax, int OccupancyMin, int LoopInstructionsPer64Max = 0>

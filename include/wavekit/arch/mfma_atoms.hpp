@@ -158,6 +158,15 @@ struct mfma_scaled_atom : mfma_layout<M, N, M == 16 ? 128 : 64, f8f6f4_bits<A>> 
   }
 };
 
+// The atom an fp8 GEMM runs for MFMA tiles of edge M on target T: gfx950's scaled f8f6f4 form for
+// OCP fp8 (the older K = 32 / 16 fp8 forms reportedly run at the bf16 rate there; only the f8f6f4
+// ones reach the doubled fp8 rate; neutral e8m0 scales where the data is unscaled), else the
+// K = 32 / 16 form (for a format the target does not read, an atom that traps there).
+template <class Fp8, int M, target T = current_target>
+using fp8_gemm_atom =
+    std::conditional_t<T == target::gfx950 && f8f6f4_format<Fp8> == 0, mfma_scaled_atom<Fp8, Fp8, M, M>,
+                       mfma_atom<Fp8, Fp8, M, M, M == 16 ? 32 : 16>>;
+
 // True in the device pass of a target that executes Atom, and in the host pass (which parses
 // kernels but never runs them). A kernel instantiated for another target traps instead of
 // reinterpreting fnuz bits as OCP (or the reverse).

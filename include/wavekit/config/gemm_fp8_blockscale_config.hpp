@@ -9,6 +9,7 @@
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/arch/target.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"
 
 namespace wavekit::config {
@@ -27,20 +28,40 @@ struct gemm_fp8_blockscale_config
   // it share one kernel instance.
   using kernel_config = gemm_fp8_blockscale_config<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma, Stages, 1>;
   static constexpr int mfma_k = Mfma == mfma_shape::m16n16k32 ? 32 : 16;  // the fp8 instruction's K
-  static constexpr int k_steps_per_scale = 128 / BlockK;                  // K steps per 128-K scale block
-  // LDS: Stages buffers of the A and B tiles (fp8) and the blocks' per-row scales (fp32): one
-  // buffer when a scale block spans two K steps (its first step stores them, its last reads
-  // them), two when it is one step (the next block's travel with the next tiles). A scale buffer
-  // has a slot per thread (threads past BlockM write slots nobody reads) and per row.
-  static constexpr int lds_tile_bytes = (BlockM + BlockN) * BlockK;
-  static constexpr int scale_buffers = k_steps_per_scale >= 2 ? 1 : 2;
-  static constexpr int scale_slots = threads > BlockM ? threads : BlockM;
-  static constexpr int lds_bytes = Stages * lds_tile_bytes + scale_buffers * scale_slots * 4;
-  // The occupancy the codegen report must confirm: what the LDS budget of the smaller of the two
-  // targets (gfx942's 64 KiB per CU) allows (blocks per CU times waves per block over 4 SIMDs),
-  // capped at 2; registers must not lower it further.
-  static constexpr int min_waves_per_simd =
-      (arch::facts_of<arch::target::gfx942>.lds_bytes_per_cu / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
+  // The K step (bytes = fp8 elements) target T runs: gfx950 runs fp8 on its f8f6f4 MFMAs
+  // (arch::fp8_gemm_atom), whose 16x16x128 form takes 32 bytes of each row per lane, so 16-wide
+  // MFMA tiles step 128 bytes of K there.
+  template <arch::target T>
+  static constexpr int block_k_on = T == arch::target::gfx950 && shape::mfma_m == 16 ? 128 : BlockK;
+
+  // The config as target T's kernel and plan see it.
+  template <arch::target T>
+  struct on : block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages> {
+    using tile_shape = block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages>;
+    static constexpr int k_steps_per_scale = 128 / tile_shape::block_k;  // K steps per 128-K scale block
+    // LDS: Stages buffers of the A and B tiles (fp8) and the blocks' per-row scales (fp32): one
+    // buffer when a scale block spans two K steps (its first step stores them, its last reads
+    // them), two when it is one step (the next block's travel with the next tiles). A scale
+    // buffer has a slot per thread (threads past BlockM write slots nobody reads) and per row.
+    static constexpr int lds_tile_bytes = (BlockM + BlockN) * tile_shape::block_k;
+    static constexpr int scale_buffers = k_steps_per_scale >= 2 ? 1 : 2;
+    static constexpr int scale_slots = tile_shape::threads > BlockM ? tile_shape::threads : BlockM;
+    static constexpr int lds_bytes = Stages * lds_tile_bytes + scale_buffers * scale_slots * 4;
+    // The occupancy the codegen report must confirm: what the target's LDS per CU allows (blocks
+    // per CU times waves per block over 4 SIMDs), capped at 2; registers must not lower it further.
+    static constexpr arch::device_facts device =
+        arch::facts_of < T == arch::target::gfx950 ? T : arch::target::gfx942 > ;
+    static constexpr int min_waves_per_simd =
+        (device.lds_bytes_per_cu / lds_bytes) * tile_shape::waves / 4 >= 2 ? 2 : 1;
+    static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
+                  "gemm_fp8_blockscale_config: the tiles' LDS stages exceed the target's LDS per workgroup");
+  };
+  // gfx942's view: the figures of the name, the tests and the smaller LDS.
+  using gfx942_view = on<arch::target::gfx942>;
+  static constexpr int k_steps_per_scale = gfx942_view::k_steps_per_scale;
+  static constexpr int lds_tile_bytes = gfx942_view::lds_tile_bytes, scale_buffers = gfx942_view::scale_buffers;
+  static constexpr int scale_slots = gfx942_view::scale_slots, lds_bytes = gfx942_view::lds_bytes;
+  static constexpr int min_waves_per_simd = gfx942_view::min_waves_per_simd;
 
   static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale_config: BlockK must be 64 or 128");
   static_assert(SplitK >= 1, "gemm_fp8_blockscale_config: SplitK must be at least 1");
@@ -53,6 +74,7 @@ struct gemm_fp8_blockscale_config
                 "64 * WavesM * WavesN must be at least BlockM");
   static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
                 "gemm_fp8_blockscale_config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
+  static_assert(on<arch::target::gfx950>::lds_bytes > 0, "gemm_fp8_blockscale_config: gfx950's view is valid");
 
   // The name of this configuration launched with `splits` K splits.
   static std::string name(int splits = SplitK) {

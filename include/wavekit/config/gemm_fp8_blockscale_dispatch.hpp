@@ -33,10 +33,11 @@ struct blockscale_table_entry {
 
 namespace detail {
 
-inline block::gemm_tile_facts facts(blockscale_config_id id) {
-  return with_blockscale_config(id, [](auto cfg) {
+inline block::gemm_tile_facts facts(blockscale_config_id id, arch::target t) {
+  return with_blockscale_config(id, [&](auto cfg) {
     using C = decltype(cfg);
-    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, C::lds_bytes};
+    const int lds = t == arch::target::gfx950 ? C::template on<arch::target::gfx950>::lds_bytes : C::lds_bytes;
+    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, lds};
   });
 }
 
@@ -45,16 +46,14 @@ inline block::gemm_tile_facts facts(blockscale_config_id id) {
 // Estimated seconds of a plan on target t's flagship part (MI300X, MI355X).
 inline double blockscale_model_seconds(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan,
                                        arch::target t) {
-  const arch::device_facts device = block::planned_facts(t);
-  // The kernels' fp8 MFMAs are the K = 16/32 forms; on gfx950 those reportedly run at the bf16
-  // rate (only the f8f6f4 forms reach its doubled fp8 rate), so that rate is what they can reach.
-  const double tflops = t == arch::target::gfx950 ? device.bf16_dense_tflops : device.fp8_dense_tflops;
-  return block::gemm_model_seconds(p.m, p.n, p.k, detail::facts(plan.config), plan.splits, tflops, {1, 1, 2}, t);
+  // gfx950's kernels run the f8f6f4 MFMAs (arch::fp8_gemm_atom): both targets at their fp8 rate.
+  return block::gemm_model_seconds(p.m, p.n, p.k, detail::facts(plan.config, t), plan.splits,
+                                   block::planned_facts(t).fp8_dense_tflops, {1, 1, 2}, t);
 }
 
 // Multiply-adds a plan executes, the padding of partial tiles included.
 inline double blockscale_padded_flops(const ops::gemm_fp8_blockscale_problem& p, blockscale_plan plan) {
-  return block::gemm_padded_flops(p.m, p.n, p.k, detail::facts(plan.config));
+  return block::gemm_padded_flops(p.m, p.n, p.k, detail::facts(plan.config, arch::target::gfx942));
 }
 
 // The model's best plan; splits limited to what `workspace_bytes` holds. Within 2% of the best

@@ -24,26 +24,31 @@
 namespace wavekit::ops {
 
 // The parts of the block-scaled GEMM for one config, fp8 format and storage order: byte-tile
-// loaders of Cfg::block_k-byte rows (transposing for the M/N-contiguous order), a warp MMA over
-// the config's fp8 MFMA atom, the group-promotion scale policy with 128-K groups, the 2D tile
-// scheduler with split-K, and the bf16 / fp32-partials epilogue.
+// loaders of the target's K step (transposing for the M/N-contiguous order), a warp MMA over the
+// target's fp8 atom (gfx950: the f8f6f4 forms at neutral e8m0 scales, 128-byte K steps for 16-wide
+// tiles), the group-promotion scale policy with 128-K groups, the 2D tile scheduler with split-K,
+// and the bf16 / fp32-partials epilogue.
 template <class Cfg, class Fp8, layout Order>
 struct gemm_fp8_blockscale_parts {
-  static constexpr int bk = Cfg::block_k;
+  // The host pass takes gfx942's view; device passes their own target's.
+  static constexpr arch::target target =
+      arch::current_target == arch::target::gfx950 ? arch::target::gfx950 : arch::target::gfx942;
+  using shape = typename Cfg::template on<target>;
+  static constexpr int bk = shape::block_k;
   template <int Rows>
   using loader =
-      std::conditional_t<Order == layout::k_contiguous, tile::tile_loader_k_contiguous<Rows, bk, Cfg::threads>,
-                         tile::tile_loader_mn_contiguous<Rows, bk, Cfg::threads>>;
-  using a_loader = loader<Cfg::block_m>;
-  using b_loader = loader<Cfg::block_n>;
-  using atom = arch::mfma_atom<Fp8, Fp8, Cfg::mfma_m, Cfg::mfma_m, Cfg::mfma_k>;
-  using mma = warp::warp_mma<atom, Cfg::tiles_m, Cfg::tiles_n, bk, warp::from_lds<typename a_loader::layout>,
+      std::conditional_t<Order == layout::k_contiguous, tile::tile_loader_k_contiguous<Rows, bk, shape::threads>,
+                         tile::tile_loader_mn_contiguous<Rows, bk, shape::threads>>;
+  using a_loader = loader<shape::block_m>;
+  using b_loader = loader<shape::block_n>;
+  using atom = arch::fp8_gemm_atom<Fp8, shape::mfma_m>;
+  using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, bk, warp::from_lds<typename a_loader::layout>,
                              warp::from_lds<typename b_loader::layout>>;
-  using policy = block::scale_group_promotion<Cfg, mma, Order, blockscale_k>;
-  using mainloop = block::gemm_mainloop<Cfg, mma, a_loader, b_loader, policy>;
-  using scheduler = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>;
-  using body = block::gemm_block<Cfg, Order, scheduler, mainloop, block::epilogue_store<bf16>>;
-  static_assert(mainloop::lds_bytes == Cfg::lds_bytes,
+  using policy = block::scale_group_promotion<shape, mma, Order, blockscale_k>;
+  using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy>;
+  using scheduler = block::tile_scheduler_2d<shape::block_m, shape::block_n>;
+  using body = block::gemm_block<shape, Order, scheduler, mainloop, block::epilogue_store<bf16>>;
+  static_assert(mainloop::lds_bytes == shape::lds_bytes,
                 "gemm_fp8_blockscale_parts: the config's LDS budget is the mainloop's");
 };
 
@@ -61,13 +66,16 @@ consteval int hot_loop_budget() {
 }
 
 template <class Cfg, class Fp8, layout Order>
-__global__ __launch_bounds__(Cfg::threads) void gemm_fp8_blockscale_kernel(blockscale_params<Fp8> p) {
+__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
+    gemm_fp8_blockscale_parts<
+        Cfg, Fp8, Order>::shape::min_waves_per_simd) void gemm_fp8_blockscale_kernel(blockscale_params<Fp8> p) {
   using parts = gemm_fp8_blockscale_parts<Cfg, Fp8, Order>;
-  arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, hot_loop_budget<Cfg>()>();
+  using shape = typename parts::shape;
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, hot_loop_budget<Cfg>()>();
   if constexpr (!arch::runs_on_current_target<typename parts::atom>) {
     __builtin_trap();
   } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
     parts::body::run(p, reinterpret_cast<unsigned char*>(lds));
   }
 }

@@ -29,13 +29,6 @@
 
 namespace wavekit::ops::gemm_fp8_scaled {
 
-// The fp8 atom of an MFMA tile edge on the target being compiled: gfx950's scaled f8f6f4 form for
-// OCP fp8, else the K = 32 / 16 form (for the format the target does not read, an atom that traps).
-template <class Fp8, int M>
-using atom_for_target =
-    std::conditional_t<arch::current_target == arch::target::gfx950 && arch::f8f6f4_format<Fp8> == 0,
-                       arch::mfma_scaled_atom<Fp8, Fp8, M, M>, arch::mfma_atom<Fp8, Fp8, M, M, M == 16 ? 32 : 16>>;
-
 template <class Cfg, class Fp8, class Out, layout Order, scale_granularity AScale, scale_granularity BScale>
 struct parts {
   // The host pass plans with gfx942's view; device passes use their own target's.
@@ -48,7 +41,7 @@ struct parts {
                                     tile::tile_loader_mn_contiguous<Rows, shape::row_bytes, shape::threads>>;
   using a_loader = loader<shape::block_m>;
   using b_loader = loader<shape::block_n>;
-  using atom = atom_for_target<Fp8, shape::mfma_m>;
+  using atom = arch::fp8_gemm_atom<Fp8, shape::mfma_m>;
   using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
                              warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
   using policy = block::scale_epilogue<mma, shape::block_k, AScale, BScale>;
@@ -62,7 +55,9 @@ template <class Fp8, class Out>
 using params = block::gemm_params<Fp8, Fp8, block::epilogue_scale_args, Out>;
 
 template <class Cfg, class Fp8, class Out, layout Order, scale_granularity AScale, scale_granularity BScale>
-__global__ __launch_bounds__(Cfg::threads) void gemm_fp8_scaled_kernel(params<Fp8, Out> p) {
+__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
+    parts<Cfg, Fp8, Out, Order, AScale, BScale>::shape::min_waves_per_simd) void gemm_fp8_scaled_kernel(params<Fp8, Out>
+                                                                                                            p) {
   using composed = parts<Cfg, Fp8, Out, Order, AScale, BScale>;
   using shape = typename composed::shape;
   arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();

@@ -55,7 +55,8 @@ template <class T, class Out>
 using params = block::gemm_params<T, T, block::scale_none_args, Out>;
 
 template <class Cfg, class T, class Out, layout Order>
-__global__ __launch_bounds__(Cfg::threads) void gemm_half_kernel(params<T, Out> p) {
+__global__ __launch_bounds__(Cfg::threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void gemm_half_kernel(params<T, Out> p) {
   using composed = parts<Cfg, T, Out, Order>;
   arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, 0>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
