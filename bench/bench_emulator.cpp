@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "wavekit/host/reference_gemm.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_direct_kernel.hpp"
+#include "wavekit/ops/gemm_fp8_direct/kernel.hpp"
 
 using namespace wavekit;
 
@@ -54,8 +54,8 @@ void gemm_direct(benchmark::State& state) {
   hipMalloc(&a, std::size_t(m) * k), hipMalloc(&b, std::size_t(n) * k), hipMalloc(&c, sizeof(float) * m * n);
   for (std::size_t i = 0; i < std::size_t(m) * k; ++i) a[i] = saturate_cast<fp8_e4m3fnuz>(dist(rng));
   for (std::size_t i = 0; i < std::size_t(n) * k; ++i) b[i] = saturate_cast<fp8_e4m3fnuz>(dist(rng));
-  const ops::gemm_fp8_direct<fp8_e4m3fnuz>::args args{a, b, c, m, n, k};
-  if (!ops::launch_gemm_fp8_direct<fp8_e4m3fnuz>(args, nullptr).ok()) state.SkipWithError("launch failed");
+  const ops::gemm_fp8_direct::op<fp8_e4m3fnuz>::args args{a, b, c, m, n, k};
+  if (!ops::gemm_fp8_direct::launch<fp8_e4m3fnuz>(args, nullptr).ok()) state.SkipWithError("launch failed");
   auto av = [&](int i, int kk) { return double(to_float(a[std::size_t(i) * k + kk])); };
   auto bv = [&](int j, int kk) { return double(to_float(b[std::size_t(j) * k + kk])); };
   const std::vector<double> ref = host::reference_gemm_nt(m, n, k, av, bv);
@@ -63,7 +63,7 @@ void gemm_direct(benchmark::State& state) {
   for (std::size_t i = 0; i < ref.size(); ++i) worst = std::fmax(worst, std::fabs(c[i] - ref[i]));
   state.counters["max_abs_error"] = worst;
   if (worst > 1e-2) state.SkipWithError("GEMM result differs from the reference");
-  for (auto _ : state) ops::launch_gemm_fp8_direct<fp8_e4m3fnuz>(args, nullptr);
+  for (auto _ : state) ops::gemm_fp8_direct::launch<fp8_e4m3fnuz>(args, nullptr);
   report(state, 2.0 * m * n * k);
   hipFree(a), hipFree(b), hipFree(c);
 }

@@ -20,9 +20,10 @@
 
 #include "support/blockscale_case.hpp"
 #include "wavekit/arch/device.hpp"
-#include "wavekit/config/gemm_fp8_blockscale.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale.hpp"
 
 using namespace wavekit;
+namespace gb = wavekit::ops::gemm_fp8_blockscale;
 
 namespace {
 
@@ -30,8 +31,8 @@ namespace {
 // time, the emulated target's on the emulator).
 template <class fp8>
 void blockscale_shape(benchmark::State& state) {
-  const gemm_fp8_blockscale_problem p{static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
-                                      static_cast<int>(state.range(2)), layout::mn_contiguous};
+  const gb::problem p{static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                      static_cast<int>(state.range(2)), layout::mn_contiguous};
   const double flops = 2.0 * p.m * p.n * p.k;
 #if defined(WAVEKIT_EMULATOR)
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -43,7 +44,7 @@ void blockscale_shape(benchmark::State& state) {
   emu::reset_counters();
   const auto start = std::chrono::steady_clock::now();
 #endif
-  gemm_fp8_blockscale_plan_info ran;
+  gb::plan_info ran;
   if (status s = gemm_fp8_blockscale(p, t.args(), nullptr, &ran); !s.ok()) {
     std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
     state.SkipWithError(s.message().c_str());
@@ -64,7 +65,7 @@ void blockscale_shape(benchmark::State& state) {
   }
   // Reads over the bytes of A, B and their scales (each read once): the tiles re-read operands,
   // which a GPU's L2 serves; the emulator counts every kernel-side read.
-  const double once = double(p.m) * p.k + double(p.n) * p.k + 4.0 * p.k_blocks() * (p.m + p.n_blocks());
+  const double once = double(p.m) * p.k + double(p.n) * p.k + 4.0 * p.k_groups() * (p.m + p.n_groups());
   state.counters["mfma"] = static_cast<double>(c.mfma_total());
   state.counters["global_MB_read"] = static_cast<double>(c.global_bytes_read) / 1e6;
   state.counters["read_vs_once"] = static_cast<double>(c.global_bytes_read) / once;

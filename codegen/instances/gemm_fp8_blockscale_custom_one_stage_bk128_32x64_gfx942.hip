@@ -2,14 +2,13 @@
 // not dispatched): both orders, fp8_e4m3fnuz. It keeps the paths no shipped configuration takes
 // (128-K steps, one LDS stage, blocks wider than B's scale blocks) spill-free in the report.
 // wavekit-codegen-archs: gfx942
-#include "wavekit/config/gemm_fp8_blockscale_config.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_blockscale_kernel.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/config.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/kernel.hpp"
 
-using custom_config =
-    wavekit::config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, wavekit::config::mfma_shape::m16n16k32, 1>;
-template __global__ void
-    wavekit::ops::gemm_fp8_blockscale_kernel<custom_config, wavekit::fp8_e4m3fnuz, wavekit::layout::k_contiguous>(
-        wavekit::ops::blockscale_params<wavekit::fp8_e4m3fnuz>);
-template __global__ void
-    wavekit::ops::gemm_fp8_blockscale_kernel<custom_config, wavekit::fp8_e4m3fnuz, wavekit::layout::mn_contiguous>(
-        wavekit::ops::blockscale_params<wavekit::fp8_e4m3fnuz>);
+namespace gb = wavekit::ops::gemm_fp8_blockscale;
+
+using custom_config = gb::config<32, 64, 128, 1, 2, gb::mfma_shape::m16n16k32, 1>;
+template __global__ void gb::gemm_fp8_blockscale_kernel<
+    custom_config, wavekit::fp8_e4m3fnuz, wavekit::layout::k_contiguous>(gb::params<wavekit::fp8_e4m3fnuz>);
+template __global__ void gb::gemm_fp8_blockscale_kernel<
+    custom_config, wavekit::fp8_e4m3fnuz, wavekit::layout::mn_contiguous>(gb::params<wavekit::fp8_e4m3fnuz>);

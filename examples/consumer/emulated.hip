@@ -4,7 +4,7 @@
 
 #include <cstdio>
 #include <vector>
-#include <wavekit/ops/gemm/gemm_fp8_direct_kernel.hpp>
+#include <wavekit/ops/gemm_fp8_direct.hpp>
 
 __global__ void fill_ones(wavekit::fp8_e4m3fnuz* p) { p[blockIdx.x * blockDim.x + threadIdx.x] = {0x40}; }  // 1.0
 
@@ -15,7 +15,7 @@ int main() {
   hipMalloc(&a, m * k), hipMalloc(&b, n * k), hipMalloc(&c, sizeof(float) * m * n);
   fill_ones<<<m, k>>>(a);
   fill_ones<<<n, k>>>(b);
-  const wavekit::status s = wavekit::ops::launch_gemm_fp8_direct<wavekit::fp8_e4m3fnuz>({a, b, c, m, n, k}, nullptr);
+  const wavekit::status s = wavekit::ops::gemm_fp8_direct::launch<wavekit::fp8_e4m3fnuz>({a, b, c, m, n, k}, nullptr);
   std::vector<float> h(m * n);
   hipMemcpy(h.data(), c, sizeof(float) * m * n, hipMemcpyDeviceToHost);
   std::printf("consumer_emulated: %s, C[0][0] = %g (expected %d)\n", s.ok() ? "ok" : s.message().c_str(), h[0], k);

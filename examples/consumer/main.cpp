@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <vector>
 
-#include <wavekit/config/gemm_fp8_blockscale_plan.hpp>
 #include <wavekit/core/numeric_types.hpp>
 #include <wavekit/host/quantize_blockscale.hpp>
 #include <wavekit/host/quantize_mx.hpp>
+#include <wavekit/ops/gemm_fp8_blockscale/plan.hpp>
 
 int main() {
   std::vector<float> row(128);
@@ -23,10 +23,10 @@ int main() {
   }
   std::printf("consumer: fp8 1x128 max error %.4g, mxfp4 max error %.4g\n", fp8_err, mx_err);
 
-  const wavekit::gemm_fp8_blockscale_problem good{1024, 576, 7168, wavekit::layout::mn_contiguous};
-  const wavekit::gemm_fp8_blockscale_problem bad{1024, 576, 7000, wavekit::layout::mn_contiguous};
-  const auto plan = wavekit::gemm_fp8_blockscale_select_plan(good, 0, wavekit::arch::target::gfx942);
-  const auto refused = wavekit::gemm_fp8_blockscale_workspace_bytes(bad, wavekit::arch::target::gfx942);
+  const wavekit::ops::gemm_fp8_blockscale::problem good{1024, 576, 7168, wavekit::layout::mn_contiguous};
+  const wavekit::ops::gemm_fp8_blockscale::problem bad{1024, 576, 7000, wavekit::layout::mn_contiguous};
+  const auto plan = wavekit::ops::gemm_fp8_blockscale::select_plan(good, 0, wavekit::arch::target::gfx942);
+  const auto refused = wavekit::ops::gemm_fp8_blockscale::workspace_bytes(bad, wavekit::arch::target::gfx942);
   if (!plan || refused) return 1;
   std::printf("consumer: plan without workspace: %s%s; %s\n", plan.value().name.c_str(),
               plan.value().workspace_limited ? " (fewer K splits than with workspace)" : "",

@@ -16,15 +16,16 @@
 #include <vector>
 
 #include "wavekit/arch/device.hpp"
-#include "wavekit/config/gemm_fp8_blockscale.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/reference_gemm_fp8_blockscale.hpp"
 #include "wavekit/host/transpose.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale.hpp"
 
 using namespace wavekit;
+namespace gb = wavekit::ops::gemm_fp8_blockscale;
 
 template <class Fp8>
-int run(const gemm_fp8_blockscale_problem& p) {
+int run(const gb::problem& p) {
   // Operands in the problem's storage order, quantized on the host.
   std::mt19937 rng(8135);
   std::normal_distribution<float> dist(0.0f, 1.0f);
@@ -37,7 +38,7 @@ int run(const gemm_fp8_blockscale_problem& p) {
   std::vector<float> as = qa.scales, bs = qb.scales;
   if (p.order == layout::mn_contiguous) {
     a = host::transposed(qa.data, p.m, p.k), b = host::transposed(qb.data, p.n, p.k);
-    as = host::transposed(qa.scales, p.m, p.k_blocks()), bs = host::transposed(qb.scales, p.n_blocks(), p.k_blocks());
+    as = host::transposed(qa.scales, p.m, p.k_groups()), bs = host::transposed(qb.scales, p.n_groups(), p.k_groups());
   }
   Fp8 *da, *db;
   float *das, *dbs;
@@ -58,14 +59,14 @@ int run(const gemm_fp8_blockscale_problem& p) {
   hipMemcpy(das, as.data(), as.size() * 4, hipMemcpyHostToDevice);
   hipMemcpy(dbs, bs.data(), bs.size() * 4, hipMemcpyHostToDevice);
 
-  const gemm_fp8_blockscale_args<Fp8> args{da, db, das, dbs, dc, workspace, workspace_bytes};
+  const gb::args<Fp8> args{da, db, das, dbs, dc, workspace, workspace_bytes};
   std::printf("gemm_fp8_blockscale %s\n", p.str().c_str());
   std::fflush(stdout);
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
   const auto start = std::chrono::steady_clock::now();
-  gemm_fp8_blockscale_plan_info ran;
+  gb::plan_info ran;
   const status s = gemm_fp8_blockscale(p, args, nullptr, &ran);
   hipDeviceSynchronize();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -125,7 +126,7 @@ int parse_size(const char* word) {
 }
 
 int main(int argc, char** argv) {
-  gemm_fp8_blockscale_problem p{64, 1536, 7168, layout::mn_contiguous};
+  gb::problem p{64, 1536, 7168, layout::mn_contiguous};
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
       usage(argv[0]);

@@ -7,10 +7,11 @@ include(${CMAKE_CURRENT_LIST_DIR}/run_checked.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 
-# Every host-side header (core/, host/, config/ without those that need HIP or clang's vector
-# types) compiles warning-free, each on its own and all together.
+# Every host-side header (core/, host/, each op's headers but its kernel: problem, configs, plan;
+# without those that need HIP or clang's vector types) compiles warning-free, each on its own and
+# all together.
 file(GLOB headers RELATIVE ${WAVEKIT_SOURCE_DIR}/include ${WAVEKIT_SOURCE_DIR}/include/wavekit/core/*.hpp
-     ${WAVEKIT_SOURCE_DIR}/include/wavekit/host/*.hpp ${WAVEKIT_SOURCE_DIR}/include/wavekit/config/*.hpp)
+     ${WAVEKIT_SOURCE_DIR}/include/wavekit/host/*.hpp ${WAVEKIT_SOURCE_DIR}/include/wavekit/ops/*/*.hpp)
 set(all "")
 foreach(header IN LISTS headers)
   file(READ ${WAVEKIT_SOURCE_DIR}/include/${header} text)

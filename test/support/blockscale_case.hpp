@@ -12,13 +12,15 @@
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/reference_gemm_fp8_blockscale.hpp"
 #include "wavekit/host/transpose.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 
 namespace wavekit::test {
 
+namespace gb = wavekit::ops::gemm_fp8_blockscale;
+
 template <class Fp8>
 struct blockscale_case {
-  ops::gemm_fp8_blockscale_problem p;
+  gb::problem p;
   Fp8 *a = nullptr, *b = nullptr;
   float *a_scale = nullptr, *b_scale = nullptr;
   bf16* c = nullptr;
@@ -27,7 +29,7 @@ struct blockscale_case {
   std::vector<Fp8> ha, hb;  // as stored on the device
   std::vector<float> has, hbs;
 
-  blockscale_case(ops::gemm_fp8_blockscale_problem problem, std::uint32_t seed, int max_splits = 8) : p(problem) {
+  blockscale_case(gb::problem problem, std::uint32_t seed, int max_splits = 8) : p(problem) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> n(0.0f, 1.0f);
     std::bernoulli_distribution flip(0.25);
@@ -38,7 +40,7 @@ struct blockscale_case {
     auto qb = host::quantize_fp8_128x128<Fp8>(xb, p.n, p.k);
     for (float& s : qa.scales) s = flip(rng) ? -s : s;
     for (float& s : qb.scales) s = flip(rng) ? -s : s;
-    const int kb = p.k_blocks(), nb = p.n_blocks();
+    const int kb = p.k_groups(), nb = p.n_groups();
     if (p.order == layout::k_contiguous) {
       ha = qa.data, hb = qb.data, has = qa.scales, hbs = qb.scales;
     } else {  // transposed into the mn_contiguous order
@@ -60,7 +62,7 @@ struct blockscale_case {
     hipMemcpy(dst, src.data(), src.size() * sizeof(T), hipMemcpyHostToDevice);
   }
 
-  ops::gemm_fp8_blockscale_args<Fp8> args() const { return {a, b, a_scale, b_scale, c, workspace, workspace_bytes}; }
+  gb::args<Fp8> args() const { return {a, b, a_scale, b_scale, c, workspace, workspace_bytes}; }
 
   host::blockscale_reference reference() const {
     return host::reference_gemm_fp8_blockscale(p, ha.data(), hb.data(), has.data(), hbs.data());

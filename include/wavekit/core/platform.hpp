@@ -5,7 +5,7 @@
 // (WAVEKIT_DEVICE). Under HIP they carry __host__ __device__ / __device__; in the CPU emulator and
 // in plain C++ everything is host code, so the host-side parts of core/ build with any C++20
 // compiler and device code builds for the emulator.
-#if (defined(__HIP__) || defined(__HIPCC__)) && !defined(WAVEKIT_EMULATOR)
+#if defined(__HIP__) || defined(__HIPCC__)
 #define WAVEKIT_HOST_DEVICE __host__ __device__
 #define WAVEKIT_DEVICE __device__
 #else

@@ -96,6 +96,10 @@ void execute_scaled(const shape& s, int format_a, int format_b, int opsel_a, int
     return (static_cast<std::uint32_t>(v) >> (8 * ((is_a ? opsel_a : opsel_b) & 3))) & 0xFF;
   };
   const int blocks = s.k / 32;
+  // Without bf8 operands a block's 32 products, and their sum, are exact in plain double: e4m3
+  // products span 2^-18 .. 2^17.6 (36 bits, 41 with the carries of 32 terms), fp6 and fp4 less;
+  // the power-of-two scale keeps it exact. bf8 products span 64 bits: each is added on its own.
+  const bool block_sums_exact = format_a != 1 && format_b != 1;
   for (int lane = 0; lane < 64; ++lane)
     for (int r = 0; r < accumulator_registers(s); ++r) {
       const cell x = accumulator_cell(s, lane, r);
@@ -108,10 +112,19 @@ void execute_scaled(const shape& s, int format_a, int format_b, int opsel_a, int
         const std::uint32_t sa = scale_byte(s.m * blk + x.i, true), sb = scale_byte(s.n * blk + x.j, false);
         nan |= sa == 0xFF || sb == 0xFF;
         const double scale = std::ldexp(1.0, static_cast<int>(sa + sb) - 254);
-        for (int kk = 32 * blk; kk < 32 * blk + 32; ++kk) {
-          const double p = a[std::size_t(x.i) * s.k + kk] * b[std::size_t(x.j) * s.k + kk] * scale;
-          acc.add(p);
-          plain += p;
+        const double* ak = &a[std::size_t(x.i) * s.k + 32 * blk];
+        const double* bk = &b[std::size_t(x.j) * s.k + 32 * blk];
+        if (block_sums_exact) {  // one double-double addition per block (see above)
+          double dot = 0.0;
+          for (int kk = 0; kk < 32; ++kk) dot += ak[kk] * bk[kk];
+          acc.add(dot * scale);
+          plain += dot * scale;
+        } else {
+          for (int kk = 0; kk < 32; ++kk) {
+            const double p = ak[kk] * bk[kk] * scale;
+            acc.add(p);
+            plain += p;
+          }
         }
       }
       out_of(lane)[r] = nan                    ? std::numeric_limits<float>::quiet_NaN()

@@ -1,4 +1,4 @@
-// Plain C++ reference of the block-scaled fp8 GEMM (ops/gemm/gemm_fp8_blockscale_problem.hpp):
+// Plain C++ reference of the block-scaled fp8 GEMM (ops/gemm_fp8_blockscale/problem.hpp):
 // the operands are dequantized exactly as the kernel reads them (fp8 value times its scale, in
 // double) and multiplied in double, rows of C spread over threads. Also the error bound a
 // kernel result must meet.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "wavekit/core/numeric_types.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 
 namespace wavekit::host {
 
@@ -21,10 +21,10 @@ struct blockscale_reference {
 };
 
 template <class Fp8>
-blockscale_reference reference_gemm_fp8_blockscale(const ops::gemm_fp8_blockscale_problem& p, const Fp8* a,
+blockscale_reference reference_gemm_fp8_blockscale(const ops::gemm_fp8_blockscale::problem& p, const Fp8* a,
                                                    const Fp8* b, const float* a_scale, const float* b_scale,
                                                    unsigned threads = 0) {
-  const int m = p.m, n = p.n, k = p.k, kb = p.k_blocks(), nb = p.n_blocks();
+  const int m = p.m, n = p.n, k = p.k, kb = p.k_groups(), nb = p.n_groups();
   const bool kc = p.order == layout::k_contiguous;
   // Dequantized operands, K-contiguous: da (M, K), db (N, K).
   std::vector<double> da(std::size_t(m) * k), db(std::size_t(n) * k);

@@ -7,7 +7,7 @@
 // report, and a readable statement of the MFMA layout; the block-scaled GEMM is the fast path.
 //
 // This header is the host side (shape, arguments, validation) and builds without HIP;
-// gemm_fp8_direct_kernel.hpp holds the kernel and its launcher.
+// ops/gemm_fp8_direct/kernel.hpp holds the kernel and its launcher (ops/gemm_fp8_direct.hpp).
 #pragma once
 
 #include <cstddef>
@@ -19,10 +19,11 @@
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
 
-namespace wavekit::ops {
+namespace wavekit::ops::gemm_fp8_direct {
 
+// The op for one fp8 format: its shape constants, arguments and checks.
 template <class Fp8>
-struct gemm_fp8_direct {
+struct op {
   static constexpr int tile_m = 32, tile_n = 32, tile_k = 16;
   static constexpr int threads = 64;  // one wave
 
@@ -55,4 +56,4 @@ struct gemm_fp8_direct {
   }
 };
 
-}  // namespace wavekit::ops
+}  // namespace wavekit::ops::gemm_fp8_direct

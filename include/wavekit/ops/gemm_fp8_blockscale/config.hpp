@@ -12,12 +12,12 @@
 #include "wavekit/arch/target.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"
 
-namespace wavekit::config {
+namespace wavekit::ops::gemm_fp8_blockscale {
 
 enum class mfma_shape { m16n16k32, m32n32k16 };
 
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, mfma_shape Mfma, int Stages = 2, int SplitK = 1>
-struct gemm_fp8_blockscale_config
+struct config
     : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma == mfma_shape::m16n16k32 ? 16 : 32, Stages> {
   using shape =
       block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma == mfma_shape::m16n16k32 ? 16 : 32, Stages>;
@@ -26,7 +26,7 @@ struct gemm_fp8_blockscale_config
   static constexpr int split_k = SplitK;
   // The kernel depends on everything but SplitK (a launch parameter): configs that differ only in
   // it share one kernel instance.
-  using kernel_config = gemm_fp8_blockscale_config<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma, Stages, 1>;
+  using kernel_config = config<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma, Stages, 1>;
   static constexpr int mfma_k = Mfma == mfma_shape::m16n16k32 ? 32 : 16;  // the fp8 instruction's K
   // The K step (bytes = fp8 elements) target T runs: gfx950 runs fp8 on its f8f6f4 MFMAs
   // (arch::fp8_gemm_atom), whose 16x16x128 form takes 32 bytes of each row per lane, so 16-wide
@@ -38,9 +38,9 @@ struct gemm_fp8_blockscale_config
   template <arch::target T>
   struct on : block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages> {
     using tile_shape = block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages>;
-    static constexpr int k_steps_per_scale = 128 / tile_shape::block_k;  // K steps per 128-K scale block
+    static constexpr int k_steps_per_scale = 128 / tile_shape::block_k;  // K steps per 128-K scale group
     // LDS: Stages buffers of the A and B tiles (fp8) and the blocks' per-row scales (fp32): one
-    // buffer when a scale block spans two K steps (its first step stores them, its last reads
+    // buffer when a scale group spans two K steps (its first step stores them, its last reads
     // them), two when it is one step (the next block's travel with the next tiles). A scale
     // buffer has a slot per thread (threads past BlockM write slots nobody reads) and per row.
     static constexpr int lds_tile_bytes = (BlockM + BlockN) * tile_shape::block_k;
@@ -54,7 +54,7 @@ struct gemm_fp8_blockscale_config
     static constexpr int min_waves_per_simd =
         (device.lds_bytes_per_cu / lds_bytes) * tile_shape::waves / 4 >= 2 ? 2 : 1;
     static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
-                  "gemm_fp8_blockscale_config: the tiles' LDS stages exceed the target's LDS per workgroup");
+                  "gemm_fp8_blockscale::config: the tiles' LDS stages exceed the target's LDS per workgroup");
   };
   // gfx942's view: the figures of the name, the tests and the smaller LDS.
   using gfx942_view = on<arch::target::gfx942>;
@@ -63,18 +63,18 @@ struct gemm_fp8_blockscale_config
   static constexpr int scale_slots = gfx942_view::scale_slots, lds_bytes = gfx942_view::lds_bytes;
   static constexpr int min_waves_per_simd = gfx942_view::min_waves_per_simd;
 
-  static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale_config: BlockK must be 64 or 128");
-  static_assert(SplitK >= 1, "gemm_fp8_blockscale_config: SplitK must be at least 1");
+  static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale::config: BlockK must be 64 or 128");
+  static_assert(SplitK >= 1, "gemm_fp8_blockscale::config: SplitK must be at least 1");
   static_assert(BlockN <= 128 ? 128 % BlockN == 0 : BlockN % 128 == 0,
-                "gemm_fp8_blockscale_config: BlockN must divide 128 or be a multiple of it (B's scale blocks)");
+                "gemm_fp8_blockscale::config: BlockN must divide 128 or be a multiple of it (B's scale blocks)");
   static_assert(wave_n <= 128 && 128 % wave_n == 0,
-                "gemm_fp8_blockscale_config: a wave's columns must lie in one 128-column scale block");
+                "gemm_fp8_blockscale::config: a wave's columns must lie in one 128-column scale block");
   static_assert(threads >= BlockM,
-                "gemm_fp8_blockscale_config: one thread per row of the block brings the row scales: "
+                "gemm_fp8_blockscale::config: one thread per row of the block brings the row scales: "
                 "64 * WavesM * WavesN must be at least BlockM");
   static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
-                "gemm_fp8_blockscale_config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
-  static_assert(on<arch::target::gfx950>::lds_bytes > 0, "gemm_fp8_blockscale_config: gfx950's view is valid");
+                "gemm_fp8_blockscale::config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
+  static_assert(on<arch::target::gfx950>::lds_bytes > 0, "gemm_fp8_blockscale::config: gfx950's view is valid");
 
   // The name of this configuration launched with `splits` K splits.
   static std::string name(int splits = SplitK) {
@@ -84,4 +84,4 @@ struct gemm_fp8_blockscale_config
   }
 };
 
-}  // namespace wavekit::config
+}  // namespace wavekit::ops::gemm_fp8_blockscale

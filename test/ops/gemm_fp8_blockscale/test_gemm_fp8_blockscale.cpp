@@ -17,16 +17,17 @@
 
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
-#include "wavekit/config/gemm_fp8_blockscale.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale.hpp"
 
 using namespace wavekit;
+namespace gb = wavekit::ops::gemm_fp8_blockscale;
 
 namespace {
 
 template <class Fp8>
-int run_api(const gemm_fp8_blockscale_problem& p, std::uint32_t seed) {
+int run_api(const gb::problem& p, std::uint32_t seed) {
   test::blockscale_case<Fp8> t(p, seed);
-  gemm_fp8_blockscale_plan_info ran;
+  gb::plan_info ran;
   const status s = gemm_fp8_blockscale(p, t.args(), nullptr, &ran);
   INFO(p.str() << ": " << s.message());
   REQUIRE(s.ok());
@@ -35,9 +36,9 @@ int run_api(const gemm_fp8_blockscale_problem& p, std::uint32_t seed) {
 }
 
 template <class Cfg, class Fp8>
-int run_config(const gemm_fp8_blockscale_problem& p, int splits, std::uint32_t seed) {
+int run_config(const gb::problem& p, int splits, std::uint32_t seed) {
   test::blockscale_case<Fp8> t(p, seed, splits);
-  const status s = ops::launch_gemm_fp8_blockscale<Cfg>(p, t.args(), splits, nullptr);
+  const status s = gb::launch<Cfg>(p, t.args(), splits, nullptr);
   INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
   REQUIRE(s.ok());
   return t.check(t.reference(), splits, Cfg::name().c_str());
@@ -69,12 +70,12 @@ TEST_CASE("blockscale GEMM: odd shapes in both orders", "[emu][gemm]") {
   });
 }
 
-// One test case per shipped configuration (the list in config/gemm_fp8_blockscale_configs.hpp),
+// One test case per shipped configuration (the list in ops/gemm_fp8_blockscale/configs.hpp),
 // on shapes derived from its tile: M = 1 (16 in the mn_contiguous order, whose M is a multiple
 // of 16), the tile's M and N minus and plus one step (1 row, 16 columns; 16 rows in the
 // mn_contiguous order), K = one scale block and five, split-K off, even and uneven.
 TEMPLATE_LIST_TEST_CASE("blockscale GEMM: each shipped config on shapes derived from its tile", "[emu][gemm]",
-                        config::shipped_blockscale_configs) {
+                        gb::shipped_configs) {
   using C = TestType;
   INFO(C::name());
   test::with_device_fp8([&](auto fp8_format) {
@@ -88,9 +89,9 @@ TEMPLATE_LIST_TEST_CASE("blockscale GEMM: each shipped config on shapes derived 
                                {bm + step_m, 16, 640}};
       std::uint32_t seed = 50;
       for (const auto& s : shapes) {
-        const gemm_fp8_blockscale_problem p{s[0], s[1], s[2], order};
+        const gb::problem p{s[0], s[1], s[2], order};
         for (int splits : {1, 2, 3})  // 3 over 5 scale blocks: uneven (2, 2, 1)
-          if (splits <= p.k_blocks()) CHECK(run_config<C, fp8>(p, splits, seed++) == 0);
+          if (splits <= p.k_groups()) CHECK(run_config<C, fp8>(p, splits, seed++) == 0);
       }
     }
   });
@@ -99,19 +100,18 @@ TEMPLATE_LIST_TEST_CASE("blockscale GEMM: each shipped config on shapes derived 
 // Configurations no shipped one covers: 128-K steps (one step a scale block, two row-scale
 // buffers, 128-byte LDS rows), one LDS stage (a second barrier per K step), alone and together,
 // and a block wider than B's 128-column scale blocks (each wave applies its own B scale).
-using custom_configs =
-    std::tuple<config::gemm_fp8_blockscale_config<64, 128, 128, 1, 2, config::mfma_shape::m16n16k32>,
-               config::gemm_fp8_blockscale_config<64, 256, 64, 1, 4, config::mfma_shape::m16n16k32>,
-               config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m32n32k16>,
-               config::gemm_fp8_blockscale_config<64, 128, 64, 2, 2, config::mfma_shape::m16n16k32, 1>,
-               config::gemm_fp8_blockscale_config<32, 64, 128, 1, 2, config::mfma_shape::m16n16k32, 1>>;
+using custom_configs = std::tuple<gb::config<64, 128, 128, 1, 2, gb::mfma_shape::m16n16k32>,
+                                  gb::config<64, 256, 64, 1, 4, gb::mfma_shape::m16n16k32>,
+                                  gb::config<32, 64, 128, 1, 2, gb::mfma_shape::m32n32k16>,
+                                  gb::config<64, 128, 64, 2, 2, gb::mfma_shape::m16n16k32, 1>,
+                                  gb::config<32, 64, 128, 1, 2, gb::mfma_shape::m16n16k32, 1>>;
 
 TEST_CASE("blockscale GEMM: custom configs (128-K steps, one stage, wide), both orders, split-K on and off",
           "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
-      const gemm_fp8_blockscale_problem p{80, 160, 640, order};
+      const gb::problem p{80, 160, 640, order};
       auto run_splits = [&](auto cfg) {
         for (int splits : {1, 2, 3}) CHECK(run_config<decltype(cfg), fp8>(p, splits, 30 + splits) == 0);
       };
@@ -124,27 +124,27 @@ TEST_CASE("blockscale GEMM: custom configs (128-K steps, one stage, wide), both 
 }
 
 TEST_CASE("blockscale GEMM: a config's own SplitK drives an explicit launch and its name", "[emu][gemm]") {
-  using sk3 = config::gemm_fp8_blockscale_config<64, 128, 64, 2, 2, config::mfma_shape::m16n16k32, 2, 3>;
-  STATIC_REQUIRE(std::is_same_v<sk3::kernel_config, config::blockscale_narrow>);  // one kernel for both
+  using sk3 = gb::config<64, 128, 64, 2, 2, gb::mfma_shape::m16n16k32, 2, 3>;
+  STATIC_REQUIRE(std::is_same_v<sk3::kernel_config, gb::config_narrow>);  // one kernel for both
   CHECK(sk3::name() == "gemm_fp8_bs<64x128x64, w2x2, mfma16x16x32, sk3>");
-  CHECK(config::blockscale_narrow::name() == "gemm_fp8_bs<64x128x64, w2x2, mfma16x16x32>");
-  CHECK(config::gemm_fp8_blockscale_config<32, 64, 64, 1, 2, config::mfma_shape::m16n16k32, 1>::name(2) ==
+  CHECK(gb::config_narrow::name() == "gemm_fp8_bs<64x128x64, w2x2, mfma16x16x32>");
+  CHECK(gb::config<32, 64, 64, 1, 2, gb::mfma_shape::m16n16k32, 1>::name(2) ==
         "gemm_fp8_bs<32x64x64, w1x2, mfma16x16x32, 1 stage, sk2>");
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    const gemm_fp8_blockscale_problem p{80, 160, 640, layout::mn_contiguous};
+    const gb::problem p{80, 160, 640, layout::mn_contiguous};
     test::blockscale_case<fp8> t(p, 41, 3);
-    REQUIRE(ops::launch_gemm_fp8_blockscale<sk3>(p, t.args(), nullptr).ok());
+    REQUIRE(gb::launch<sk3>(p, t.args(), nullptr).ok());
     std::vector<bf16> own(std::size_t(p.m) * p.n), explicit_splits(own.size());
     hipMemcpy(own.data(), t.c, own.size() * sizeof(bf16), hipMemcpyDeviceToHost);
     CHECK(t.check(t.reference(), 3, "sk3") == 0);
-    REQUIRE(ops::launch_gemm_fp8_blockscale<config::blockscale_narrow>(p, t.args(), 3, nullptr).ok());
+    REQUIRE(gb::launch<gb::config_narrow>(p, t.args(), 3, nullptr).ok());
     hipMemcpy(explicit_splits.data(), t.c, own.size() * sizeof(bf16), hipMemcpyDeviceToHost);
     CHECK(std::memcmp(own.data(), explicit_splits.data(), own.size() * sizeof(bf16)) == 0);
     // Without the workspace its splits need, the launch is refused with the config's name.
     auto no_workspace = t.args();
     no_workspace.workspace = nullptr;
-    const status s = ops::launch_gemm_fp8_blockscale<sk3>(p, no_workspace, nullptr);
+    const status s = gb::launch<sk3>(p, no_workspace, nullptr);
     CHECK(s.code() == status_code::bad_config);
     CHECK_THAT(s.message(), Catch::Contains("sk3"));
   });
@@ -153,13 +153,13 @@ TEST_CASE("blockscale GEMM: a config's own SplitK drives an explicit launch and 
 TEST_CASE("blockscale GEMM: split-K results are identical run to run", "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    const gemm_fp8_blockscale_problem p{96, 256, 1024, layout::mn_contiguous};
+    const gb::problem p{96, 256, 1024, layout::mn_contiguous};
     test::blockscale_case<fp8> t(p, 21, 4);
     std::vector<bf16> first(std::size_t(p.m) * p.n), second(first.size());
-    REQUIRE(ops::launch_gemm_fp8_blockscale<config::blockscale_medium>(p, t.args(), 4, nullptr).ok());
+    REQUIRE(gb::launch<gb::config_medium>(p, t.args(), 4, nullptr).ok());
     hipMemcpy(first.data(), t.c, first.size() * sizeof(bf16), hipMemcpyDeviceToHost);
     hipMemset(t.c, 0, first.size() * sizeof(bf16));
-    REQUIRE(ops::launch_gemm_fp8_blockscale<config::blockscale_medium>(p, t.args(), 4, nullptr).ok());
+    REQUIRE(gb::launch<gb::config_medium>(p, t.args(), 4, nullptr).ok());
     hipMemcpy(second.data(), t.c, second.size() * sizeof(bf16), hipMemcpyDeviceToHost);
     CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(bf16)) == 0);
     CHECK(t.check(t.reference(), 4, "sk4") == 0);
@@ -167,24 +167,24 @@ TEST_CASE("blockscale GEMM: split-K results are identical run to run", "[emu][ge
 }
 
 TEST_CASE("blockscale GEMM: without workspace the plan runs without split-K", "[emu][gemm]") {
-  const gemm_fp8_blockscale_problem p{1024, 576, 7168, layout::mn_contiguous};  // the table splits K
-  constexpr arch::target gfx942 = arch::target::gfx942;                         // the table's target
-  const int splits = config::choose_blockscale_plan(p, ~std::size_t{0}, gfx942).splits;
+  const gb::problem p{1024, 576, 7168, layout::mn_contiguous};  // the table splits K
+  constexpr arch::target gfx942 = arch::target::gfx942;         // the table's target
+  const int splits = gb::choose_plan(p, ~std::size_t{0}, gfx942).splits;
   CHECK(splits > 1);
-  CHECK(config::choose_blockscale_plan(p, 0, gfx942).splits == 1);
+  CHECK(gb::choose_plan(p, 0, gfx942).splits == 1);
   const std::size_t wanted = std::size_t(splits) * 1024 * 576 * 4;
-  CHECK(gemm_fp8_blockscale_workspace_bytes(p, gfx942).value() == wanted);
+  CHECK(gb::workspace_bytes(p, gfx942).value() == wanted);
   // The plan query says when the workspace changed the plan, and what the preferred one needs.
-  const gemm_fp8_blockscale_plan_info full = gemm_fp8_blockscale_select_plan(p, wanted, gfx942).value();
+  const gb::plan_info full = gb::select_plan(p, wanted, gfx942).value();
   CHECK(!full.workspace_limited);
   CHECK(full.plan.splits == splits);
   CHECK(full.workspace_bytes == wanted);
-  const gemm_fp8_blockscale_plan_info none = gemm_fp8_blockscale_select_plan(p, 0, gfx942).value();
+  const gb::plan_info none = gb::select_plan(p, 0, gfx942).value();
   CHECK(none.workspace_limited);
   CHECK(none.plan.splits == 1);
   CHECK(none.workspace_bytes == 0);
   CHECK(none.preferred_workspace_bytes == wanted);
-  const gemm_fp8_blockscale_plan_info half = gemm_fp8_blockscale_select_plan(p, wanted / 2, gfx942).value();
+  const gb::plan_info half = gb::select_plan(p, wanted / 2, gfx942).value();
   CHECK(half.workspace_limited);
   CHECK(half.plan.splits < splits);
   CHECK(half.workspace_bytes <= wanted / 2);
@@ -195,11 +195,11 @@ TEST_CASE("blockscale GEMM: the call reports the plan that ran, workspace fallba
     using fp8 = decltype(fp8_format);
     // 16 x 128 x 8192: the model splits K on both targets (64 scale blocks, one column of tiles;
     // at gfx950's fp8 rate 2048 of K no longer pays for a split).
-    const gemm_fp8_blockscale_problem p{16, 128, 8192, layout::k_contiguous};
-    const gemm_fp8_blockscale_plan_info preferred = gemm_fp8_blockscale_select_plan(p, ~std::size_t{0}).value();
+    const gb::problem p{16, 128, 8192, layout::k_contiguous};
+    const gb::plan_info preferred = gemm_fp8_blockscale_select_plan(p, ~std::size_t{0}).value();
     REQUIRE(preferred.plan.splits > 1);
     test::blockscale_case<fp8> t(p, 77, preferred.plan.splits);
-    gemm_fp8_blockscale_plan_info ran;
+    gb::plan_info ran;
     REQUIRE(gemm_fp8_blockscale(p, t.args(), nullptr, &ran).ok());
     CHECK(!ran.workspace_limited);
     CHECK(ran.name == preferred.name);
@@ -217,7 +217,7 @@ TEST_CASE("blockscale GEMM: the call reports the plan that ran, workspace fallba
 
 TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's status", "[emu][gemm]") {
   const struct {
-    gemm_fp8_blockscale_problem p;
+    gb::problem p;
     status_code code;
     const char* text;
   } cases[] = {{{64, 64, 200, layout::k_contiguous}, status_code::bad_shape, "K must be a multiple of 128"},
@@ -228,7 +228,7 @@ TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's stat
                {{65536, 64, 65536, layout::k_contiguous}, status_code::too_large, "32-bit buffer offsets"}};
   for (const auto& c : cases) {
     const result<std::size_t> ws = gemm_fp8_blockscale_workspace_bytes(c.p);
-    const result<gemm_fp8_blockscale_plan_info> plan = gemm_fp8_blockscale_select_plan(c.p, 1 << 20);
+    const result<gb::plan_info> plan = gemm_fp8_blockscale_select_plan(c.p, 1 << 20);
     INFO(ws.error().message());
     CHECK(!ws);
     CHECK(!plan);
@@ -238,28 +238,26 @@ TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's stat
     CHECK(plan.error().message() == ws.error().message());
   }
   // Plans are for gfx942 or gfx950.
-  const gemm_fp8_blockscale_problem legal{64, 64, 256, layout::k_contiguous};
-  const result<gemm_fp8_blockscale_plan_info> host_plan = gemm_fp8_blockscale_select_plan(legal, 0, arch::target::host);
+  const gb::problem legal{64, 64, 256, layout::k_contiguous};
+  const result<gb::plan_info> host_plan = gb::select_plan(legal, 0, arch::target::host);
   CHECK(host_plan.error().code() == status_code::bad_config);
   CHECK_THAT(host_plan.error().message(), Catch::Contains("plans are for gfx942 or gfx950, not host"));
-  CHECK(!gemm_fp8_blockscale_workspace_bytes(legal, arch::target::host));
+  CHECK(!gb::workspace_bytes(legal, arch::target::host));
 }
 
 TEST_CASE("blockscale dispatch: the model plans with the target's own device facts", "[gemm]") {
   // M = 1 against 131072 x 1024 reads 134 MB for 0.27 GFLOP: HBM bounds it on both targets (in
   // the model: about 25 us of memory against 6 us of compute on the MI300X), so the MI355X (8.0
   // TB/s) is modelled faster than the MI300X (5.3 TB/s) by the ratio of their bandwidths.
-  const gemm_fp8_blockscale_problem p{1, 131072, 1024, layout::k_contiguous};
-  const config::blockscale_plan plan{config::blockscale_config_id::decode, 1};
-  const double t942 = config::blockscale_model_seconds(p, plan, arch::target::gfx942);
-  const double t950 = config::blockscale_model_seconds(p, plan, arch::target::gfx950);
+  const gb::problem p{1, 131072, 1024, layout::k_contiguous};
+  const gb::plan plan{gb::config_id::decode, 1};
+  const double t942 = gb::model_seconds(p, plan, arch::target::gfx942);
+  const double t950 = gb::model_seconds(p, plan, arch::target::gfx950);
   CHECK(t942 / t950 == Approx(8.0 / 5.3).epsilon(1e-3));
   // gfx950 is planned by the model alone: the table is the MI300X's.
-  const gemm_fp8_blockscale_problem table_shape{1024, 576, 7168, layout::mn_contiguous};
-  const config::blockscale_plan from_model =
-      config::model_blockscale_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
-  const config::blockscale_plan chosen =
-      config::choose_blockscale_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
+  const gb::problem table_shape{1024, 576, 7168, layout::mn_contiguous};
+  const gb::plan from_model = gb::model_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
+  const gb::plan chosen = gb::choose_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
   CHECK(chosen.config == from_model.config);
   CHECK(chosen.splits == from_model.splits);
 }
@@ -267,25 +265,21 @@ TEST_CASE("blockscale dispatch: the model plans with the target's own device fac
 TEST_CASE("blockscale dispatch: on a tie of the model, less padded work wins", "[gemm]") {
   // M = 1 against 7168 x 7168: memory bounds every plan alike (the model's times of the 128-row
   // and the 16-row tile at 4 splits agree), so the tile that pads M least is chosen.
-  const gemm_fp8_blockscale_problem p{1, 7168, 7168, layout::k_contiguous};
-  const config::blockscale_plan medium{config::blockscale_config_id::medium, 4},
-      decode{config::blockscale_config_id::decode, 4};
+  const gb::problem p{1, 7168, 7168, layout::k_contiguous};
+  const gb::plan medium{gb::config_id::medium, 4}, decode{gb::config_id::decode, 4};
   constexpr arch::target gfx942 = arch::target::gfx942;
-  REQUIRE(std::abs(config::blockscale_model_seconds(p, medium, gfx942) /
-                       config::blockscale_model_seconds(p, decode, gfx942) -
-                   1) < 0.02);
-  const config::blockscale_plan chosen = config::choose_blockscale_plan(p, ~std::size_t{0}, gfx942);
-  INFO(config::blockscale_plan_name(chosen));
-  CHECK(config::blockscale_padded_flops(p, chosen) <= config::blockscale_padded_flops(p, decode));
-  CHECK(config::blockscale_padded_flops(p, chosen) < config::blockscale_padded_flops(p, medium));
+  REQUIRE(std::abs(gb::model_seconds(p, medium, gfx942) / gb::model_seconds(p, decode, gfx942) - 1) < 0.02);
+  const gb::plan chosen = gb::choose_plan(p, ~std::size_t{0}, gfx942);
+  INFO(gb::plan_name(chosen));
+  CHECK(gb::padded_flops(p, chosen) <= gb::padded_flops(p, decode));
+  CHECK(gb::padded_flops(p, chosen) < gb::padded_flops(p, medium));
 }
 
 TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     test::blockscale_case<fp8> t({64, 64, 256, layout::k_contiguous}, 3);
-    auto expect = [&](gemm_fp8_blockscale_problem p, gemm_fp8_blockscale_args<fp8> a, status_code code,
-                      const char* text) {
+    auto expect = [&](gb::problem p, gb::args<fp8> a, status_code code, const char* text) {
       const status s = gemm_fp8_blockscale(p, a, nullptr);
       INFO(s.message());
       CHECK(s.code() == code);
@@ -297,7 +291,7 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
     expect({0, 64, 256, layout::k_contiguous}, good, status_code::bad_shape, "must be positive");
     expect({40, 64, 256, layout::mn_contiguous}, good, status_code::bad_alignment, "M must be a multiple of 16");
     // Each pointer's status names it.
-    const gemm_fp8_blockscale_problem shape{64, 64, 256, layout::k_contiguous};
+    const gb::problem shape{64, 64, 256, layout::k_contiguous};
     {
       auto a = good;
       a.a = nullptr;
@@ -325,20 +319,18 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
     // Explicit configurations: split-K needs its workspace; splits must fit K.
     auto no_workspace = good;
     no_workspace.workspace = nullptr;
-    const gemm_fp8_blockscale_problem p{64, 64, 256, layout::k_contiguous};
-    CHECK(ops::launch_gemm_fp8_blockscale<config::blockscale_small>(p, no_workspace, 2, nullptr).code() ==
-          status_code::bad_config);
-    CHECK(ops::launch_gemm_fp8_blockscale<config::blockscale_small>(p, good, 3, nullptr).code() ==
-          status_code::bad_config);
+    const gb::problem p{64, 64, 256, layout::k_contiguous};
+    CHECK(gb::launch<gb::config_small>(p, no_workspace, 2, nullptr).code() == status_code::bad_config);
+    CHECK(gb::launch<gb::config_small>(p, good, 3, nullptr).code() == status_code::bad_config);
     // The other fp8 format than the device reads is refused, never reinterpreted.
     using other_fp8 = test::other_fp8_t<fp8>;
-    gemm_fp8_blockscale_args<other_fp8> wrong{reinterpret_cast<const other_fp8*>(good.a),
-                                              reinterpret_cast<const other_fp8*>(good.b),
-                                              good.a_scale,
-                                              good.b_scale,
-                                              good.c,
-                                              nullptr,
-                                              0};
+    gb::args<other_fp8> wrong{reinterpret_cast<const other_fp8*>(good.a),
+                              reinterpret_cast<const other_fp8*>(good.b),
+                              good.a_scale,
+                              good.b_scale,
+                              good.c,
+                              nullptr,
+                              0};
     const status s = gemm_fp8_blockscale(p, wrong, nullptr);
     CHECK(s.code() == status_code::bad_config);
     CHECK_THAT(s.message(), Catch::Contains("fp8"));
@@ -348,12 +340,12 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
 TEST_CASE("blockscale GEMM: non-finite scales follow the documented per-block semantics", "[emu][gemm]") {
   // C = sum over 128-K blocks of (a_scale * b_scale) * (the block's dot product), in IEEE
   // arithmetic: an Inf scale gives +-Inf where the block's dot product is non-zero and NaN where it
-  // is zero; a NaN scale gives NaN (ops/gemm/gemm_fp8_blockscale_problem.hpp). The amd-fp8-mm
+  // is zero; a NaN scale gives NaN (ops/gemm_fp8_blockscale/problem.hpp). The amd-fp8-mm
   // reference, which scales each element first, would give NaN in more places. Small integer
   // operands make every dot product exact, so the expected class of each output is certain.
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    const gemm_fp8_blockscale_problem p{32, 64, 256, layout::k_contiguous};
+    const gb::problem p{32, 64, 256, layout::k_contiguous};
     test::blockscale_case<fp8> t(p, 5);
     std::mt19937 rng(17);
     for (int i = 0; i < p.m * p.k; ++i) t.ha[i] = saturate_cast<fp8>(1.0f + static_cast<float>(i % 3 == 0));
@@ -362,9 +354,9 @@ TEST_CASE("blockscale GEMM: non-finite scales follow the documented per-block se
     for (float& v : t.has) v = 0.5f;
     for (float& v : t.hbs) v = 0.25f;
     const float inf = std::numeric_limits<float>::infinity();
-    t.has[3 * p.k_blocks() + 0] = inf;                                       // row 3, block 0: +Inf
-    t.has[9 * p.k_blocks() + 1] = -inf;                                      // row 9, block 1: -Inf
-    t.has[20 * p.k_blocks() + 1] = std::numeric_limits<float>::quiet_NaN();  // row 20, block 1: NaN
+    t.has[3 * p.k_groups() + 0] = inf;                                       // row 3, block 0: +Inf
+    t.has[9 * p.k_groups() + 1] = -inf;                                      // row 9, block 1: -Inf
+    t.has[20 * p.k_groups() + 1] = std::numeric_limits<float>::quiet_NaN();  // row 20, block 1: NaN
     hipMemcpy(t.a, t.ha.data(), t.ha.size(), hipMemcpyHostToDevice);
     hipMemcpy(t.b, t.hb.data(), t.hb.size(), hipMemcpyHostToDevice);
     hipMemcpy(t.a_scale, t.has.data(), t.has.size() * 4, hipMemcpyHostToDevice);
@@ -374,11 +366,11 @@ TEST_CASE("blockscale GEMM: non-finite scales follow the documented per-block se
     for (int i = 0; i < p.m; ++i)
       for (int j = 0; j < p.n; ++j) {
         double total = 0;
-        for (int kb = 0; kb < p.k_blocks(); ++kb) {
+        for (int kb = 0; kb < p.k_groups(); ++kb) {
           double dot = 0;
           for (int k = kb * 128; k < kb * 128 + 128; ++k)
             dot += double(to_float(t.ha[i * p.k + k])) * double(to_float(t.hb[j * p.k + k]));
-          total += double(t.has[i * p.k_blocks() + kb]) * double(t.hbs[kb]) * dot;
+          total += double(t.has[i * p.k_groups() + kb]) * double(t.hbs[kb]) * dot;
         }
         expected[i * p.n + j] = total;
       }
@@ -400,7 +392,7 @@ TEST_CASE("blockscale GEMM: non-finite scales follow the documented per-block se
     };
     REQUIRE(gemm_fp8_blockscale(p, t.args(), nullptr).ok());
     CHECK(compare("plan") == 0);
-    REQUIRE(ops::launch_gemm_fp8_blockscale<config::blockscale_small>(p, t.args(), 2, nullptr).ok());
+    REQUIRE(gb::launch<gb::config_small>(p, t.args(), 2, nullptr).ok());
     CHECK(compare("split-K 2") == 0);
   });
 }
@@ -412,7 +404,7 @@ TEST_CASE("blockscale GEMM: LDS fills and operand reads are bank-conflict free",
     auto check_config = [&](auto cfg, layout order) {
       using C = decltype(cfg);
       test::blockscale_case<fp8> t({C::block_m, C::block_n, 256, order}, 2);
-      REQUIRE(ops::launch_gemm_fp8_blockscale<C>(t.p, t.args(), 1, nullptr).ok());
+      REQUIRE(gb::launch<C>(t.p, t.args(), 1, nullptr).ok());
       const auto& counters = emu::last_launch_counters();
       INFO(C::name() << " " << to_string(order) << "\n" << counters.summary());
       CHECK(counters.lds_instructions > 0);
@@ -421,8 +413,7 @@ TEST_CASE("blockscale GEMM: LDS fills and operand reads are bank-conflict free",
       return 0;
     };
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
-      for (config::blockscale_config_id id : config::all_blockscale_configs)
-        config::with_blockscale_config(id, [&](auto cfg) { return check_config(cfg, order); });
+      for (gb::config_id id : gb::all_configs) gb::with_config(id, [&](auto cfg) { return check_config(cfg, order); });
       std::apply([&](auto... cfg) { (check_config(cfg, order), ...); }, custom_configs{});
     }
   });
@@ -440,11 +431,11 @@ TEST_CASE("blockscale GEMM: seeded randomized shapes, orders, configs and splits
       int m = 1 + static_cast<int>(rng() % 300);
       if (order == layout::mn_contiguous) m = 16 * (1 + m / 16);
       const int n = 16 * (1 + static_cast<int>(rng() % 24)), k = 128 * (1 + static_cast<int>(rng() % 8));
-      const gemm_fp8_blockscale_problem p{m, n, k, order};
-      const int splits = 1 + static_cast<int>(rng() % std::min(4, p.k_blocks()));
-      auto id = config::all_blockscale_configs[rng() % std::size(config::all_blockscale_configs)];
-      INFO("trial " << trial << ": " << p.str() << " " << config::blockscale_plan_name({id, splits}));
-      config::with_blockscale_config(id, [&](auto cfg) {
+      const gb::problem p{m, n, k, order};
+      const int splits = 1 + static_cast<int>(rng() % std::min(4, p.k_groups()));
+      auto id = gb::all_configs[rng() % std::size(gb::all_configs)];
+      INFO("trial " << trial << ": " << p.str() << " " << gb::plan_name({id, splits}));
+      gb::with_config(id, [&](auto cfg) {
         CHECK(run_config<decltype(cfg), fp8>(p, splits, static_cast<std::uint32_t>(rng())) == 0);
         return 0;
       });

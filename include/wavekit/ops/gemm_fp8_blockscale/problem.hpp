@@ -31,27 +31,27 @@
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
 
-namespace wavekit::ops {
+namespace wavekit::ops::gemm_fp8_blockscale {
 
-inline constexpr int blockscale_k = 128;  // the scale block along K (and along N for B)
+inline constexpr int scale_group_k = 128;  // the scale group along K (and along N for B)
 
-struct gemm_fp8_blockscale_problem {
+struct problem {
   // No default order: the reference problem's is mn_contiguous, most libraries' k_contiguous, and
   // a wrong guess reads garbage without any error.
-  gemm_fp8_blockscale_problem(int m_, int n_, int k_, layout order_) : m(m_), n(n_), k(k_), order(order_) {}
+  problem(int m_, int n_, int k_, layout order_) : m(m_), n(n_), k(k_), order(order_) {}
 
   int m, n, k;
   layout order;
 
-  int k_blocks() const { return k / blockscale_k; }
-  int n_blocks() const { return (n + blockscale_k - 1) / blockscale_k; }
+  int k_groups() const { return k / scale_group_k; }
+  int n_groups() const { return (n + scale_group_k - 1) / scale_group_k; }
   std::string str() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order);
   }
 };
 
 template <class Fp8>
-struct gemm_fp8_blockscale_args {
+struct args {
   const Fp8* a = nullptr;
   const Fp8* b = nullptr;
   const float* a_scale = nullptr;
@@ -62,17 +62,17 @@ struct gemm_fp8_blockscale_args {
 };
 
 // Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
-inline std::size_t blockscale_workspace_bytes(const gemm_fp8_blockscale_problem& p, int splits) {
+inline std::size_t workspace_bytes(const problem& p, int splits) {
   return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
 }
 
 // The problem's own rules (sizes, multiples, 32-bit buffer offsets); queries such as the plan and
 // the workspace size answer only problems that pass them.
-inline status validate_blockscale_shape(const gemm_fp8_blockscale_problem& p) {
+inline status validate_shape(const problem& p) {
   const std::string what = "gemm_fp8_blockscale " + p.str() + ": ";
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
-  if (p.k % blockscale_k) return {status_code::bad_shape, what + "K must be a multiple of 128 (the scale block)"};
+  if (p.k % scale_group_k) return {status_code::bad_shape, what + "K must be a multiple of 128 (the scale group)"};
   if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
     return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
   if (p.order == layout::mn_contiguous && p.m % 16)
@@ -81,7 +81,7 @@ inline status validate_blockscale_shape(const gemm_fp8_blockscale_problem& p) {
   // Buffer loads address each tensor with 32-bit byte offsets.
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t m = p.m, n = p.n, k = p.k;
-  if (m * k > limit || n * k > limit || m * n * 2 > limit || m * p.k_blocks() * 4 > limit)
+  if (m * k > limit || n * k > limit || m * n * 2 > limit || m * p.k_groups() * 4 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
   return status::success();
 }
@@ -89,8 +89,8 @@ inline status validate_blockscale_shape(const gemm_fp8_blockscale_problem& p) {
 // Shape and argument checks shared by every config; run before any launch. Each pointer status
 // names the argument.
 template <class Fp8>
-status validate_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a) {
-  if (status s = validate_blockscale_shape(p); !s.ok()) return s;
+status validate(const problem& p, const args<Fp8>& a) {
+  if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "gemm_fp8_blockscale " + p.str() + ": ";
   const struct {
     const char* name;
@@ -111,4 +111,4 @@ status validate_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_
   return status::success();
 }
 
-}  // namespace wavekit::ops
+}  // namespace wavekit::ops::gemm_fp8_blockscale

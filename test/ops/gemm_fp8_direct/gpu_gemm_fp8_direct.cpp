@@ -11,7 +11,7 @@
 
 #include "wavekit/arch/device.hpp"
 #include "wavekit/host/reference_gemm.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_direct_kernel.hpp"
+#include "wavekit/ops/gemm_fp8_direct/kernel.hpp"
 
 using namespace wavekit;
 
@@ -41,7 +41,7 @@ int run_case(int m, int n, int k, std::uint32_t seed, bool exact = false) {
   CHECK_HIP(hipMalloc(&dc, sizeof(float) * m * n));
   CHECK_HIP(hipMemcpy(da, a.data(), a.size(), hipMemcpyHostToDevice));
   CHECK_HIP(hipMemcpy(db, b.data(), b.size(), hipMemcpyHostToDevice));
-  const status s = ops::launch_gemm_fp8_direct<fp8>({da, db, dc, m, n, k}, nullptr);
+  const status s = ops::gemm_fp8_direct::launch<fp8>({da, db, dc, m, n, k}, nullptr);
   if (!s.ok()) {
     std::fprintf(stderr, "launch failed: %s\n", s.message().c_str());
     return 1;
@@ -66,7 +66,7 @@ int run_case(int m, int n, int k, std::uint32_t seed, bool exact = false) {
         std::fprintf(stderr, "C[%d][%d] = %.9g, reference %.9g\n", i, j, c[std::size_t(i) * n + j],
                      ref[std::size_t(i) * n + j]);
     }
-  std::printf("%s %dx%dx%d%s: %s\n", ops::gemm_fp8_direct<fp8>::name().c_str(), m, n, k, exact ? " (exact)" : "",
+  std::printf("%s %dx%dx%d%s: %s\n", ops::gemm_fp8_direct::op<fp8>::name().c_str(), m, n, k, exact ? " (exact)" : "",
               bad ? "FAILED" : "ok");
   return bad ? 1 : 0;
 }
@@ -79,7 +79,7 @@ int run_all() {
   failures += run_case<fp8>(256, 128, 2048, 3);     // many tiles
   failures += run_case<fp8>(96, 64, 512, 4, true);  // identical to the reference
   // Bad input is refused before launch.
-  const status s = ops::launch_gemm_fp8_direct<fp8>({nullptr, nullptr, nullptr, 32, 32, 16}, nullptr);
+  const status s = ops::gemm_fp8_direct::launch<fp8>({nullptr, nullptr, nullptr, 32, 32, 16}, nullptr);
   if (s.code() != status_code::null_pointer) ++failures;
   return failures ? 1 : 0;
 }

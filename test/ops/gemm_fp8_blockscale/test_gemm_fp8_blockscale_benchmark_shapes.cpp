@@ -4,9 +4,10 @@
 
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
-#include "wavekit/config/gemm_fp8_blockscale.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale.hpp"
 
 using namespace wavekit;
+namespace gb = wavekit::ops::gemm_fp8_blockscale;
 
 TEST_CASE("blockscale GEMM: benchmark shapes of the reference problem", "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {
@@ -15,9 +16,9 @@ TEST_CASE("blockscale GEMM: benchmark shapes of the reference problem", "[emu][g
                              {1024, 576, 7168}, {1024, 3072, 1536}, {1024, 1536, 7168}};
     std::uint32_t seed = 6251;
     for (const auto& s : shapes) {
-      const gemm_fp8_blockscale_problem p{s[0], s[1], s[2], layout::mn_contiguous};
+      const gb::problem p{s[0], s[1], s[2], layout::mn_contiguous};
       test::blockscale_case<fp8> t(p, seed++);
-      gemm_fp8_blockscale_plan_info ran;
+      gb::plan_info ran;
       const status st = gemm_fp8_blockscale(p, t.args(), nullptr, &ran);
       INFO(p.str() << ": " << st.message());
       REQUIRE(st.ok());

@@ -16,12 +16,12 @@
 #include "wavekit/block/scale_group_promotion.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
 #include "wavekit/core/math.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_blockscale_problem.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 #include "wavekit/tile/tile_loader_k_contiguous.hpp"
 #include "wavekit/tile/tile_loader_mn_contiguous.hpp"
 #include "wavekit/warp/warp_mma.hpp"
 
-namespace wavekit::ops {
+namespace wavekit::ops::gemm_fp8_blockscale {
 
 // The parts of the block-scaled GEMM for one config, fp8 format and storage order: byte-tile
 // loaders of the target's K step (transposing for the M/N-contiguous order), a warp MMA over the
@@ -29,7 +29,7 @@ namespace wavekit::ops {
 // tiles), the group-promotion scale policy with 128-K groups, the 2D tile scheduler with split-K,
 // and the bf16 / fp32-partials epilogue.
 template <class Cfg, class Fp8, layout Order>
-struct gemm_fp8_blockscale_parts {
+struct parts {
   // The host pass takes gfx942's view; device passes their own target's.
   static constexpr arch::target target =
       arch::current_target == arch::target::gfx950 ? arch::target::gfx950 : arch::target::gfx942;
@@ -44,17 +44,16 @@ struct gemm_fp8_blockscale_parts {
   using atom = arch::fp8_gemm_atom<Fp8, shape::mfma_m>;
   using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, bk, warp::from_lds<typename a_loader::layout>,
                              warp::from_lds<typename b_loader::layout>>;
-  using policy = block::scale_group_promotion<shape, mma, Order, blockscale_k>;
+  using policy = block::scale_group_promotion<shape, mma, Order, scale_group_k>;
   using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy>;
   using scheduler = block::tile_scheduler_2d<shape::block_m, shape::block_n>;
   using body = block::gemm_block<shape, Order, scheduler, mainloop, block::epilogue_store<bf16>>;
-  static_assert(mainloop::lds_bytes == shape::lds_bytes,
-                "gemm_fp8_blockscale_parts: the config's LDS budget is the mainloop's");
+  static_assert(mainloop::lds_bytes == shape::lds_bytes, "parts: the config's LDS budget is the mainloop's");
 };
 
 // The kernel's argument: A, B, their group scales, C (bf16) or split-K partials.
 template <class Fp8>
-using blockscale_params = block::gemm_params<Fp8, Fp8, block::group_scale_args, bf16>;
+using params = block::gemm_params<Fp8, Fp8, block::group_scale_args, bf16>;
 
 // The seed kernel's main loop on gfx942 (198 instructions per 64 MFMA 16x16x32, both of its
 // storage orders served by it after a transpose pass; docs/hardware.md 7.2) is
@@ -67,9 +66,8 @@ consteval int hot_loop_budget() {
 
 template <class Cfg, class Fp8, layout Order>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
-    gemm_fp8_blockscale_parts<
-        Cfg, Fp8, Order>::shape::min_waves_per_simd) void gemm_fp8_blockscale_kernel(blockscale_params<Fp8> p) {
-  using parts = gemm_fp8_blockscale_parts<Cfg, Fp8, Order>;
+    parts<Cfg, Fp8, Order>::shape::min_waves_per_simd) void gemm_fp8_blockscale_kernel(params<Fp8> p) {
+  using parts = parts<Cfg, Fp8, Order>;
   using shape = typename parts::shape;
   arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, hot_loop_budget<Cfg>()>();
   if constexpr (!arch::runs_on_current_target<typename parts::atom>) {
@@ -83,26 +81,25 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
 // Validates, then launches with the given configuration and number of K splits (the kernel is
 // Cfg's kernel_config: Cfg's own SplitK plays no part here).
 template <class Cfg, class Fp8>
-status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a,
-                                  int splits, hipStream_t stream) {
+status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
-  if (status s = validate_blockscale(p, a); !s.ok()) return s;
+  if (status s = validate(p, a); !s.ok()) return s;
   const std::string name = Cfg::name(splits);
-  if (splits < 1 || splits > p.k_blocks())
+  if (splits < 1 || splits > p.k_groups())
     return {status_code::bad_config,
-            name + " on " + p.str() + ": splits must be in [1, K/128 = " + std::to_string(p.k_blocks()) + "]"};
-  const std::size_t need = blockscale_workspace_bytes(p, splits);
+            name + " on " + p.str() + ": splits must be in [1, K/128 = " + std::to_string(p.k_groups()) + "]"};
+  const std::size_t need = workspace_bytes(p, splits);
   if (need > 0 && (!a.workspace || a.workspace_bytes < need))
     return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
                                          std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
                                          ")"};
   if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
     return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
-  const int per_split = ceil_div(p.k_blocks(), splits);
-  const blockscale_params<Fp8> params{
+  const int per_split = ceil_div(p.k_groups(), splits);
+  const params<Fp8> params{
       a.a,       a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n, p.k,
       per_split, 0};
-  const int used_splits = ceil_div(p.k_blocks(), per_split);
+  const int used_splits = ceil_div(p.k_groups(), per_split);
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
   if (p.order == layout::k_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
@@ -124,9 +121,8 @@ status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const ge
 
 // The configuration's own number of K splits (Cfg::split_k).
 template <class Cfg, class Fp8>
-status launch_gemm_fp8_blockscale(const gemm_fp8_blockscale_problem& p, const gemm_fp8_blockscale_args<Fp8>& a,
-                                  hipStream_t stream) {
-  return launch_gemm_fp8_blockscale<Cfg>(p, a, Cfg::split_k, stream);
+status launch(const problem& p, const args<Fp8>& a, hipStream_t stream) {
+  return launch<Cfg>(p, a, Cfg::split_k, stream);
 }
 
-}  // namespace wavekit::ops
+}  // namespace wavekit::ops::gemm_fp8_blockscale

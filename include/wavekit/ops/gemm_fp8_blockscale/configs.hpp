@@ -4,19 +4,19 @@
 
 #include <tuple>
 
-#include "wavekit/config/gemm_fp8_blockscale_config.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/type_list.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/config.hpp"
 
-namespace wavekit::config {
+namespace wavekit::ops::gemm_fp8_blockscale {
 
 // All use 64-K steps: with 128-K steps the double-buffered tiles of the smaller tiles exceed what
 // lets more than one wave per SIMD in on gfx942 (64 KiB of LDS per CU), and their loops were
 // longer too (docs/codegen-report.md). 128-K steps stay supported (and tested) for custom configs.
 //
 // The one list: each X(name, BlockM, BlockN, BlockK, WavesM, WavesN, MFMA shape) line makes the
-// alias blockscale_<name>, the identifier blockscale_config_id::<name>, its place in
-// all_blockscale_configs and in with_blockscale_config, and (read by codegen/CMakeLists.txt) the
+// alias blockscale_<name>, the identifier config_id::<name>, its place in
+// all_configs and in with_config, and (read by codegen/CMakeLists.txt) the
 // codegen instances of the report for both storage orders on every target.
 // clang-format off
 #define WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(X)                \
@@ -29,35 +29,34 @@ namespace wavekit::config {
 // clang-format on
 
 #define WAVEKIT_BLOCKSCALE_ALIAS(name, bm, bn, bk, wm, wn, mfma) \
-  using blockscale_##name = gemm_fp8_blockscale_config<bm, bn, bk, wm, wn, mfma_shape::mfma>;
+  using config_##name = config<bm, bn, bk, wm, wn, mfma_shape::mfma>;
 WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ALIAS)
 #undef WAVEKIT_BLOCKSCALE_ALIAS
 
 #define WAVEKIT_BLOCKSCALE_ID(name, ...) name,
-enum class blockscale_config_id { WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ID) };
-inline constexpr blockscale_config_id all_blockscale_configs[] = {
-#define WAVEKIT_BLOCKSCALE_ENTRY(name, ...) blockscale_config_id::name,
+enum class config_id { WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ID) };
+inline constexpr config_id all_configs[] = {
+#define WAVEKIT_BLOCKSCALE_ENTRY(name, ...) config_id::name,
     WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ENTRY)
 #undef WAVEKIT_BLOCKSCALE_ENTRY
 };
 #undef WAVEKIT_BLOCKSCALE_ID
 
 // The shipped configuration types, in the list's order, as a std::tuple (for tests over each).
-#define WAVEKIT_BLOCKSCALE_TYPE(name, ...) , blockscale_##name
-using shipped_blockscale_configs =
-    tuple_after_first_t<void WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_TYPE)>;
+#define WAVEKIT_BLOCKSCALE_TYPE(name, ...) , config_##name
+using shipped_configs = tuple_after_first_t<void WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_TYPE)>;
 #undef WAVEKIT_BLOCKSCALE_TYPE
 
 // f(config type) for a run-time identifier.
 template <class F>
-decltype(auto) with_blockscale_config(blockscale_config_id id, F&& f) {
+decltype(auto) with_config(config_id id, F&& f) {
   switch (id) {
 #define WAVEKIT_BLOCKSCALE_CASE(name, ...) \
-  case blockscale_config_id::name: return f(blockscale_##name{});
+  case config_id::name: return f(config_##name{});
     WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_CASE)
 #undef WAVEKIT_BLOCKSCALE_CASE
   }
-  return f(blockscale_large{});
+  return f(config_large{});
 }
 
-}  // namespace wavekit::config
+}  // namespace wavekit::ops::gemm_fp8_blockscale

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "wavekit/ops/gemm/gemm_fp8_direct.hpp"
+#include "wavekit/ops/gemm_fp8_direct/problem.hpp"
 
 using namespace wavekit;
-using problem = ops::gemm_fp8_direct<fp8_e4m3fnuz>;
+using problem = ops::gemm_fp8_direct::op<fp8_e4m3fnuz>;
 
 TEST_CASE("gemm_fp8_direct validation", "[ops][gemm]") {
   alignas(8) static fp8_e4m3fnuz a[64], b[64];

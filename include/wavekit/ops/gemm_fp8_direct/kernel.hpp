@@ -1,17 +1,17 @@
-// The kernel of gemm_fp8_direct (see gemm_fp8_direct.hpp) and its launcher.
+// The kernel of gemm_fp8_direct (see problem.hpp) and its launcher.
 #pragma once
 
 #include <hip/hip_runtime.h>
 
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
-#include "wavekit/ops/gemm/gemm_fp8_direct.hpp"
+#include "wavekit/ops/gemm_fp8_direct/problem.hpp"
 
-namespace wavekit::ops {
+namespace wavekit::ops::gemm_fp8_direct {
 
 template <class Fp8>
-__global__ __launch_bounds__(64) void gemm_fp8_direct_kernel(typename gemm_fp8_direct<Fp8>::args p) {
-  using kernel = gemm_fp8_direct<Fp8>;
+__global__ __launch_bounds__(64) void gemm_fp8_direct_kernel(typename op<Fp8>::args p) {
+  using kernel = op<Fp8>;
   using mfma = arch::mfma_atom<Fp8, Fp8, kernel::tile_m, kernel::tile_n, kernel::tile_k>;
   arch::declare_codegen_targets<0, 8>();
   if constexpr (!arch::runs_on_current_target<mfma>) {
@@ -37,8 +37,8 @@ __global__ __launch_bounds__(64) void gemm_fp8_direct_kernel(typename gemm_fp8_d
 
 // Validates, then launches on `stream`. Returns the validation or launch status.
 template <class Fp8>
-status launch_gemm_fp8_direct(const typename gemm_fp8_direct<Fp8>::args& p, hipStream_t stream) {
-  using kernel = gemm_fp8_direct<Fp8>;
+status launch(const typename op<Fp8>::args& p, hipStream_t stream) {
+  using kernel = op<Fp8>;
   if (status s = kernel::validate(p); !s.ok()) return s;
   const dim3 grid(static_cast<unsigned>(p.n / kernel::tile_n), static_cast<unsigned>(p.m / kernel::tile_m));
   hipLaunchKernelGGL(gemm_fp8_direct_kernel<Fp8>, grid, dim3(kernel::threads), 0, stream, p);
@@ -47,4 +47,4 @@ status launch_gemm_fp8_direct(const typename gemm_fp8_direct<Fp8>::args& p, hipS
   return status::success();
 }
 
-}  // namespace wavekit::ops
+}  // namespace wavekit::ops::gemm_fp8_direct

@@ -1,0 +1,55 @@
+// wavekit's block-scaled fp8 GEMM, the API most users want:
+//
+//   namespace gb = wavekit::ops::gemm_fp8_blockscale;
+//   gb::problem p{m, n, k, wavekit::layout::mn_contiguous};                   // order: no default
+//   std::size_t ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p).value();  // fp32 split-K partials, this device
+//   gb::args<wavekit::arch::gfx942::fp8> args{a, b, a_scale, b_scale, c, workspace, ws};
+//   wavekit::status s = wavekit::gemm_fp8_blockscale(p, args, stream);
+//   if (!s) std::puts(s.message().c_str());
+//
+// It validates everything before launching, picks a plan (ops/gemm_fp8_blockscale/dispatch.hpp)
+// for any legal shape (with less workspace than the plan wants, one with fewer K splits: the
+// optional last argument says which ran, and ops/gemm_fp8_blockscale/plan.hpp answers the same
+// without launching), and checks that the fp8 format is the one the device's matrix cores read
+// (fnuz on gfx942, OCP on gfx950). Experts pick a configuration themselves with
+// gb::launch<Config>(problem, args, stream) (the config's own SplitK) or
+// gb::launch<Config>(problem, args, splits, stream); docs/gemm-fp8-blockscale.md walks from this
+// call down to the templates.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/arch/device.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/kernel.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
+
+namespace wavekit {
+
+// The plan queries for the current device's target (see ops/gemm_fp8_blockscale/plan.hpp).
+inline result<std::size_t> gemm_fp8_blockscale_workspace_bytes(const ops::gemm_fp8_blockscale::problem& p) {
+  return ops::gemm_fp8_blockscale::workspace_bytes(p, arch::current_device_arch().kind);
+}
+inline result<ops::gemm_fp8_blockscale::plan_info> gemm_fp8_blockscale_select_plan(
+    const ops::gemm_fp8_blockscale::problem& p, std::size_t workspace_bytes) {
+  return ops::gemm_fp8_blockscale::select_plan(p, workspace_bytes, arch::current_device_arch().kind);
+}
+
+// Validates, picks the plan and launches. When `ran` is given it receives the plan that ran (its
+// workspace_limited flag says a too-small workspace changed it); it is left alone on failure.
+template <class Fp8>
+status gemm_fp8_blockscale(const ops::gemm_fp8_blockscale::problem& p, const ops::gemm_fp8_blockscale::args<Fp8>& args,
+                           hipStream_t stream, ops::gemm_fp8_blockscale::plan_info* ran = nullptr) {
+  namespace gb = ops::gemm_fp8_blockscale;
+  if (status s = gb::validate(p, args); !s.ok()) return s;
+  const arch::device_arch device = arch::current_device_arch();
+  if (status s = arch::check_device_fp8_format<Fp8>(device, "gemm_fp8_blockscale"); !s.ok()) return s;
+  const result<gb::plan_info> plan = gb::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
+  if (!plan) return plan.error();
+  const status s = gb::with_config(plan.value().plan.config, [&](auto cfg) {
+    return gb::launch<decltype(cfg)>(p, args, plan.value().plan.splits, stream);
+  });
+  if (s.ok() && ran) *ran = plan.value();
+  return s;
+}
+
+}  // namespace wavekit

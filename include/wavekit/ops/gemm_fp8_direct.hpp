@@ -1,0 +1,10 @@
+// gemm_fp8_direct: C (M, N) fp32 = A (M, K) * B (N, K)^T, fp8 A and B stored K-contiguous, no
+// scales, one wave per 32x32 tile of C straight from global memory (ops/gemm_fp8_direct/problem.hpp
+// says what it is for). The one-call API is the launcher:
+//
+//   wavekit::ops::gemm_fp8_direct::op<fp8>::args p{a, b, c, m, n, k};
+//   wavekit::status s = wavekit::ops::gemm_fp8_direct::launch<fp8>(p, stream);
+#pragma once
+
+#include "wavekit/ops/gemm_fp8_direct/kernel.hpp"
+#include "wavekit/ops/gemm_fp8_direct/problem.hpp"
