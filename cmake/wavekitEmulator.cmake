@@ -34,7 +34,15 @@ find_package(Boost 1.74 CONFIG QUIET GLOBAL COMPONENTS context)
 find_package(Python3 3.9 QUIET COMPONENTS Interpreter)
 find_program(WAVEKIT_CCACHE ccache)
 
-function(_wavekit_define_emulator_targets include_dir)
+# emu_include: the emulator's headers (wavekit/emu/..., the HIP shim); include_dir: wavekit's.
+function(_wavekit_define_emulator_targets emu_include include_dir)
+  # The emulator's models of the hardware arithmetic (MFMA numerics and layouts, conversions) as
+  # plain headers, for host programs that check them against references (no fibers, no shim).
+  if(NOT TARGET wavekit::emulator_headers)
+    add_library(wavekit_emulator_headers INTERFACE IMPORTED GLOBAL)
+    add_library(wavekit::emulator_headers ALIAS wavekit_emulator_headers)
+    target_include_directories(wavekit_emulator_headers INTERFACE ${emu_include} ${include_dir})
+  endif()
   if(NOT TARGET Boost::context)
     return()
   endif()
@@ -43,7 +51,8 @@ function(_wavekit_define_emulator_targets include_dir)
     if(NOT TARGET wavekit::emulator_${arch})
       add_library(wavekit_emulator_${arch} INTERFACE IMPORTED GLOBAL)
       add_library(wavekit::emulator_${arch} ALIAS wavekit_emulator_${arch})
-      target_include_directories(wavekit_emulator_${arch} INTERFACE ${include_dir}/wavekit/emu ${include_dir})
+      target_include_directories(wavekit_emulator_${arch} INTERFACE ${emu_include}/wavekit/emu ${emu_include}
+                                                                    ${include_dir})
       # The target macros the device compiler defines for this processor. Not __AMDGCN__,
       # __AMDGPU__ or __HIP_DEVICE_COMPILE__: the same code is also the host program here, and
       # those make headers take device-only paths (inline GPU assembly, device libraries).
@@ -57,16 +66,19 @@ function(_wavekit_define_emulator_targets include_dir)
   endforeach()
 endfunction()
 
-# The shim and headers: from this source tree, or from the installation this file belongs to.
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/../include/wavekit/emu/hip/hip_runtime.h)
+# The shim and headers: from this source tree (the emulator is its own component, emu/, with the
+# same include spelling), or from the installation this file belongs to (one include directory).
+if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/../emu/include/wavekit/emu/hip/hip_runtime.h)
+  set(_wavekit_emu_include ${CMAKE_CURRENT_LIST_DIR}/../emu/include)
   set(_wavekit_emulator_include ${CMAKE_CURRENT_LIST_DIR}/../include)
   set(WAVEKIT_CHEVRON_LAUNCHER ${CMAKE_CURRENT_LIST_DIR}/../tools/emu_chevron_launcher.py)
 else()
   get_filename_component(_wavekit_prefix ${CMAKE_CURRENT_LIST_DIR}/../../.. ABSOLUTE)
+  set(_wavekit_emu_include ${_wavekit_prefix}/include)
   set(_wavekit_emulator_include ${_wavekit_prefix}/include)
   set(WAVEKIT_CHEVRON_LAUNCHER ${_wavekit_prefix}/share/wavekit/emu_chevron_launcher.py)
 endif()
-_wavekit_define_emulator_targets(${_wavekit_emulator_include})
+_wavekit_define_emulator_targets(${_wavekit_emu_include} ${_wavekit_emulator_include})
 
 # The compiler launcher of emulated targets, kept in the cache so that any directory sees it.
 if(Python3_Interpreter_FOUND)

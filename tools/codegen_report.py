@@ -145,7 +145,7 @@ def short_name(demangled):
     name = strip_parameters(re.sub(r"^void\s+", "", demangled))
     name = re.sub(r"wavekit::small_float<wavekit::format::(\w+)\s*>", r"\1", name)
     name = re.sub(r"\bwavekit::(\w+::)*", "", name).replace(" >", ">")
-    name = re.sub(r"gemm_fp8_blockscale_config<(\d+), (\d+), (\d+), (\d+), (\d+), \(mfma_shape\)(\d)"
+    name = re.sub(r"\bconfig<(\d+), (\d+), (\d+), (\d+), (\d+), \(mfma_shape\)(\d)"
                   r"(?:, (\d+), (\d+))?>",
                   lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{16 if m[6] == '0' else 32}"
                             + (" 1 stage" if m[7] == "1" else ""), name)

@@ -135,6 +135,61 @@ TEST_CASE("tile loaders of 2-byte elements: K-contiguous and transposing", "[emu
   check_loader<false, 128, 64, 256, 2>();  // 8 rows a unit, paired stores on gfx942
 }
 
+namespace {
+
+// The row-gather form: tile row r is tensor row rows[r] (a permutation with repeats), rows past
+// rows_valid read 0.
+template <int Rows, int BK, int Threads, int E>
+__global__ void gather(const std::uint8_t* src, const int* rows, int rows_valid, int ld, int k0, std::uint8_t* out) {
+  using loader = tile::tile_loader_k_contiguous<Rows, BK, Threads, E>;
+  WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Rows * BK / 16);
+  auto* bytes = reinterpret_cast<unsigned char*>(lds);
+  const int tid = static_cast<int>(threadIdx.x);
+  const arch::buffer buf = arch::buffer::over(src, static_cast<std::uint32_t>(48 * 384));
+  loader l;
+  l.locate_rows(rows, 0, rows_valid, ld, tid);
+  l.load(buf, ld, k0);
+  l.store(bytes, tid);
+  __syncthreads();
+  for (int i = tid; i < Rows * BK; i += static_cast<int>(blockDim.x))
+    out[i] = bytes[loader::layout::offset(i / BK, i % BK)];
+}
+
+template <int Rows, int BK, int Threads, int E>
+void check_gather(int rows_valid) {
+  INFO("gather rows " << Rows << " BK " << BK << " element bytes " << E << " valid " << rows_valid);
+  std::uint8_t *src, *out;
+  int* rows;
+  hipMallocManaged(&src, 48 * 384), hipMallocManaged(&out, Rows * BK), hipMallocManaged(&rows, Rows * sizeof(int));
+  for (int i = 0; i < 48 * 384; ++i) src[i] = static_cast<std::uint8_t>((i * 7 + i / 384 * 13) % 251 + 1);
+  for (int r = 0; r < Rows; ++r) rows[r] = (r * 29 + 5) % 48;  // scattered, with repeats when Rows > 48
+  const int k0 = 64 / E;                                       // elements
+  hipLaunchKernelGGL((gather<Rows, BK, Threads, E>), dim3(1), dim3(Threads), 0, nullptr, src, rows, rows_valid, 384 / E,
+                     k0, out);
+  REQUIRE(hipGetLastError() == hipSuccess);
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+#endif
+  int bad = 0;
+  for (int r = 0; r < Rows; ++r)
+    for (int kb = 0; kb < BK; ++kb) {
+      const std::uint8_t want = r < rows_valid ? src[rows[r] * 384 + 64 + kb] : 0;
+      if (out[r * BK + kb] != want && bad++ < 3) FAIL_CHECK("row " << r << " K byte " << kb);
+    }
+  CHECK(bad == 0);
+  hipFree(src), hipFree(out), hipFree(rows);
+}
+
+}  // namespace
+
+TEST_CASE("tile loaders: the row-gather form reads each tile row from its index", "[emu][tile]") {
+  check_gather<64, 128, 256, 1>(64);
+  check_gather<64, 128, 256, 1>(37);  // the last rows of a group past its tokens
+  check_gather<32, 64, 128, 2>(32);
+  check_gather<16, 128, 256, 2>(5);
+}
+
 TEST_CASE("tile loaders: the first step of a ragged K reads its skipped elements as 0", "[emu][tile]") {
   check_loader<true, 64, 128, 256>(16);
   check_loader<true, 64, 64, 128>(48);

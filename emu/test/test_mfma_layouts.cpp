@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "emu/mfma_ground_truth.hpp"
+#include "mfma_ground_truth.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/emu/mfma_layout.hpp"
 
