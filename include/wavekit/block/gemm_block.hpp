@@ -30,7 +30,7 @@ struct gemm_params {
   int skip;              // K elements the first step starts early (mainloop KTail), else 0
 };
 
-template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, class Epilogue>
+template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue>
 struct gemm_block {
   using mma = typename Mainloop::mma_type;
   using policy = typename Mainloop::policy_type;
@@ -54,13 +54,13 @@ struct gemm_block {
         p.m,
         p.n,
         skip};
-    policy scales;
-    scales.begin(p.scales, p.m, p.n, p.k, t, reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset), tid, wave_row,
-                 wave_col, lane);
+    policy scale_state;
+    scale_state.begin(p.scales, p.m, p.n, p.k, t, reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset), tid,
+                      wave_row, wave_col, lane);
     mma w;
-    Mainloop::run(src, t, tid, lane, wave_row, wave_col, w, scales, lds);
-    Epilogue::template store<mma>(p.out, p.m, p.n, scales.result(w), t.m0 + wave_row, t.n0 + wave_col, lane, t.split,
-                                  scales.epilogue_transform());
+    Mainloop::run(src, t, tid, lane, wave_row, wave_col, w, scale_state, lds);
+    Epilogue::template store<mma>(p.out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
+                                  t.split, scale_state.epilogue_transform());
   }
 };
 

@@ -27,6 +27,11 @@ struct identity_transform {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float operator()(int, int, int, float v) const { return v; }
 };
 
+// An epilogue: its argument type, and store<Mma>(args, m, n, acc, row0, col0, lane, split, transform)
+// (gemm_block checks the first where it takes one; the call itself is checked by the compiler).
+template <class E>
+concept gemm_epilogue = requires { typename E::args; };
+
 template <class Out>
 struct epilogue_store {
   static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,

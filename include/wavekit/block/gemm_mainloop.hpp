@@ -33,6 +33,7 @@
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/tile/tile_concepts.hpp"
+#include "wavekit/warp/warp_mma.hpp"
 
 namespace wavekit::block {
 
@@ -65,6 +66,7 @@ template <class Cfg, class Mma, class ALoader, class BLoader, class Policy, bool
 struct gemm_mainloop {
   static_assert(tile::tile_loader<ALoader> && tile::tile_loader<BLoader>,
                 "gemm_mainloop: its loaders must model tile::tile_loader");
+  static_assert(warp::warp_accumulators<Mma>, "gemm_mainloop: its warp MMA must model warp::warp_accumulators");
   static_assert(scale_policy<Policy, Mma>, "gemm_mainloop: the scale policy must provide the hooks of scale_policy");
   static_assert(ALoader::row_bytes == BLoader::row_bytes && ALoader::element_bytes == BLoader::element_bytes,
                 "gemm_mainloop: A and B tiles have the same K step");

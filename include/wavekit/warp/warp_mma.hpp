@@ -11,6 +11,7 @@
 // vary inside a step could tell, and the scale policies apply theirs per step or coarser.)
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <type_traits>
 
@@ -23,6 +24,21 @@
 #include "wavekit/tile/tile_concepts.hpp"
 
 namespace wavekit::warp {
+
+// What the mainloop, the scale policies and the epilogues need of a warp MMA: the accumulator set
+// (acc[tiles_m][tiles_n], `regs` registers each), its MFMA tile edge m, clear(), and where each
+// register lands in C (acc_row, acc_col).
+template <class W>
+concept warp_accumulators = requires(W w, int lane) {
+  { W::tiles_m } -> std::convertible_to<int>;
+  { W::tiles_n } -> std::convertible_to<int>;
+  { W::m } -> std::convertible_to<int>;
+  { W::regs } -> std::convertible_to<int>;
+  w.clear();
+  w.acc[0][0];
+  { W::acc_row(lane, lane) } -> std::convertible_to<int>;
+  { W::acc_col(lane) } -> std::convertible_to<int>;
+};
 
 // Where an operand's fragments come from.
 template <tile::lds_layout Layout>
