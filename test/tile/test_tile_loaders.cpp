@@ -82,8 +82,8 @@ template <bool KContiguous, int Rows, int BK, int Threads, int E = 1>
 void check_loader(int skip = 0) {
   INFO((KContiguous ? "k_contiguous" : "mn_contiguous")
        << " rows " << Rows << " BK " << BK << " threads " << Threads << " element bytes " << E << " skip " << skip);
-  using loader = std::conditional_t<KContiguous, tile::tile_loader_k_contiguous<Rows, BK, Threads, E>,
-                                    tile::tile_loader_mn_contiguous<Rows, BK, Threads, E>>;
+  using loader = std::conditional_t<KContiguous, tile::tile_loader_k_contiguous<Rows, BK, Threads, 8 * E>,
+                                    tile::tile_loader_mn_contiguous<Rows, BK, Threads, 8 * E>>;
   const int rows_total = 48, k_bytes = 384, k_elems = k_bytes / E, row0 = 16, k0 = skip > 0 ? -skip : 128 / E;
   std::uint8_t *src, *out;
   hipMallocManaged(&src, rows_total * k_bytes), hipMallocManaged(&out, Rows * BK);
@@ -138,10 +138,10 @@ TEST_CASE("tile loaders of 2-byte elements: K-contiguous and transposing", "[emu
 namespace {
 
 // The row-gather form: tile row r is tensor row rows[r] (a permutation with repeats), rows past
-// rows_valid read 0.
-template <int Rows, int BK, int Threads, int E>
+// rows_valid read 0. Elements of Bits bits (4: packed fp4); the tile starts 64 bytes into K.
+template <int Rows, int BK, int Threads, int Bits>
 __global__ void gather(const std::uint8_t* src, const int* rows, int rows_valid, int ld, int k0, std::uint8_t* out) {
-  using loader = tile::tile_loader_k_contiguous<Rows, BK, Threads, E>;
+  using loader = tile::tile_loader_k_contiguous<Rows, BK, Threads, Bits>;
   WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Rows * BK / 16);
   auto* bytes = reinterpret_cast<unsigned char*>(lds);
   const int tid = static_cast<int>(threadIdx.x);
@@ -155,17 +155,17 @@ __global__ void gather(const std::uint8_t* src, const int* rows, int rows_valid,
     out[i] = bytes[loader::layout::offset(i / BK, i % BK)];
 }
 
-template <int Rows, int BK, int Threads, int E>
+template <int Rows, int BK, int Threads, int Bits>
 void check_gather(int rows_valid) {
-  INFO("gather rows " << Rows << " BK " << BK << " element bytes " << E << " valid " << rows_valid);
+  INFO("gather rows " << Rows << " BK " << BK << " element bits " << Bits << " valid " << rows_valid);
   std::uint8_t *src, *out;
   int* rows;
   hipMallocManaged(&src, 48 * 384), hipMallocManaged(&out, Rows * BK), hipMallocManaged(&rows, Rows * sizeof(int));
   for (int i = 0; i < 48 * 384; ++i) src[i] = static_cast<std::uint8_t>((i * 7 + i / 384 * 13) % 251 + 1);
   for (int r = 0; r < Rows; ++r) rows[r] = (r * 29 + 5) % 48;  // scattered, with repeats when Rows > 48
-  const int k0 = 64 / E;                                       // elements
-  hipLaunchKernelGGL((gather<Rows, BK, Threads, E>), dim3(1), dim3(Threads), 0, nullptr, src, rows, rows_valid, 384 / E,
-                     k0, out);
+  const int per_byte_x2 = 16 / Bits;                           // elements per 2 bytes
+  hipLaunchKernelGGL((gather<Rows, BK, Threads, Bits>), dim3(1), dim3(Threads), 0, nullptr, src, rows, rows_valid,
+                     384 * per_byte_x2 / 2, 64 * per_byte_x2 / 2, out);
   REQUIRE(hipGetLastError() == hipSuccess);
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
@@ -184,10 +184,11 @@ void check_gather(int rows_valid) {
 }  // namespace
 
 TEST_CASE("tile loaders: the row-gather form reads each tile row from its index", "[emu][tile]") {
-  check_gather<64, 128, 256, 1>(64);
-  check_gather<64, 128, 256, 1>(37);  // the last rows of a group past its tokens
-  check_gather<32, 64, 128, 2>(32);
-  check_gather<16, 128, 256, 2>(5);
+  check_gather<64, 128, 256, 8>(64);
+  check_gather<64, 128, 256, 8>(37);  // the last rows of a group past its tokens
+  check_gather<32, 64, 128, 16>(32);
+  check_gather<16, 128, 256, 16>(5);
+  check_gather<64, 64, 128, 4>(50);  // packed fp4: 128 elements a 64-byte row
 }
 
 TEST_CASE("tile loaders: the first step of a ragged K reads its skipped elements as 0", "[emu][tile]") {

@@ -68,11 +68,11 @@ struct gemm_mainloop {
                 "gemm_mainloop: its loaders must model tile::tile_loader");
   static_assert(warp::warp_accumulators<Mma>, "gemm_mainloop: its warp MMA must model warp::warp_accumulators");
   static_assert(scale_policy<Policy, Mma>, "gemm_mainloop: the scale policy must provide the hooks of scale_policy");
-  static_assert(ALoader::row_bytes == BLoader::row_bytes && ALoader::element_bytes == BLoader::element_bytes,
+  static_assert(ALoader::row_bytes == BLoader::row_bytes && ALoader::element_bits == BLoader::element_bits,
                 "gemm_mainloop: A and B tiles have the same K step");
   static_assert(Cfg::stages == 1 || Cfg::stages == 2, "gemm_mainloop: 1 or 2 LDS stages");
   static constexpr int kps = Policy::steps_per_group, step_k = Cfg::block_k;
-  static_assert(ALoader::row_bytes == step_k * ALoader::element_bytes,
+  static_assert(ALoader::row_bytes * 8 == step_k * ALoader::element_bits,
                 "gemm_mainloop: the loaders' rows are one K step (Cfg::block_k elements)");
   static_assert(Policy::group_k == kps * step_k, "gemm_mainloop: a scale group is a whole number of K steps");
   static constexpr int a_tile_bytes = Cfg::block_m * ALoader::row_bytes;

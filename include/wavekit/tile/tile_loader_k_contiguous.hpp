@@ -1,13 +1,14 @@
 // Global -> LDS mover of a tile of rows stored K-contiguous (tensor [rows_total][ld], ld = K
-// elements of ElementBytes bytes): rows x RowBytes bytes of K, into lds_swizzled_rows. In the
+// elements of ElementBits bits: 16 for fp16/bf16, 8 for fp8, 4 for packed fp4 (two a byte, the
+// first in the low nibble)): rows x RowBytes bytes of K, into lds_swizzled_rows. In the
 // steps of tile_concepts.hpp's tile_loader, so that a pipeline can overlap them with compute:
 // locate() fixes the tile's rows once (rows past the tensor's end get a base offset beyond any
 // buffer, so they read 0), load(k0) issues the buffer loads of the K step starting at element k0
 // into registers, wait_for_loads() waits for them, store() writes them to the LDS tile.
 //
 // Each thread moves 16-byte chunks; chunk c of the tile is row c / (RowBytes/16), chunk
-// c % (RowBytes/16), so 8 consecutive threads fill one 128-byte line. Needs K * ElementBytes to
-// be a multiple of 16 (no chunk straddles the end of a row).
+// c % (RowBytes/16), so 8 consecutive threads fill one 128-byte line. Needs a row's bytes to be
+// a multiple of 16 (no chunk straddles the end of a row).
 #pragma once
 
 #include <cstdint>
@@ -20,14 +21,21 @@
 
 namespace wavekit::tile {
 
-template <int Rows, int RowBytes, int Threads, int ElementBytes = 1>
+template <int Rows, int RowBytes, int Threads, int ElementBits = 8>
 struct tile_loader_k_contiguous {
-  static constexpr int element_bytes = ElementBytes, row_bytes = RowBytes;
+  static_assert(ElementBits == 4 || ElementBits == 8 || ElementBits == 16,
+                "tile_loader_k_contiguous: 4-, 8- or 16-bit elements");
+  static constexpr int element_bits = ElementBits, row_bytes = RowBytes;
   static constexpr int chunks_per_row = RowBytes / 16;
   static constexpr int chunks = Rows * chunks_per_row;
   static constexpr int per_thread = (chunks + Threads - 1) / Threads;
   static constexpr int work_items = chunks;  // work items (threads' shares) of the whole tile
   using layout = lds_swizzled_rows<RowBytes>;
+
+  // Bytes of `elements` K elements (whole bytes: packed rows hold an even number).
+  WAVEKIT_HOST_DEVICE static constexpr int bytes(int elements) {
+    return ElementBits >= 8 ? elements * (ElementBits / 8) : elements / (8 / ElementBits);
+  }
 
   arch::u32x4 regs[per_thread];
   std::uint32_t base[per_thread];  // byte offset of each chunk at K = 0
@@ -37,9 +45,8 @@ struct tile_loader_k_contiguous {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads, row = row0 + c / chunks_per_row;
-      base[i] = c < chunks && row < rows_total
-                    ? static_cast<std::uint32_t>(row * ld * ElementBytes + (c % chunks_per_row) * 16)
-                    : arch::out_of_range;
+      base[i] = c < chunks && row < rows_total ? static_cast<std::uint32_t>(bytes(row * ld) + (c % chunks_per_row) * 16)
+                                               : arch::out_of_range;
     }
   }
 
@@ -51,7 +58,7 @@ struct tile_loader_k_contiguous {
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads, r = row0 + c / chunks_per_row;
       base[i] = c < chunks && r < rows_valid
-                    ? static_cast<std::uint32_t>(rows[r] * ld * ElementBytes + (c % chunks_per_row) * 16)
+                    ? static_cast<std::uint32_t>(bytes(rows[r] * ld) + (c % chunks_per_row) * 16)
                     : arch::out_of_range;
     }
   }
@@ -59,15 +66,15 @@ struct tile_loader_k_contiguous {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const arch::buffer& src, int ld, int k0) {
     (void)ld;
 #pragma unroll
-    for (int i = 0; i < per_thread; ++i) regs[i] = src.load16(base[i], static_cast<std::uint32_t>(k0 * ElementBytes));
+    for (int i = 0; i < per_thread; ++i) regs[i] = src.load16(base[i], static_cast<std::uint32_t>(bytes(k0)));
   }
 
   // The step at K = -skip (the first of a K that is not a whole number of steps): its first skip
-  // elements read as 0 (tid as given to locate). skip * ElementBytes is a multiple of 16; prologue only, so the
+  // elements read as 0 (tid as given to locate). bytes(skip) is a multiple of 16; prologue only, so the
   // per-lane arithmetic costs the K loop nothing.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_skipping(const arch::buffer& src, int ld, int skip, int tid) {
     (void)ld;
-    const std::uint32_t skip_bytes = static_cast<std::uint32_t>(skip * ElementBytes);
+    const std::uint32_t skip_bytes = static_cast<std::uint32_t>(bytes(skip));
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const std::uint32_t chunk_k = static_cast<std::uint32_t>(((tid + i * Threads) % chunks_per_row) * 16);
@@ -90,6 +97,8 @@ struct tile_loader_k_contiguous {
   }
 };
 
-static_assert(tile_loader<tile_loader_k_contiguous<256, 64, 512>>, "tile_loader_k_contiguous models tile_loader");
+static_assert(tile_loader<tile_loader_k_contiguous<256, 64, 512>> &&
+                  tile_loader<tile_loader_k_contiguous<64, 64, 128, 4>>,
+              "tile_loader_k_contiguous models tile_loader");
 
 }  // namespace wavekit::tile

@@ -1,5 +1,5 @@
 // Global -> LDS mover of a tile of rows stored contiguous along M (or N): tensor [K][ld],
-// ld = rows_total elements of ElementBytes (1 or 2) bytes. The LDS tile (lds_swizzled_rows) is
+// ld = rows_total elements of ElementBits (8 or 16) bits. The LDS tile (lds_swizzled_rows) is
 // K-contiguous per row, so the loader transposes: a thread loads a unit of 4 bytes of K (4 fp8 or
 // 2 fp16/bf16 K rows) x unit_rows rows (one load of unit_rows elements per K row), transposes it
 // with v_perm_b32 and writes 4 bytes of K to each of its rows (4-byte LDS stores). The steps are
@@ -25,10 +25,11 @@
 
 namespace wavekit::tile {
 
-template <int Rows, int RowBytes, int Threads, int ElementBytes = 1>
+template <int Rows, int RowBytes, int Threads, int ElementBits = 8>
 struct tile_loader_mn_contiguous {
-  static_assert(ElementBytes == 1 || ElementBytes == 2, "tile_loader_mn_contiguous: 1- or 2-byte elements");
-  static constexpr int element_bytes = ElementBytes, row_bytes = RowBytes;
+  static_assert(ElementBits == 8 || ElementBits == 16, "tile_loader_mn_contiguous: 8- or 16-bit elements");
+  static constexpr int ElementBytes = ElementBits / 8;
+  static constexpr int element_bits = ElementBits, row_bytes = RowBytes;
   static constexpr int k_per_unit = 4 / ElementBytes;                 // K rows a unit loads
   static constexpr int even_share = Rows * RowBytes / (4 * Threads);  // rows per unit, one unit per thread
   static constexpr int max_rows = 16 / ElementBytes;                  // one 16-byte load per K row
@@ -146,7 +147,7 @@ struct tile_loader_mn_contiguous {
 };
 
 static_assert(tile_loader<tile_loader_mn_contiguous<256, 64, 512>> &&
-                  tile_loader<tile_loader_mn_contiguous<128, 64, 256, 2>>,
+                  tile_loader<tile_loader_mn_contiguous<128, 64, 256, 16>>,
               "tile_loader_mn_contiguous models tile_loader");
 
 }  // namespace wavekit::tile

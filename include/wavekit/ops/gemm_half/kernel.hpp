@@ -37,8 +37,8 @@ template <class Cfg, class T, class Out, layout Order>
 struct parts {
   template <int Rows>
   using loader = std::conditional_t<Order == layout::k_contiguous,
-                                    tile::tile_loader_k_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 2>,
-                                    tile::tile_loader_mn_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 2>>;
+                                    tile::tile_loader_k_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 16>,
+                                    tile::tile_loader_mn_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 16>>;
   using a_loader = loader<Cfg::block_m>;
   using b_loader = loader<Cfg::block_n>;
   using atom = atom_for_target<T, Cfg::mfma_m>;
