@@ -33,6 +33,10 @@ inline constexpr target current_target = WAVEKIT_TARGET_GFX942   ? target::gfx94
                                          : WAVEKIT_TARGET_GFX950 ? target::gfx950
                                                                  : target::host;
 
+// The target whose view of a per-target config a compile pass takes: its own in a device pass,
+// gfx942's in the host pass (which parses kernels but never runs them).
+inline constexpr target kernel_view_target = current_target == target::gfx950 ? target::gfx950 : target::gfx942;
+
 constexpr const char* to_string(target t) {
   switch (t) {
     case target::host: return "host";

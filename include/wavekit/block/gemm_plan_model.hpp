@@ -11,8 +11,10 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/core/status.hpp"
 
 namespace wavekit::block {
 
@@ -72,5 +74,32 @@ struct gemm_plan_info {
   std::size_t preferred_workspace_bytes = 0;  // what the plan chosen with unlimited workspace uses
   bool workspace_limited = false;             // this plan differs from that one for lack of workspace
 };
+
+// The target rule every plan query shares: plans are made for gfx942 or gfx950. `what` names the
+// op and the problem ("gemm_half 64x64x256 k_contiguous").
+inline status check_plan_target(const std::string& what, arch::target t) {
+  if (t != arch::target::gfx942 && t != arch::target::gfx950)
+    return {status_code::bad_config, what + ": plans are for gfx942 or gfx950, not " + arch::to_string(t)};
+  return status::success();
+}
+
+// The answer of a plan query given `workspace` bytes: choose(bytes) picks a plan with at most that
+// much workspace, name(plan) names it, bytes_for(splits) is the workspace a number of splits uses.
+template <class Choose, class Name, class Bytes>
+auto describe_plan(std::size_t workspace, Choose choose, Name name, Bytes bytes_for) {
+  const auto preferred = choose(~std::size_t{0}), chosen = choose(workspace);
+  gemm_plan_info<std::remove_cv_t<decltype(chosen)>> info;
+  info.plan = chosen;
+  info.name = name(chosen);
+  info.workspace_bytes = bytes_for(chosen.splits);
+  info.preferred_workspace_bytes = bytes_for(preferred.splits);
+  info.workspace_limited = chosen.config != preferred.config || chosen.splits != preferred.splits;
+  return info;
+}
+
+// Bytes of the fp32 split-K partials ([splits][M][N]) of an m x n output; 0 without split-K.
+inline std::size_t splitk_workspace_bytes(int m, int n, int splits) {
+  return splits > 1 ? std::size_t(splits) * std::size_t(m) * std::size_t(n) * sizeof(float) : 0;
+}
 
 }  // namespace wavekit::block

@@ -1,6 +1,8 @@
 // Results of host-side validation: a code for programs and a message for people.
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -45,5 +47,25 @@ class status {
   status_code code_ = status_code::ok;
   std::string message_;
 };
+
+// A pointer argument of an op and its rule: not null, aligned to `align` bytes because of `why`.
+struct pointer_argument {
+  const char* name;
+  const void* ptr;
+  std::uintptr_t align;
+  const char* why;
+};
+
+// The status of the first argument that breaks its rule ("<what>argument a is null", "<what>argument
+// b must be 16-byte aligned (16-byte vector loads)"), or success. `what` names the op and problem.
+inline status check_pointer_arguments(const std::string& what, std::initializer_list<pointer_argument> arguments) {
+  for (const pointer_argument& arg : arguments) {
+    if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
+    if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)
+      return {status_code::bad_alignment, what + "argument " + arg.name + " must be " + std::to_string(arg.align) +
+                                              "-byte aligned (" + arg.why + ")"};
+  }
+  return status::success();
+}
 
 }  // namespace wavekit

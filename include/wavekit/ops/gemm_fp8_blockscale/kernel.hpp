@@ -30,10 +30,7 @@ namespace wavekit::ops::gemm_fp8_blockscale {
 // and the bf16 / fp32-partials epilogue.
 template <class Cfg, class Fp8, layout Order>
 struct parts {
-  // The host pass takes gfx942's view; device passes their own target's.
-  static constexpr arch::target target =
-      arch::current_target == arch::target::gfx950 ? arch::target::gfx950 : arch::target::gfx942;
-  using shape = typename Cfg::template on<target>;
+  using shape = typename Cfg::template on<arch::kernel_view_target>;
   static constexpr int bk = shape::block_k;
   template <int Rows>
   using loader =

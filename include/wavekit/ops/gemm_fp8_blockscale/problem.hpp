@@ -27,6 +27,7 @@
 #include <limits>
 #include <string>
 
+#include "wavekit/block/gemm_plan_model.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
@@ -63,7 +64,7 @@ struct args {
 
 // Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+  return block::splitk_workspace_bytes(p.m, p.n, splits);
 }
 
 // The problem's own rules (sizes, multiples, 32-bit buffer offsets); queries such as the plan and
@@ -92,23 +93,11 @@ template <class Fp8>
 status validate(const problem& p, const args<Fp8>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "gemm_fp8_blockscale " + p.str() + ": ";
-  const struct {
-    const char* name;
-    const void* ptr;
-    std::uintptr_t align;
-    const char* why;
-  } pointers[] = {{"a", a.a, 16, "16-byte vector loads"},
-                  {"b", a.b, 16, "16-byte vector loads"},
-                  {"a_scale", a.a_scale, 4, "fp32"},
-                  {"b_scale", a.b_scale, 4, "fp32"},
-                  {"c", a.c, 4, "bf16 pairs"}};
-  for (const auto& arg : pointers) {
-    if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
-    if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)
-      return {status_code::bad_alignment, what + "argument " + arg.name + " must be " + std::to_string(arg.align) +
-                                              "-byte aligned (" + arg.why + ")"};
-  }
-  return status::success();
+  return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
+                                        {"b", a.b, 16, "16-byte vector loads"},
+                                        {"a_scale", a.a_scale, 4, "fp32"},
+                                        {"b_scale", a.b_scale, 4, "fp32"},
+                                        {"c", a.c, 4, "bf16 pairs"}});
 }
 
 }  // namespace wavekit::ops::gemm_fp8_blockscale

@@ -31,10 +31,7 @@ namespace wavekit::ops::gemm_fp8_scaled {
 
 template <class Cfg, class Fp8, class Out, layout Order, scale_granularity AScale, scale_granularity BScale>
 struct parts {
-  // The host pass plans with gfx942's view; device passes use their own target's.
-  static constexpr arch::target target =
-      arch::current_target == arch::target::gfx950 ? arch::target::gfx950 : arch::target::gfx942;
-  using shape = typename Cfg::template on<target>;
+  using shape = typename Cfg::template on<arch::kernel_view_target>;
   template <int Rows>
   using loader = std::conditional_t<Order == layout::k_contiguous,
                                     tile::tile_loader_k_contiguous<Rows, shape::row_bytes, shape::threads>,

@@ -72,10 +72,7 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t)
 
 inline status validate_query(const problem& p, arch::target t) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  if (t != arch::target::gfx942 && t != arch::target::gfx950)
-    return {status_code::bad_config,
-            "gemm_fp8_scaled " + p.str() + ": plans are for gfx942 or gfx950, not " + arch::to_string(t)};
-  return status::success();
+  return block::check_plan_target("gemm_fp8_scaled " + p.str(), t);
 }
 
 inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
@@ -85,14 +82,9 @@ inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
 
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  const plan preferred = choose_plan(p, ~std::size_t{0}, t), chosen = choose_plan(p, workspace, t);
-  plan_info info;
-  info.plan = chosen;
-  info.name = plan_name(chosen);
-  info.workspace_bytes = workspace_bytes(p, chosen.splits);
-  info.preferred_workspace_bytes = workspace_bytes(p, preferred.splits);
-  info.workspace_limited = chosen.config != preferred.config || chosen.splits != preferred.splits;
-  return info;
+  return block::describe_plan(
+      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t); }, [](plan pl) { return plan_name(pl); },
+      [&](int splits) { return workspace_bytes(p, splits); });
 }
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

@@ -19,6 +19,7 @@
 #include <string>
 #include <type_traits>
 
+#include "wavekit/block/gemm_plan_model.hpp"
 #include "wavekit/block/scale_granularity.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -55,7 +56,7 @@ struct args {
 };
 
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+  return block::splitk_workspace_bytes(p.m, p.n, splits);
 }
 
 inline status validate_shape(const problem& p) {
@@ -82,23 +83,11 @@ template <class Fp8, class Out>
 status validate(const problem& p, const args<Fp8, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "gemm_fp8_scaled " + p.str() + ": ";
-  const struct {
-    const char* name;
-    const void* ptr;
-    std::uintptr_t align;
-    const char* why;
-  } pointers[] = {{"a", a.a, 16, "16-byte vector loads"},
-                  {"b", a.b, 16, "16-byte vector loads"},
-                  {"a_scale", a.a_scale, 4, "fp32"},
-                  {"b_scale", a.b_scale, 4, "fp32"},
-                  {"c", a.c, 8, "vector stores of the split-K reduction"}};
-  for (const auto& arg : pointers) {
-    if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
-    if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)
-      return {status_code::bad_alignment, what + "argument " + arg.name + " must be " + std::to_string(arg.align) +
-                                              "-byte aligned (" + arg.why + ")"};
-  }
-  return status::success();
+  return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
+                                        {"b", a.b, 16, "16-byte vector loads"},
+                                        {"a_scale", a.a_scale, 4, "fp32"},
+                                        {"b_scale", a.b_scale, 4, "fp32"},
+                                        {"c", a.c, 8, "vector stores of the split-K reduction"}});
 }
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

@@ -18,6 +18,7 @@
 #include <string>
 #include <type_traits>
 
+#include "wavekit/block/gemm_plan_model.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
@@ -48,7 +49,7 @@ struct args {
 
 // Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return splits > 1 ? std::size_t(splits) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+  return block::splitk_workspace_bytes(p.m, p.n, splits);
 }
 
 // The problem's own rules; queries (plan, workspace) answer only problems that pass them.
@@ -75,21 +76,10 @@ template <class T, class Out>
 status validate(const problem& p, const args<T, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "gemm_half " + p.str() + ": ";
-  const struct {
-    const char* name;
-    const void* ptr;
-    std::uintptr_t align;
-    const char* why;
-  } pointers[] = {{"a", a.a, 16, "16-byte vector loads"},
-                  {"b", a.b, 16, "16-byte vector loads"},
-                  {"c", a.c, sizeof(Out) == 4 ? 16u : 8u, "vector stores of the split-K reduction"}};
-  for (const auto& arg : pointers) {
-    if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
-    if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)
-      return {status_code::bad_alignment, what + "argument " + arg.name + " must be " + std::to_string(arg.align) +
-                                              "-byte aligned (" + arg.why + ")"};
-  }
-  return status::success();
+  return check_pointer_arguments(what,
+                                 {{"a", a.a, 16, "16-byte vector loads"},
+                                  {"b", a.b, 16, "16-byte vector loads"},
+                                  {"c", a.c, sizeof(Out) == 4 ? 16u : 8u, "vector stores of the split-K reduction"}});
 }
 
 }  // namespace wavekit::ops::gemm_half
