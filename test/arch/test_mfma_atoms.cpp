@@ -106,6 +106,73 @@ void check_atom(int scale_a = 127) {
   hipFree(da), hipFree(db), hipFree(dc);
 }
 
+template <class Atom, int OpselA, int OpselB>
+__global__ void run_scaled_atom(const typename Atom::operand* a, const typename Atom::operand* b, const int* scale_a,
+                                const int* scale_b, float* c) {
+  if constexpr (!arch::runs_on_current_target<Atom>) {
+    __builtin_trap();
+  } else {
+    const int lane = static_cast<int>(threadIdx.x);
+    const typename Atom::accumulator acc = Atom::template run<OpselA, OpselB>(
+        a[lane], b[lane], typename Atom::accumulator{}, scale_a[lane], scale_b[lane]);
+    for (int r = 0; r < Atom::acc_regs; ++r) c[Atom::acc_row(lane, r) * Atom::n + Atom::acc_col(lane)] = acc[r];
+  }
+}
+
+// A scaled atom with its own scale for every row (column) and 32-K block: lane l's scale register
+// holds the scale of row operand_row(l) for block scale_block(l) in byte OpselA (OpselB) and 0xFF
+// (NaN, were it read) in the other bytes. The result must be the blockwise-scaled product exactly.
+template <class Atom, int OpselA, int OpselB>
+void check_scale_placement() {
+  using T = typename Atom::a_type;
+  constexpr int m = Atom::m, n = Atom::n, k = Atom::k, blocks = k / Atom::scale_k;
+  INFO(Atom::name() << " " << T::format::name << ", opsel " << OpselA << "/" << OpselB);
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> half_units(-6, 6), exponent(124, 130);
+  std::vector<float> a(m * k), b(n * k);
+  for (float& x : a) x = to_float(saturate_cast<T>(0.5f * static_cast<float>(half_units(rng))));
+  for (float& x : b) x = to_float(saturate_cast<typename Atom::b_type>(0.5f * static_cast<float>(half_units(rng))));
+  std::vector<int> sa(m * blocks), sb(n * blocks);  // [row][block] e8m0
+  for (int& x : sa) x = exponent(rng);
+  for (int& x : sb) x = exponent(rng);
+  auto scale_register = [](int e8m0, int opsel) {
+    return static_cast<int>((0xFFFFFFFFu & ~(0xFFu << (8 * opsel))) | static_cast<std::uint32_t>(e8m0) << (8 * opsel));
+  };
+  const auto pa = pack<Atom, T>(a), pb = pack<Atom, typename Atom::b_type>(b);
+  typename Atom::operand *da, *db;
+  int *dsa, *dsb;
+  float* dc;
+  REQUIRE(hipMallocManaged(&da, sizeof(typename Atom::operand) * 64) == hipSuccess);
+  REQUIRE(hipMallocManaged(&db, sizeof(typename Atom::operand) * 64) == hipSuccess);
+  REQUIRE(hipMallocManaged(&dsa, sizeof(int) * 64) == hipSuccess);
+  REQUIRE(hipMallocManaged(&dsb, sizeof(int) * 64) == hipSuccess);
+  REQUIRE(hipMallocManaged(&dc, sizeof(float) * m * n) == hipSuccess);
+  std::memcpy(da, pa.data(), sizeof(typename Atom::operand) * 64);
+  std::memcpy(db, pb.data(), sizeof(typename Atom::operand) * 64);
+  for (int lane = 0; lane < 64; ++lane) {
+    const int row = Atom::operand_row(lane), block = Atom::scale_block(lane);
+    dsa[lane] = scale_register(sa[row * blocks + block], OpselA);
+    dsb[lane] = scale_register(sb[row * blocks + block], OpselB);
+  }
+  hipLaunchKernelGGL((run_scaled_atom<Atom, OpselA, OpselB>), dim3(1), dim3(64), 0, nullptr, da, db, dsa, dsb, dc);
+  REQUIRE(hipGetLastError() == hipSuccess);
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  int wrong = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float want = 0.0f;
+      for (int blk = 0; blk < blocks; ++blk) {
+        float dot = 0.0f;
+        for (int kk = 32 * blk; kk < 32 * blk + 32; ++kk) dot += a[i * k + kk] * b[j * k + kk];
+        want += std::ldexp(dot, sa[i * blocks + blk] + sb[j * blocks + blk] - 254);
+      }
+      if (dc[i * n + j] != want && ++wrong <= 3)
+        FAIL_CHECK("C[" << i << "][" << j << "] = " << dc[i * n + j] << ", want " << want);
+    }
+  CHECK(wrong == 0);
+  hipFree(da), hipFree(db), hipFree(dsa), hipFree(dsb), hipFree(dc);
+}
+
 template <class... Atoms>
 void check_runnable(std::tuple<Atoms...>*) {
   const arch::target t = arch::current_device_arch().kind;
@@ -149,6 +216,17 @@ TEST_CASE("MFMA atoms: the gfx950 scaled f8f6f4 family, neutral and power-of-two
   // A uniform A scale of 2^3 and of 2^-2 scales every result exactly.
   check_atom<arch::mfma_scaled_atom<fp8_e4m3fn, fp8_e4m3fn, 16, 16>>(130);
   check_atom<arch::mfma_scaled_atom<fp4_e2m1, fp4_e2m1, 32, 32>>(125);
+}
+
+TEST_CASE("MFMA atoms: the gfx950 scaled family takes each block's scale from the lane scale_block names", "[mfma]") {
+  if (arch::current_device_arch().kind != arch::target::gfx950) {
+    SUCCEED("the scaled family is gfx950's");
+    return;
+  }
+  check_scale_placement<arch::mfma_scaled_atom<fp8_e4m3fn, fp8_e4m3fn, 16, 16>, 0, 0>();
+  check_scale_placement<arch::mfma_scaled_atom<fp8_e4m3fn, fp8_e4m3fn, 32, 32>, 2, 1>();
+  check_scale_placement<arch::mfma_scaled_atom<fp4_e2m1, fp4_e2m1, 16, 16>, 3, 0>();
+  check_scale_placement<arch::mfma_scaled_atom<fp4_e2m1, fp4_e2m1, 32, 32>, 1, 3>();
 }
 
 TEST_CASE("MFMA atoms: the layouts name the instruction's registers", "[mfma]") {

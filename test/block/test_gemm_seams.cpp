@@ -9,6 +9,7 @@
 #include "wavekit/block/gemm_tile_shape.hpp"
 #include "wavekit/block/scale_epilogue.hpp"
 #include "wavekit/block/scale_group_promotion.hpp"
+#include "wavekit/block/scale_in_instruction.hpp"
 #include "wavekit/block/scale_none.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/tile/lds_swizzled_rows.hpp"
@@ -21,6 +22,10 @@ namespace {
 using layout64 = tile::lds_swizzled_rows<64>;
 using mma = warp::warp_mma<arch::mfma_atom<bf16, bf16, 16, 16, 16>, 2, 2, 64, warp::from_lds<layout64>,
                            warp::from_lds<layout64>>;
+
+using layout128 = tile::lds_swizzled_rows<128>;
+using mx_mma = warp::warp_mma<arch::mfma_scaled_atom<fp8_e4m3fn, fp8_e4m3fn, 16, 16>, 1, 2, 128,
+                              warp::from_lds<layout128>, warp::from_lds<layout128>, warp::k_order::atom>;
 
 struct mma_without_clear {  // a warp MMA missing clear()
   static constexpr int tiles_m = 1, tiles_n = 1, m = 16, regs = 4;
@@ -47,6 +52,7 @@ static_assert(
         block::scale_epilogue<mma, 32, block::scale_granularity::channel, block::scale_granularity::tensor>, mma>);
 using shape = block::gemm_tile_shape<64, 64, 64, 1, 1, 16, 2>;
 static_assert(block::scale_policy<block::scale_group_promotion<shape, mma, layout::k_contiguous>, mma>);
+static_assert(block::scale_policy<block::scale_in_instruction<mx_mma, 128>, mx_mma>);
 static_assert(!block::scale_policy<policy_without_hooks, mma>);
 static_assert(block::tile_scheduler<block::tile_scheduler_2d<128, 128>>);
 static_assert(!block::tile_scheduler<scheduler_without_at>);

@@ -14,6 +14,7 @@ struct device_facts {
   double clock_ghz;          // peak engine clock
   double bf16_dense_tflops;  // matrix cores, dense
   double fp8_dense_tflops;   // matrix cores, dense
+  double fp4_dense_tflops;   // matrix cores, dense, MX fp4 (0: no fp4 instruction)
   double hbm_tb_per_s;       // peak HBM bandwidth
   int wave_size;
   int simds_per_cu;
@@ -35,6 +36,7 @@ inline constexpr device_facts facts_of<target::gfx942> = {.product = "MI300X",
                                                           .clock_ghz = 2.1,
                                                           .bf16_dense_tflops = 1307.4,
                                                           .fp8_dense_tflops = 2614.9,
+                                                          .fp4_dense_tflops = 0.0,
                                                           .hbm_tb_per_s = 5.3,
                                                           .wave_size = 64,
                                                           .simds_per_cu = 4,
@@ -48,6 +50,7 @@ inline constexpr device_facts facts_of<target::gfx950> = {.product = "MI355X",
                                                           .clock_ghz = 2.4,
                                                           .bf16_dense_tflops = 2516.6,
                                                           .fp8_dense_tflops = 5033.0,
+                                                          .fp4_dense_tflops = 10066.0,
                                                           .hbm_tb_per_s = 8.0,
                                                           .wave_size = 64,
                                                           .simds_per_cu = 4,

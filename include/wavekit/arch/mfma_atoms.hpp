@@ -141,6 +141,11 @@ struct mfma_scaled_atom : mfma_layout<M, N, M == 16 ? 128 : 64, f8f6f4_bits<A>> 
     return M == 16 ? "mfma_scale_f32_16x16x128_f8f6f4" : "mfma_scale_f32_32x32x64_f8f6f4";
   }
   static constexpr int neutral_scale = 127;  // e8m0 1.0
+  // The scale of row i of A (column j of B) for the instruction's 32-K block b comes from lane
+  // b * M + i: lane l gives the scale of its own row (column) for block scale_block(l). The blocks
+  // are the atom's K order (operand_k), in which an 8-bit lane group's two 16-byte chunks belong
+  // to different blocks.
+  WAVEKIT_HOST_DEVICE static constexpr int scale_block(int lane) { return lane / M; }
 
   // scale_a / scale_b: byte OpselA / OpselB of each lane's value is the e8m0 scale of the row of A
   // (column of B) and 32-K block that lane's position names (docs/hardware.md 1.4).

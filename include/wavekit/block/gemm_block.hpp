@@ -13,6 +13,7 @@
 #include "wavekit/block/gemm_mainloop.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/layout.hpp"
+#include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 
 namespace wavekit::block {
@@ -46,14 +47,15 @@ struct gemm_block {
     const int skip = Mainloop::k_tail ? p.skip : 0;
     const gemm_tile t = Scheduler::at((p.k + skip) / policy::group_k, p.groups_per_split);
     constexpr bool kc = Order == layout::k_contiguous;
-    const gemm_sources src{
-        arch::buffer::over(p.a, static_cast<std::uint32_t>(p.m) * static_cast<std::uint32_t>(p.k) * sizeof(A)),
-        arch::buffer::over(p.b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k) * sizeof(B)),
-        kc ? p.k : p.m,
-        kc ? p.k : p.n,
-        p.m,
-        p.n,
-        skip};
+    const gemm_sources src{arch::buffer::over(p.a, static_cast<std::uint32_t>(p.m) * static_cast<std::uint32_t>(p.k) *
+                                                       sizeof(A) / elements_per_object<A>),
+                           arch::buffer::over(p.b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k) *
+                                                       sizeof(B) / elements_per_object<B>),
+                           kc ? p.k : p.m,
+                           kc ? p.k : p.n,
+                           p.m,
+                           p.n,
+                           skip};
     policy scale_state;
     scale_state.begin(p.scales, p.m, p.n, p.k, t, reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset), tid,
                       wave_row, wave_col, lane);

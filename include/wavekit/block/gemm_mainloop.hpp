@@ -15,6 +15,8 @@
 //   group_begin(g)           before a group's first step
 //   issue_loads<s>(g, more)  before the next step's tile loads (more: there is a next step)
 //   before_mma<s>(g)         before the step's MFMAs
+//   mma_scales<s>()          the scales the step's MFMAs take (warp::neutral_scales, or the warp
+//                            MMA's instruction_scales where the scales ride in the instruction)
 //   after_stores<s>(g)       after the next step's tiles are stored (only when there is one)
 //   after_mma<s>(mma)        after those stores, which cover the MFMA-result hazard window
 // and prologue(g) once, between the first step's tile loads and stores.
@@ -48,6 +50,7 @@ concept scale_policy = requires(P policy, const P& const_policy, Mma& mma, int g
   policy.group_begin(g);
   policy.template issue_loads<0>(g, more);
   policy.template before_mma<0>(g);
+  policy.template mma_scales<0>();
   policy.template after_stores<0>(g);
   policy.template after_mma<0>(mma);
   const_policy.result(mma);
@@ -130,7 +133,8 @@ struct gemm_mainloop {
           a_load.load(src.a, src.a_ld, k_next);
         }
         policy.template before_mma<s>(g);
-        w.template step<Policy::restarts && s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane);
+        w.template step<Policy::restarts && s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane,
+                                                    policy.template mma_scales<s>());
         // Nothing below moves above the MFMAs: waiting for the loads there would stall them.
         arch::schedule_fence();
         if (more) {

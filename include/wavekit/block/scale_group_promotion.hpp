@@ -24,6 +24,7 @@
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/warp/warp_mma.hpp"
 
 namespace wavekit::block {
 
@@ -112,6 +113,11 @@ struct scale_group_promotion {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void before_mma(int g) {
     if (S == steps_per_group - 1)
       scales = read_scales(scale_lds + (buffers == 2 ? (static_cast<unsigned>(g - first_group) & 1u) * slots : 0));
+  }
+  // The group scales apply to the accumulators, not inside the MFMAs.
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static warp::neutral_scales mma_scales() {
+    return {};
   }
   template <int S>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void after_stores(int g) {

@@ -6,6 +6,7 @@
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/warp/warp_mma.hpp"
 
 namespace wavekit::block {
 
@@ -28,6 +29,10 @@ struct scale_none {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void issue_loads(int, bool) {}
   template <int S>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void before_mma(int) {}
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static warp::neutral_scales mma_scales() {
+    return {};
+  }
   template <int S>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void after_stores(int) {}
   template <int S>

@@ -71,6 +71,16 @@ struct fp4x2_e2m1 {
   friend constexpr bool operator==(fp4x2_e2m1, fp4x2_e2m1) = default;
 };
 
+// The storage of an OCP MX element tensor: fp4 packs two elements a byte along the row.
+template <class Elem>
+using mx_storage_t = std::conditional_t<std::is_same_v<Elem, fp4_e2m1>, fp4x2_e2m1, Elem>;
+
+// Elements one object of a tensor's storage type holds: 2 for packed fp4 pairs, else 1.
+template <class T>
+inline constexpr int elements_per_object = 1;
+template <>
+inline constexpr int elements_per_object<fp4x2_e2m1> = 2;
+
 template <class T>
 inline constexpr bool is_small_float_v = false;
 template <class F>

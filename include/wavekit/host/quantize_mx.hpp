@@ -35,10 +35,6 @@ template <class Elem>
 inline constexpr bool is_mx_element_v =
     std::is_same_v<Elem, fp8_e4m3fn> || std::is_same_v<Elem, bf8_e5m2> || std::is_same_v<Elem, fp4_e2m1>;
 
-// Storage of an MX element tensor: fp4 packs two elements per byte along the row.
-template <class Elem>
-using mx_storage_t = std::conditional_t<std::is_same_v<Elem, fp4_e2m1>, fp4x2_e2m1, Elem>;
-
 template <class Elem>
 struct mx_tensor {
   static_assert(is_mx_element_v<Elem>, "mx_tensor: Elem must be fp8_e4m3fn, bf8_e5m2 or fp4_e2m1");

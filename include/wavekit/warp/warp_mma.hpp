@@ -3,12 +3,22 @@
 // tile; A's from an LDS tile too, or from registers the caller computed (MLA's P x V multiplies
 // a softmax result still in registers).
 //
-// Operands: in a K step of KBytes bytes, lane l reads KBytes * m / 64 contiguous bytes of its row
-// (row l % m of the tile; slice l / m of the step) with 16-byte LDS reads, and feeds
-// Atom::operand_bytes of them to each MFMA of the step in turn. For every MFMA the lanes of one
-// group then hold K values that A and B agree on, which is all a dot product needs: over the step
-// each K of the tile is multiplied exactly once. (It relabels K inside a step; only scales that
-// vary inside a step could tell, and the scale policies apply theirs per step or coarser.)
+// Operands, in one of two K orders (k_order):
+//   step_slices  In a K step of KBytes bytes, lane l reads KBytes * m / 64 contiguous bytes of its
+//                row (row l % m of the tile; slice l / m of the step) with 16-byte LDS reads, and
+//                feeds Atom::operand_bytes of them to each MFMA of the step in turn. For every MFMA
+//                the lanes of one group then hold K values that A and B agree on, which is all a
+//                dot product needs: over the step each K of the tile is multiplied exactly once.
+//                It relabels K inside a step, which only scales that vary inside a step could tell.
+//   atom         MFMA s of the step multiplies K [s * Atom::k, (s + 1) * Atom::k) of the step, each
+//                lane holding exactly the K the atom's layout names (operand_k): what scales per
+//                32 K inside the instruction need (gfx950's MX formats), since the atom applies
+//                block b's scale to the K it calls block b. Same reads, other addresses.
+//
+// Scaled atoms run with neutral e8m0 scales unless a step is given instruction_scales: one scale
+// register per lane per A row tile (B column tile) per MFMA of the step, its low byte the e8m0
+// scale of the lane's row (column) for the 32-K block the atom takes from that lane
+// (Atom::scale_block).
 #pragma once
 
 #include <concepts>
@@ -40,6 +50,12 @@ concept warp_accumulators = requires(W w, int lane) {
   { W::acc_col(lane) } -> std::convertible_to<int>;
 };
 
+// The order in which the lanes' K bytes are read (header comment).
+enum class k_order { step_slices, atom };
+
+// The scales of a step without instruction scales: a scaled atom runs at 1.0.
+struct neutral_scales {};
+
 // Where an operand's fragments come from.
 template <tile::lds_layout Layout>
 struct from_lds {
@@ -47,14 +63,15 @@ struct from_lds {
 };
 struct from_registers {};
 
-template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, class BSource>
+template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, class BSource,
+          k_order KOrder = k_order::step_slices>
 struct warp_mma {
   static_assert(dependent_false<ASource>,
                 "warp_mma: B comes from LDS (warp::from_lds<Layout>); A from LDS or warp::from_registers");
 };
 
-template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, tile::lds_layout BLayout>
-struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>> {
+template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, tile::lds_layout BLayout, k_order KOrder>
+struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder> {
   using atom = Atom;
   using accumulator = typename Atom::accumulator;
   using operand = typename Atom::operand;
@@ -65,13 +82,25 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>> {
   static constexpr int operand_bytes = Atom::operand_bytes;
   static constexpr int mfmas = slice / operand_bytes;  // MFMAs per tile pair per K step
   static constexpr int regs = Atom::acc_regs;          // accumulator registers per lane
+  static constexpr k_order order = KOrder;
+  static constexpr bool scaled = requires { Atom::scale_k; };
   static_assert(Atom::m == Atom::n, "warp_mma: square MFMA tiles");
   static_assert(slice % 16 == 0 && (operand_bytes == 8 || operand_bytes == 16 || operand_bytes == 32),
                 "warp_mma: a K step must give each lane whole 16-byte reads and whole operands; "
                 "KBytes * m / 64 is too small for this atom");
+  static_assert(KOrder == k_order::step_slices || operand_bytes % 16 == 0,
+                "warp_mma: the atom's own K order needs operands of whole 16-byte reads");
+
+  // Per-lane e8m0 scales of one step (header comment): a[i][s] for row tile i in MFMA s, b[j][s]
+  // for column tile j; the low byte of each is the scale.
+  struct instruction_scales {
+    int a[TilesM][mfmas];
+    int b[TilesN][mfmas];
+  };
 
   // A from registers: a[i][s] is the operand of MFMA s of the step for row tile i, holding what the
-  // LDS reads would: row i * m + l % m, K bytes (l / m) * slice + s * operand_bytes onward.
+  // LDS reads would: row i * m + l % m, K bytes read_k(l, r) of the reads r that MFMA s takes
+  // (operand_bytes / 16 of them, in order).
   struct a_fragment {
     operand v[TilesM][mfmas];
   };
@@ -88,28 +117,49 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>> {
   // One K step with A and B from LDS: A rows from a_lds at row0, B rows (= C columns) from b_lds
   // at col0. Restart: the accumulators restart at 0 (as the C operand of the first MFMAs, at no
   // cost) instead of adding to what they hold.
-  template <bool Restart>
+  // Scales: neutral_scales, or instruction_scales (scaled atoms only).
+  template <bool Restart, class Scales = neutral_scales>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const unsigned char* a_lds, const unsigned char* b_lds, int row0,
-                                               int col0, int lane) {
+                                               int col0, int lane, const Scales& scales = {}) {
     static_assert(a_in_lds, "warp_mma: this warp MMA takes A from registers: step(a_fragment, b_lds, col0, lane)");
-    run<Restart>(nullptr, a_lds, b_lds, row0, col0, lane);
+    run<Restart>(nullptr, a_lds, b_lds, row0, col0, lane, scales);
   }
   // One K step with A from registers.
-  template <bool Restart>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const a_fragment& a, const unsigned char* b_lds, int col0, int lane) {
+  template <bool Restart, class Scales = neutral_scales>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const a_fragment& a, const unsigned char* b_lds, int col0, int lane,
+                                               const Scales& scales = {}) {
     static_assert(!a_in_lds, "warp_mma: this warp MMA reads A from LDS: step(a_lds, b_lds, row0, col0, lane)");
-    run<Restart>(&a, nullptr, b_lds, 0, col0, lane);
+    run<Restart>(&a, nullptr, b_lds, 0, col0, lane, scales);
   }
 
   // Row and column (within the MFMA tile) of accumulator register r of this lane.
   WAVEKIT_HOST_DEVICE static constexpr int acc_row(int lane, int r) { return Atom::acc_row(lane, r); }
   WAVEKIT_HOST_DEVICE static constexpr int acc_col(int lane) { return Atom::acc_col(lane); }
 
+  // Byte offset along K, within the step, of this lane's 16-byte read r (header comment).
+  WAVEKIT_HOST_DEVICE static constexpr int read_k(int lane, int r) {
+    if constexpr (KOrder == k_order::step_slices) {
+      return (lane / m) * slice + 16 * r;
+    } else {
+      constexpr int per_mfma = operand_bytes / 16, atom_bytes = Atom::k * Atom::element_bits / 8;
+      // The atom's layout: element e of a lane at K operand_k(lane, e); a 16-byte chunk c starts
+      // at element c * 128 / element_bits.
+      const int s = r / per_mfma, c = r % per_mfma;
+      return s * atom_bytes + Atom::operand_k(lane, c * 128 / Atom::element_bits) * Atom::element_bits / 8;
+    }
+  }
+
  private:
-  // The atom's MFMA; a scaled atom (gfx950's f8f6f4) runs with neutral scales: the operands are
-  // unscaled here, any scales are the policy's.
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static accumulator mfma(operand a, operand b, accumulator c) {
-    if constexpr (requires { Atom::neutral_scale; })
+  // The atom's MFMA s of the step for tiles (i, j); a scaled atom (gfx950's f8f6f4) runs with the
+  // step's instruction scales, or neutral ones.
+  template <int S, class Scales>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static accumulator mfma(operand a, operand b, accumulator c, const Scales& scales,
+                                                             int i, int j) {
+    static_assert(std::is_same_v<Scales, neutral_scales> || (scaled && std::is_same_v<Scales, instruction_scales>),
+                  "warp_mma: a step takes neutral_scales, or this warp MMA's instruction_scales with a scaled atom");
+    if constexpr (!std::is_same_v<Scales, neutral_scales>)
+      return Atom::run(a, b, c, scales.a[i][S], scales.b[j][S]);
+    else if constexpr (scaled)
       return Atom::run(a, b, c, Atom::neutral_scale, Atom::neutral_scale);
     else
       return Atom::run(a, b, c);
@@ -125,31 +175,35 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>> {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static operand operand_of(const arch::u32x4 (&v)[reads][Tiles], int t) {
     if constexpr (operand_bytes == 8)
       return __builtin_bit_cast(operand, eight_bytes(v[S / 2][t], S % 2));
-    else if constexpr (operand_bytes == 16)
+    else if constexpr (operand_bytes == 16 && sizeof(operand) == 16)
       return __builtin_bit_cast(operand, v[S][t]);
+    else if constexpr (operand_bytes == 16)  // fp4 in the f8f6f4 forms: 4 of the 8 registers, the rest unread
+      return __builtin_bit_cast(operand, __builtin_shufflevector(v[S][t], arch::u32x4{}, 0, 1, 2, 3, 4, 5, 6, 7));
     else
       return __builtin_bit_cast(operand, __builtin_shufflevector(v[2 * S][t], v[2 * S + 1][t], 0, 1, 2, 3, 4, 5, 6, 7));
   }
 
-  template <bool Restart>
+  template <bool Restart, class Scales>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run(const a_fragment* a_regs, const unsigned char* a_lds,
-                                              const unsigned char* b_lds, int row0, int col0, int lane) {
+                                              const unsigned char* b_lds, int row0, int col0, int lane,
+                                              const Scales& scales) {
     constexpr int a_tiles = a_in_lds ? TilesM : 0, tiles = a_tiles + TilesN;
     // v[r][t]: 16-byte read r of tile t's fragment (A tiles first, then B). All first reads are
     // issued before the second ones, and each read index is pinned (waited for) only before the
     // MFMAs that use it, so the MFMAs of read 0 overlap the arrival of read 1.
     arch::u32x4 v[reads][tiles];
-    const int row = lane % m, k = (lane / m) * slice;
+    const int row = lane % m;
 #pragma unroll
     for (int r = 0; r < reads; ++r) {
+      const int k = read_k(lane, r);
       if constexpr (a_in_lds) {
 #pragma unroll
         for (int i = 0; i < TilesM; ++i)
-          v[r][i] = arch::lds_load<16>(a_lds + ASource::layout::offset(row0 + i * m + row, k + 16 * r));
+          v[r][i] = arch::lds_load<16>(a_lds + ASource::layout::offset(row0 + i * m + row, k));
       }
 #pragma unroll
       for (int j = 0; j < TilesN; ++j)
-        v[r][a_tiles + j] = arch::lds_load<16>(b_lds + BLayout::offset(col0 + j * m + row, k + 16 * r));
+        v[r][a_tiles + j] = arch::lds_load<16>(b_lds + BLayout::offset(col0 + j * m + row, k));
     }
     // MFMA s of the step needs reads [s * operand_bytes / 16, (s + 1) * operand_bytes / 16).
     static_for<reads>([&](auto r_constant) {
@@ -170,7 +224,8 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>> {
                 else
                   return a_regs->v[i][s];
               }();
-              acc[i][j] = mfma(a, operand_of<s>(v, a_tiles + j), (Restart && s == 0) ? accumulator{} : acc[i][j]);
+              acc[i][j] = mfma<s>(a, operand_of<s>(v, a_tiles + j), (Restart && s == 0) ? accumulator{} : acc[i][j],
+                                  scales, i, j);
             }
         });
       }

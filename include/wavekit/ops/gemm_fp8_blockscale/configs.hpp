@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "wavekit/core/layout.hpp"
-#include "wavekit/core/type_list.hpp"
+#include "wavekit/core/shipped_configs.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/config.hpp"
 
 namespace wavekit::ops::gemm_fp8_blockscale {
@@ -33,30 +33,6 @@ namespace wavekit::ops::gemm_fp8_blockscale {
 WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ALIAS)
 #undef WAVEKIT_BLOCKSCALE_ALIAS
 
-#define WAVEKIT_BLOCKSCALE_ID(name, ...) name,
-enum class config_id { WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ID) };
-inline constexpr config_id all_configs[] = {
-#define WAVEKIT_BLOCKSCALE_ENTRY(name, ...) config_id::name,
-    WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ENTRY)
-#undef WAVEKIT_BLOCKSCALE_ENTRY
-};
-#undef WAVEKIT_BLOCKSCALE_ID
-
-// The shipped configuration types, in the list's order, as a std::tuple (for tests over each).
-#define WAVEKIT_BLOCKSCALE_TYPE(name, ...) , config_##name
-using shipped_configs = tuple_after_first_t<void WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_TYPE)>;
-#undef WAVEKIT_BLOCKSCALE_TYPE
-
-// f(config type) for a run-time identifier.
-template <class F>
-decltype(auto) with_config(config_id id, F&& f) {
-  switch (id) {
-#define WAVEKIT_BLOCKSCALE_CASE(name, ...) \
-  case config_id::name: return f(config_##name{});
-    WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_CASE)
-#undef WAVEKIT_BLOCKSCALE_CASE
-  }
-  return f(config_large{});
-}
+WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS)
 
 }  // namespace wavekit::ops::gemm_fp8_blockscale

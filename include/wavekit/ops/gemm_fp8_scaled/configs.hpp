@@ -12,7 +12,7 @@
 #include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"
-#include "wavekit/core/type_list.hpp"
+#include "wavekit/core/shipped_configs.hpp"
 
 namespace wavekit::ops::gemm_fp8_scaled {
 
@@ -61,34 +61,8 @@ struct config {
   X(decode,  16, 128, 64, 1, 4, 16) /* M <= 16 */
 // clang-format on
 
-#define WAVEKIT_GEMM_FP8_SCALED_ALIAS(name, bm, bn, bk, wm, wn, mfma) \
-  using config_##name = config<bm, bn, bk, wm, wn, mfma>;
-WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_ALIAS)
-#undef WAVEKIT_GEMM_FP8_SCALED_ALIAS
+WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS)
 
-#define WAVEKIT_GEMM_FP8_SCALED_ID(name, ...) name,
-enum class config_id { WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_ID) };
-#undef WAVEKIT_GEMM_FP8_SCALED_ID
-inline constexpr config_id all_configs[] = {
-#define WAVEKIT_GEMM_FP8_SCALED_ENTRY(name, ...) config_id::name,
-    WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_ENTRY)
-#undef WAVEKIT_GEMM_FP8_SCALED_ENTRY
-};
-
-// The shipped configuration types, in the list's order (for tests over each).
-#define WAVEKIT_GEMM_FP8_SCALED_TYPE(name, ...) , config_##name
-using shipped_configs = tuple_after_first_t<void WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_TYPE)>;
-#undef WAVEKIT_GEMM_FP8_SCALED_TYPE
-
-template <class F>
-decltype(auto) with_config(config_id id, F&& f) {
-  switch (id) {
-#define WAVEKIT_GEMM_FP8_SCALED_CASE(name, ...) \
-  case config_id::name: return f(config_##name{});
-    WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_CASE)
-#undef WAVEKIT_GEMM_FP8_SCALED_CASE
-  }
-  return f(config_large{});
-}
+WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS)
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

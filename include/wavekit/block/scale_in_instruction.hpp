@@ -1,0 +1,130 @@
+// The scale policy of OCP MX operands (docs/hardware.md 1.4, 2.4): every 32 consecutive K of a row
+// of A and of B share an e8m0 scale, and gfx950's scaled MFMAs apply them inside the instruction,
+// each 32-K block's dot product times 2^(sa + sb - 254) before it is summed. So the K loop is the
+// unscaled one and the accumulators are the result; what the policy adds is the scale operand of
+// every MFMA: per lane, the scale of the lane's row (column) for the block the atom takes from that
+// lane (Atom::scale_block).
+//
+// The warp MMA must read K in the atom's own order (warp::k_order::atom): the atom applies block
+// b's scale to what its layout calls block b, and only in that order is that the tile's K
+// [32 b, 32 b + 32) of the MFMA's range.
+//
+// Scales are read straight from global memory, one byte per lane per row tile (column tile) per
+// MFMA, issued a step ahead with the tiles (global loads complete in order, so waiting for the
+// tiles covers them). A row's offset is per lane (out of range past M / N: scale 0, times the
+// tile's zeros there) and the step's block a wave-uniform offset. The first step of a ragged K
+// range (the mainloop's KTail) starts up to a step early: blocks before K = 0 read as 0 (their
+// elements are 0 too, and a neighbouring row's scale there could be NaN's 0xFF).
+//
+// Scale tensors: a_scale [M][K/32], b_scale [N][K/32] (e8m0, K-contiguous, the plain layout).
+#pragma once
+
+#include <cstdint>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/block/gemm_epilogue.hpp"
+#include "wavekit/block/tile_scheduler.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/platform.hpp"
+#include "wavekit/warp/warp_mma.hpp"
+
+namespace wavekit::block {
+
+struct mx_scale_args {
+  const e8m0* a_scale;  // [M][K/32]
+  const e8m0* b_scale;  // [N][K/32]
+};
+
+template <class Mma, int StepK>
+struct scale_in_instruction {
+  using atom = typename Mma::atom;
+  static_assert(Mma::scaled, "scale_in_instruction: the warp MMA's atom must be a scaled one (arch::mfma_scaled_atom)");
+  static_assert(Mma::order == warp::k_order::atom,
+                "scale_in_instruction: the warp MMA must read K in the atom's order (warp::k_order::atom)");
+  static_assert(StepK % atom::k == 0 && atom::k % atom::scale_k == 0,
+                "scale_in_instruction: a K step is whole MFMAs of whole 32-K blocks");
+  static constexpr int group_k = StepK;  // a group is one K step
+  static constexpr int steps_per_group = 1;
+  static constexpr bool restarts = false;
+  static constexpr int lds_bytes = 0;
+  static constexpr int tiles_m = Mma::tiles_m, tiles_n = Mma::tiles_n, mfmas = Mma::mfmas;
+  static constexpr int blocks_per_step = StepK / atom::scale_k, blocks_per_mfma = atom::k / atom::scale_k;
+  using args = mx_scale_args;
+  using scales = typename Mma::instruction_scales;
+
+  arch::buffer a, b;
+  std::uint32_t a_row[tiles_m], b_row[tiles_n];  // byte offset of this lane's row's scale in its MFMA block 0
+  int lane_block;                                // Atom::scale_block(lane)
+  int skip_blocks;                               // blocks the K steps start early (KTail; else 0)
+  scales current, next;
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void begin(const args& p, int m, int n, int k, const gemm_tile& t, float*, int,
+                                                int wave_row, int wave_col, int lane) {
+    const int blocks = k / atom::scale_k;  // scales per row
+    a = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(blocks));
+    b = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(blocks));
+    lane_block = atom::scale_block(lane);
+    auto offset = [&](int row, int rows) {
+      return row < rows ? static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(blocks) + lane_block
+                        : arch::out_of_range;
+    };
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i) a_row[i] = offset(t.m0 + wave_row + i * Mma::m + lane % Mma::m, m);
+#pragma unroll
+    for (int j = 0; j < tiles_n; ++j) b_row[j] = offset(t.n0 + wave_col + j * Mma::m + lane % Mma::m, n);
+    // Step g starts at K = g * StepK - skip, skip being the mainloop's KTail (0 when K is whole steps).
+    skip_blocks = (StepK - k % StepK) % StepK / atom::scale_k;
+  }
+
+  // The scales of the step whose first block is `block`: a wave-uniform offset from each row's.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(int block, scales& to) const {
+#pragma unroll
+    for (int s = 0; s < mfmas; ++s) {
+      const std::uint32_t uniform = static_cast<std::uint32_t>(block + s * blocks_per_mfma);
+#pragma unroll
+      for (int i = 0; i < tiles_m; ++i) to.a[i][s] = static_cast<int>(a.load1(a_row[i], uniform));
+#pragma unroll
+      for (int j = 0; j < tiles_n; ++j) to.b[j][s] = static_cast<int>(b.load1(b_row[j], uniform));
+    }
+  }
+  // The first step's, which may begin before K = 0 (KTail): those lanes' blocks read 0.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_first(int first_block, scales& to) const {
+    if (first_block >= 0) return load(first_block, to);
+#pragma unroll
+    for (int s = 0; s < mfmas; ++s) {
+      const int block = first_block + s * blocks_per_mfma;  // of the lane's MFMA block 0
+      const bool before_k = block + lane_block < 0;
+#pragma unroll
+      for (int i = 0; i < tiles_m; ++i)
+        to.a[i][s] = static_cast<int>(a.load1(before_k ? arch::out_of_range : a_row[i] + block));
+#pragma unroll
+      for (int j = 0; j < tiles_n; ++j)
+        to.b[j][s] = static_cast<int>(b.load1(before_k ? arch::out_of_range : b_row[j] + block));
+    }
+  }
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void prologue(int g) { load_first(g * blocks_per_step - skip_blocks, current); }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void group_begin(int) {}
+  // Issued before the next step's tile loads, with them.
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void issue_loads(int g, bool more) {
+    if (more) load((g + 1) * blocks_per_step - skip_blocks, next);
+  }
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void before_mma(int) {}
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE const scales& mma_scales() const {
+    return current;
+  }
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void after_stores(int) {}
+  // The next step's scales have arrived with its tiles.
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void after_mma(Mma&) {
+    current = next;
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static const auto& result(const Mma& w) { return w.acc; }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static identity_transform epilogue_transform() { return {}; }
+};
+
+}  // namespace wavekit::block

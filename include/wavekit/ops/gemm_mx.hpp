@@ -1,0 +1,48 @@
+// wavekit's MX GEMM (gfx950): C = A x B^T with OCP MXFP8 or MXFP4 operands (an e8m0 scale per 32
+// K of each row), fp32 accumulation, the scales applied inside gfx950's scaled MFMAs, C bf16 or
+// fp16, split-K.
+//
+//   namespace gx = wavekit::ops::gemm_mx;
+//   gx::problem p{m, n, k, gx::mx_format::mxfp4};
+//   std::size_t ws = wavekit::gemm_mx_workspace_bytes(p).value();
+//   gx::args<wavekit::fp4_e2m1, wavekit::bf16> args{a, b, a_scale, b_scale, c, workspace, ws};
+//   wavekit::status s = wavekit::gemm_mx(p, args, stream);
+//
+// It validates everything before launching, refuses a device without scaled MFMAs (gfx942) and
+// picks a plan (ops/gemm_mx/plan.hpp answers the same without HIP). Experts pick a config:
+// gx::launch<gx::config_medium>(p, args, splits, stream).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/arch/device.hpp"
+#include "wavekit/ops/gemm_mx/kernel.hpp"
+#include "wavekit/ops/gemm_mx/plan.hpp"
+
+namespace wavekit {
+
+inline result<std::size_t> gemm_mx_workspace_bytes(const ops::gemm_mx::problem& p) {
+  return ops::gemm_mx::workspace_bytes(p, arch::current_device_arch().kind);
+}
+inline result<ops::gemm_mx::plan_info> gemm_mx_select_plan(const ops::gemm_mx::problem& p,
+                                                           std::size_t workspace_bytes) {
+  return ops::gemm_mx::select_plan(p, workspace_bytes, arch::current_device_arch().kind);
+}
+
+// Validates, picks the plan and launches. When `ran` is given it receives the plan that ran.
+template <class Elem, class Out>
+status gemm_mx(const ops::gemm_mx::problem& p, const ops::gemm_mx::args<Elem, Out>& args, hipStream_t stream,
+               ops::gemm_mx::plan_info* ran = nullptr) {
+  namespace gx = ops::gemm_mx;
+  if (status s = gx::validate(p, args); !s.ok()) return s;
+  const arch::device_arch device = arch::current_device_arch();
+  const result<gx::plan_info> plan = gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
+  if (!plan) return plan.error();
+  const status s = gx::with_config(plan.value().plan.config, [&](auto cfg) {
+    return gx::launch<decltype(cfg)>(p, args, plan.value().plan.splits, device.kind, stream);
+  });
+  if (s.ok() && ran) *ran = plan.value();
+  return s;
+}
+
+}  // namespace wavekit

@@ -1,0 +1,65 @@
+// Tile configurations of the MX GEMM as types, and the list wavekit ships. As for every GEMM: block
+// tile, waves, MFMA tile edge (16: 16x16x128, 32: 32x32x64 scaled MFMAs), LDS stages, K splits of
+// an explicit launch. The K step is given in bytes of a row: the same bytes hold 128 MXFP8 or 256
+// MXFP4 elements, so of<format> is the config as a format's kernel and plan see it (block_k in
+// elements). name() reads like "gemm_mx<128x128x128B, w2x2, mfma16>".
+#pragma once
+
+#include <string>
+
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/block/gemm_tile_shape.hpp"
+#include "wavekit/core/shipped_configs.hpp"
+#include "wavekit/ops/gemm_mx/problem.hpp"
+
+namespace wavekit::ops::gemm_mx {
+
+template <int BlockM, int BlockN, int StepBytes, int WavesM, int WavesN, int MfmaM, int Stages = 2, int SplitK = 1>
+struct config {
+  static constexpr int block_m = BlockM, block_n = BlockN, step_bytes = StepBytes, mfma_m = MfmaM, split_k = SplitK;
+  using kernel_config = config<BlockM, BlockN, StepBytes, WavesM, WavesN, MfmaM, Stages, 1>;
+  // A lane reads StepBytes * MfmaM / 64 bytes of each row per step: whole 32-byte MXFP8 operands.
+  static_assert(StepBytes * MfmaM / 64 % 32 == 0,
+                "gemm_mx::config: a K step must give each lane whole operands: StepBytes * MfmaM >= 2048");
+  static_assert(SplitK >= 1, "gemm_mx::config: SplitK must be at least 1");
+
+  template <mx_format F>
+  struct of : block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages> {
+    using shape =
+        block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages>;
+    static constexpr mx_format format = F;
+    static constexpr int row_bytes = StepBytes;
+    static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
+    static constexpr arch::device_facts device = arch::facts_of<arch::target::gfx950>;
+    // The occupancy the codegen report must confirm: what the LDS per CU allows, capped at 2.
+    static constexpr int min_waves_per_simd = (device.lds_bytes_per_cu / lds_bytes) * shape::waves / 4 >= 2 ? 2 : 1;
+    static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
+                  "gemm_mx::config: the tiles' LDS stages exceed gfx950's LDS per workgroup");
+  };
+  using shape = of<mx_format::mxfp8>;
+  static constexpr int wave_m = shape::wave_m, wave_n = shape::wave_n, threads = shape::threads;
+
+  static std::string name(int splits = SplitK) {
+    return "gemm_mx<" + std::to_string(BlockM) + "x" + std::to_string(BlockN) + "x" + std::to_string(StepBytes) +
+           "B, w" + std::to_string(WavesM) + "x" + std::to_string(WavesN) + ", mfma" + std::to_string(MfmaM) +
+           (Stages == 1 ? ", 1 stage" : "") + (splits > 1 ? ", sk" + std::to_string(splits) : "") + ">";
+  }
+};
+
+// The one list: each X(name, BlockM, BlockN, StepBytes, WavesM, WavesN, MFMA edge) line makes the
+// alias config_<name>, the identifier config_id::<name>, its place in all_configs and with_config,
+// and (read by codegen/CMakeLists.txt) the gfx950 codegen instances for both formats.
+// clang-format off
+#define WAVEKIT_GEMM_MX_SHIPPED_CONFIGS(X)                 \
+  X(large,  256, 128, 128, 4, 2, 32) /* M in the thousands */ \
+  X(medium, 128, 128, 128, 2, 2, 16)                         \
+  X(narrow,  64, 128, 128, 2, 2, 16)                         \
+  X(small,   32,  64, 128, 1, 2, 16)                         \
+  X(decode,  16, 128, 128, 1, 4, 16) /* M <= 16 */
+// clang-format on
+
+WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_GEMM_MX_SHIPPED_CONFIGS)
+
+WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_GEMM_MX_SHIPPED_CONFIGS)
+
+}  // namespace wavekit::ops::gemm_mx

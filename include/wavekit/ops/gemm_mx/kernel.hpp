@@ -1,0 +1,107 @@
+// The MX GEMM's kernel for one config, as a composition of wavekit's parts, and its launcher
+// (validation, the main kernel over a (N tiles, M tiles, splits) grid, the split-K reduction).
+//
+// Parts: byte-tile loaders of 8-bit or packed 4-bit rows into swizzled LDS rows, a warp MMA over
+// gfx950's scaled f8f6f4 atom reading K in the atom's own order, the scales-in-the-instruction
+// policy (each MFMA takes its lanes' e8m0 scales), the unscaled mainloop with a ragged first K step
+// (K need only be a multiple of 32), the 2D tile scheduler with split-K, and the store epilogue.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <type_traits>
+
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/device.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/scale_in_instruction.hpp"
+#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/ops/gemm_mx/configs.hpp"
+#include "wavekit/ops/gemm_mx/plan.hpp"
+#include "wavekit/ops/gemm_mx/problem.hpp"
+#include "wavekit/tile/tile_loader_k_contiguous.hpp"
+#include "wavekit/warp/warp_mma.hpp"
+
+namespace wavekit::ops::gemm_mx {
+
+template <class Cfg, class Elem, class Out>
+struct parts {
+  using shape = typename Cfg::template of<format_of<Elem>>;
+  static constexpr int bits = element_bits(format_of<Elem>);
+  template <int Rows>
+  using loader = tile::tile_loader_k_contiguous<Rows, shape::row_bytes, shape::threads, bits>;
+  using a_loader = loader<shape::block_m>;
+  using b_loader = loader<shape::block_n>;
+  using atom = arch::mfma_scaled_atom<Elem, Elem, shape::mfma_m, shape::mfma_m>;
+  using mma =
+      warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes, warp::from_lds<typename a_loader::layout>,
+                     warp::from_lds<typename b_loader::layout>, warp::k_order::atom>;
+  using policy = block::scale_in_instruction<mma, shape::block_k>;
+  using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/true>;
+  using scheduler = block::tile_scheduler_2d<shape::block_m, shape::block_n>;
+  using body = block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, block::epilogue_store<Out>>;
+  static_assert(mainloop::lds_bytes == shape::lds_bytes, "gemm_mx::parts: the config's LDS is the mainloop's");
+};
+
+template <class Elem, class Out>
+using params = block::gemm_params<mx_storage_t<Elem>, mx_storage_t<Elem>, block::mx_scale_args, Out>;
+
+template <class Cfg, class Elem, class Out>
+__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
+    parts<Cfg, Elem, Out>::shape::min_waves_per_simd) void gemm_mx_kernel(params<Elem, Out> p) {
+  using composed = parts<Cfg, Elem, Out>;
+  using shape = typename composed::shape;
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
+  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
+    __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
+    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
+// Validates, then launches with the given configuration and number of K splits on `device`'s
+// target (the kernel is Cfg's kernel_config: Cfg's own SplitK plays no part here).
+template <class Cfg, class Elem, class Out>
+status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::target device, hipStream_t stream) {
+  using K = typename Cfg::kernel_config;
+  if (status s = validate(p, a); !s.ok()) return s;
+  if (status s = check_target(p, device); !s.ok()) return s;
+  const std::string name = Cfg::name(splits);
+  const int step_k = block_k_of<Cfg>(p.format), steps = ceil_div(p.k, step_k);
+  if (splits < 1 || splits > steps)
+    return {status_code::bad_config,
+            name + " on " + p.str() + ": splits must be in [1, K steps = " + std::to_string(steps) + "]"};
+  const std::size_t need = workspace_bytes(p, splits);
+  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
+    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
+                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
+                                         ")"};
+  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
+    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
+  const int per_split = ceil_div(steps, splits), used_splits = ceil_div(steps, per_split);
+  const params<Elem, Out> kp{
+      a.a, a.b,       {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n,
+      p.k, per_split, steps * step_k - p.k};
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
+  if (need > 0) {
+    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
+                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
+        e != hipSuccess)
+      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
+  }
+  return status::success();
+}
+
+// The same on the current device's target.
+template <class Cfg, class Elem, class Out>
+status launch(const problem& p, const args<Elem, Out>& a, int splits, hipStream_t stream) {
+  return launch<Cfg>(p, a, splits, arch::current_device_arch().kind, stream);
+}
+
+}  // namespace wavekit::ops::gemm_mx

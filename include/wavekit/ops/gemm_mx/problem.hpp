@@ -1,0 +1,98 @@
+// The MX GEMM, host side: problem, arguments, validation (plain C++, no HIP).
+//
+//   C (M, N) = A (M, K) x B (N, K)^T,  fp32 accumulation,  C bf16 or fp16,
+//   A and B OCP MX tensors of one format (docs/hardware.md 2.4): MXFP8 (e4m3fn elements) or MXFP4
+//   (e2m1 elements packed two a byte, the first in the low nibble), each 32 consecutive K of a row
+//   sharing an e8m0 scale: a_scale [M][K/32], b_scale [N][K/32].
+//
+// Both operands K-contiguous (A [M][K], B [N][K]), read in place. gfx950 only: its scaled MFMAs
+// apply the scales inside the instruction (block/scale_in_instruction.hpp). Legal shapes: M >= 1,
+// N a multiple of 16, K a multiple of 32 (the MX block).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/status.hpp"
+
+namespace wavekit::ops::gemm_mx {
+
+enum class mx_format { mxfp8, mxfp4 };
+
+constexpr const char* to_string(mx_format f) { return f == mx_format::mxfp8 ? "mxfp8" : "mxfp4"; }
+
+// The element type of a format, its width, and the format of an element type.
+template <mx_format F>
+using element_of = std::conditional_t<F == mx_format::mxfp8, fp8_e4m3fn, fp4_e2m1>;
+constexpr int element_bits(mx_format f) { return f == mx_format::mxfp8 ? 8 : 4; }
+template <class Elem>
+inline constexpr mx_format format_of = [] {
+  static_assert(std::is_same_v<Elem, fp8_e4m3fn> || std::is_same_v<Elem, fp4_e2m1>,
+                "gemm_mx: the elements are fp8_e4m3fn (MXFP8) or fp4_e2m1 (MXFP4)");
+  return std::is_same_v<Elem, fp8_e4m3fn> ? mx_format::mxfp8 : mx_format::mxfp4;
+}();
+
+inline constexpr int scale_block = 32;  // K elements per e8m0 scale
+
+struct problem {
+  problem(int m_, int n_, int k_, mx_format format_) : m(m_), n(n_), k(k_), format(format_) {}
+  int m, n, k;
+  mx_format format;
+  std::string str() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(format);
+  }
+};
+
+// Elem: fp8_e4m3fn or fp4_e2m1 (stored as fp4x2_e2m1 pairs); Out: bf16 or fp16.
+template <class Elem, class Out>
+struct args {
+  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16>, "gemm_mx: C is bf16 or fp16");
+  static constexpr mx_format format = format_of<Elem>;
+  using storage = mx_storage_t<Elem>;
+  const storage* a = nullptr;
+  const storage* b = nullptr;
+  const e8m0* a_scale = nullptr;  // [M][K/32]
+  const e8m0* b_scale = nullptr;  // [N][K/32]
+  Out* c = nullptr;
+  void* workspace = nullptr;  // fp32 split-K partials; see workspace_bytes
+  std::size_t workspace_bytes = 0;
+};
+
+inline std::size_t workspace_bytes(const problem& p, int splits) {
+  return block::splitk_workspace_bytes(p.m, p.n, splits);
+}
+
+inline status validate_shape(const problem& p) {
+  const std::string what = "gemm_mx " + p.str() + ": ";
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
+  if (p.format != mx_format::mxfp8 && p.format != mx_format::mxfp4)
+    return {status_code::bad_shape, what + "format must be mx_format::mxfp8 or mx_format::mxfp4"};
+  if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
+  if (p.k % scale_block) return {status_code::bad_shape, what + "K must be a multiple of 32 (the MX scale block)"};
+  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
+  const std::size_t m = p.m, n = p.n, k = p.k, bits = element_bits(p.format);
+  if (m * k * bits / 8 > limit || n * k * bits / 8 > limit || m * n * 4 > limit)
+    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
+template <class Elem, class Out>
+status validate(const problem& p, const args<Elem, Out>& a) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  const std::string what = "gemm_mx " + p.str() + ": ";
+  if (p.format != a.format)
+    return {status_code::bad_config,
+            what + "the arguments hold " + to_string(a.format) + " tensors, the problem says " + to_string(p.format)};
+  return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
+                                        {"b", a.b, 16, "16-byte vector loads"},
+                                        {"a_scale", a.a_scale, 1, "e8m0 bytes"},
+                                        {"b_scale", a.b_scale, 1, "e8m0 bytes"},
+                                        {"c", a.c, 8, "vector stores of the split-K reduction"}});
+}
+
+}  // namespace wavekit::ops::gemm_mx

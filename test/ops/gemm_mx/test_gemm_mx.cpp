@@ -1,0 +1,146 @@
+// The MX GEMM against the host reference, on the CPU emulator and, in the GPU build, on the device:
+// on gfx950 every shipped config on shapes derived from its tile, MXFP8 and MXFP4, bf16 and fp16
+// out, split-K, a ragged first K step, the one-call API and its plan, and LDS without bank
+// conflicts; on gfx942 the refusal, before any launch. Every error status on both. Operands have
+// a different scale in every 32-K block (gemm_mx_case), so a scale taken from the wrong block or
+// lane fails the bound. Bounds: gemm_mx_case::check.
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <tuple>
+
+#include "support/gemm_mx_case.hpp"
+#include "wavekit/ops/gemm_mx.hpp"
+
+using namespace wavekit;
+namespace gx = wavekit::ops::gemm_mx;
+
+namespace {
+
+bool device_is_gfx950() { return arch::current_device_arch().kind == arch::target::gfx950; }
+
+template <class Cfg, class Elem, class Out>
+int run_config(const gx::problem& p, int splits, std::uint32_t seed) {
+  test::gemm_mx_case<Elem, Out> t(p, seed, splits);
+  const status s = gx::launch<Cfg>(p, t.args(), splits, nullptr);
+  INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
+  REQUIRE(s.ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+#endif
+  return t.check(splits, Cfg::name(splits).c_str());
+}
+
+template <class Cfg, class Elem>
+void run_shapes() {
+  constexpr gx::mx_format f = gx::format_of<Elem>;
+  const int bm = Cfg::block_m, bn = Cfg::block_n, bk = gx::block_k_of<Cfg>(f);
+  for (int m : {1, bm - 1, bm + 1})
+    for (int k : {32, bk, 3 * bk + 64})
+      CHECK(run_config<Cfg, Elem, bf16>(gx::problem{m, bn + 16, k, f}, 1, m + k) == 0);
+  CHECK(run_config<Cfg, Elem, fp16>(gx::problem{bm, 16, 5 * bk, f}, 3, 7) == 0);
+  CHECK(run_config<Cfg, Elem, bf16>(gx::problem{bm + 16, bn, 4 * bk - 32, f}, 2, 9) == 0);
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("gemm_mx: each shipped config on shapes derived from its tile, MXFP8 and MXFP4", "[emu][gemm]",
+                        gx::shipped_configs) {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX formats are gfx950's; the refusal test covers this target");
+    return;
+  }
+  run_shapes<TestType, fp8_e4m3fn>();
+  run_shapes<TestType, fp4_e2m1>();
+}
+
+TEST_CASE("gemm_mx: the one-call API runs the plan it reports, workspace fallback included", "[emu][gemm]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX formats are gfx950's; the refusal test covers this target");
+    return;
+  }
+  auto run = [](auto element, const gx::problem& p) {
+    using Elem = decltype(element);
+    test::gemm_mx_case<Elem, bf16> t(p, 42, 16);
+    gx::plan_info ran;
+    REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran.name == gemm_mx_select_plan(p, t.workspace_bytes).value().name);
+    CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
+    auto no_workspace = t.args();
+    no_workspace.workspace = nullptr, no_workspace.workspace_bytes = 0;
+    REQUIRE(gemm_mx(p, no_workspace, nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran.plan.splits == 1);
+    CHECK(t.check(1, ran.name.c_str()) == 0);
+  };
+  run(fp4_e2m1{}, gx::problem{1, 256, 4096, gx::mx_format::mxfp4});
+  run(fp8_e4m3fn{}, gx::problem{96, 128, 1024, gx::mx_format::mxfp8});
+}
+
+TEST_CASE("gemm_mx: plans are gfx950's, at the format's K step and rate", "[gemm]") {
+  const gx::problem decode{1, 1024, 8192, gx::mx_format::mxfp4};
+  const gx::plan pl = gx::choose_plan(decode, ~std::size_t{0});
+  INFO(gx::plan_name(pl));
+  CHECK(gx::facts(pl.config).block_m <= 32);  // a narrow M tile for M = 1
+  CHECK(pl.splits > 1);
+  CHECK(gx::choose_plan(decode, 0).splits == 1);
+  CHECK(gx::k_steps(decode, gx::config_id::decode) == 8192 / 256);
+  CHECK(gx::k_steps(gx::problem{1, 1024, 8192, gx::mx_format::mxfp8}, gx::config_id::decode) == 8192 / 128);
+  // MXFP4 runs at twice MXFP8's rate: a compute-bound shape's model time halves, or nearly.
+  const gx::problem big4{8192, 8192, 8192, gx::mx_format::mxfp4}, big8{8192, 8192, 8192, gx::mx_format::mxfp8};
+  const gx::plan large{gx::config_id::large, 1};
+  CHECK(gx::model_seconds(big4, large) < 0.6 * gx::model_seconds(big8, large));
+  const auto refused = gx::select_plan(decode, 0, arch::target::gfx942);
+  REQUIRE(!refused);
+  CHECK(refused.error().message() ==
+        "gemm_mx 1x1024x8192 mxfp4: MX formats run on gfx950's scaled MFMAs; gfx942 has none");
+  CHECK(!gx::workspace_bytes(decode, arch::target::host));
+  STATIC_REQUIRE(gx::config_medium::of<gx::mx_format::mxfp4>::block_k == 256);
+  STATIC_REQUIRE(gx::config_medium::of<gx::mx_format::mxfp8>::lds_bytes == 2 * 256 * 128);
+}
+
+TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][gemm]") {
+  const gx::problem p{64, 64, 256, gx::mx_format::mxfp8};
+  const std::string what = "gemm_mx 64x64x256 mxfp8: ";
+  test::gemm_mx_case<fp8_e4m3fn, bf16> t(p, 1);
+  auto status_of = [](const gx::problem& q, const gx::args<fp8_e4m3fn, bf16>& a) {
+    return gx::launch<gx::config_narrow>(q, a, 1, nullptr);
+  };
+  const auto good = t.args();
+  if (device_is_gfx950()) {
+    CHECK(status_of(p, good).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  } else {
+    // gfx942 has no scaled MFMAs: refused by the launcher and by the one-call API, nothing runs.
+    CHECK(status_of(p, good).message() == what + "MX formats run on gfx950's scaled MFMAs; gfx942 has none");
+    CHECK(gemm_mx(p, good, nullptr).code() == status_code::bad_config);
+    CHECK(!gemm_mx_workspace_bytes(p));
+  }
+  auto a = good;
+  a.a_scale = nullptr;
+  CHECK(status_of(p, a).message() == what + "argument a_scale is null");
+  a = good, a.b = reinterpret_cast<const fp8_e4m3fn*>(reinterpret_cast<const char*>(good.b) + 8);
+  CHECK(status_of(p, a).message() == what + "argument b must be 16-byte aligned (16-byte vector loads)");
+  a = good, a.c = nullptr;
+  CHECK(status_of(p, a).code() == status_code::null_pointer);
+  CHECK(status_of(gx::problem{64, 64, 240, gx::mx_format::mxfp8}, good).message() ==
+        "gemm_mx 64x64x240 mxfp8: K must be a multiple of 32 (the MX scale block)");
+  CHECK(status_of(gx::problem{64, 24, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
+  CHECK(status_of(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
+  CHECK(status_of(gx::problem{64, 64, 256, static_cast<gx::mx_format>(7)}, good).code() == status_code::bad_shape);
+  CHECK(status_of(gx::problem{1 << 20, 4096, 4096, gx::mx_format::mxfp8}, good).code() == status_code::too_large);
+  // MXFP4's halved bytes count: this shape fits as MXFP4 and not as MXFP8.
+  CHECK(gx::validate_shape(gx::problem{1 << 19, 64, 6144, gx::mx_format::mxfp4}).ok());
+  CHECK(gx::validate_shape(gx::problem{1 << 19, 64, 6144, gx::mx_format::mxfp8}).code() == status_code::too_large);
+  CHECK(status_of(gx::problem{64, 64, 256, gx::mx_format::mxfp4}, good).message() ==
+        "gemm_mx 64x64x256 mxfp4: the arguments hold mxfp8 tensors, the problem says mxfp4");
+  if (device_is_gfx950()) {
+    CHECK(gx::launch<gx::config_narrow>(p, good, 99, nullptr).code() == status_code::bad_config);
+    auto small = good;
+    small.workspace_bytes = 64;
+    CHECK(gx::launch<gx::config_narrow>(p, small, 2, nullptr).code() == status_code::bad_config);
+  }
+}

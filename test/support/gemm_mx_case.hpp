@@ -1,0 +1,96 @@
+// A random MX GEMM problem on the device, quantized by the host MX quantizer from values whose
+// magnitude changes from block to block (2^-8 .. 2^3), so every 32-K block of a row has its own
+// e8m0 scale and a scale applied to the wrong block shows; and its check against the exact
+// product of the quantized values at a bound computed from K, the splits and C's format.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/host/quantize_mx.hpp"
+#include "wavekit/host/reference_gemm.hpp"
+#include "wavekit/ops/gemm_mx/problem.hpp"
+
+namespace wavekit::test {
+
+template <class Elem, class Out>
+struct gemm_mx_case {
+  using storage = mx_storage_t<Elem>;
+  ops::gemm_mx::problem p;
+  storage *a = nullptr, *b = nullptr;
+  e8m0 *a_scale = nullptr, *b_scale = nullptr;
+  Out* c = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  host::mx_tensor<Elem> qa, qb;
+  std::vector<float> xa, xb;  // the quantized values (element times scale)
+
+  static host::mx_tensor<Elem> random_mx(int rows, int cols, std::mt19937& rng) {
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::uniform_int_distribution<int> exponent(-8, 3);
+    std::vector<float> x(std::size_t(rows) * cols);
+    for (int r = 0; r < rows; ++r)
+      for (int blk = 0; blk < cols / 32; ++blk) {
+        const float magnitude = std::ldexp(1.0f, exponent(rng));
+        for (int i = 0; i < 32; ++i) x[std::size_t(r) * cols + blk * 32 + i] = n(rng) * magnitude;
+      }
+    return host::quantize_mx<Elem>(std::span<const float>(x), rows, cols);
+  }
+
+  gemm_mx_case(ops::gemm_mx::problem problem, std::uint32_t seed, int max_splits = 8) : p(problem) {
+    std::mt19937 rng(seed);
+    qa = random_mx(p.m, p.k, rng), qb = random_mx(p.n, p.k, rng);
+    xa = host::dequantize(qa), xb = host::dequantize(qb);
+    upload(a, qa.data), upload(b, qb.data), upload(a_scale, qa.scales), upload(b_scale, qb.scales);
+    hipMalloc(&c, std::size_t(p.m) * p.n * sizeof(Out));
+    hipMemset(c, 0xff, std::size_t(p.m) * p.n * sizeof(Out));  // NaN where a result is missing
+    workspace_bytes = std::size_t(max_splits) * p.m * p.n * sizeof(float);
+    hipMalloc(&workspace, workspace_bytes);
+  }
+  ~gemm_mx_case() { hipFree(a), hipFree(b), hipFree(a_scale), hipFree(b_scale), hipFree(c), hipFree(workspace); }
+  gemm_mx_case(const gemm_mx_case&) = delete;
+  gemm_mx_case& operator=(const gemm_mx_case&) = delete;
+
+  template <class U>
+  static void upload(U*& dst, const std::vector<U>& src) {
+    hipMalloc(&dst, src.size() * sizeof(U));
+    hipMemcpy(dst, src.data(), src.size() * sizeof(U), hipMemcpyHostToDevice);
+  }
+
+  ops::gemm_mx::args<Elem, Out> args() const { return {a, b, a_scale, b_scale, c, workspace, workspace_bytes}; }
+
+  // |C - exact| per element may be: the matrix core's accumulation (bounded as a fused sum of each
+  // 32-K block, the scale being a power of two, then one fp32 accumulation per block: the spec
+  // leaves gfx950's internal order open, docs/hardware.md 1.3 and 1.4), one fp32 rounding per split in the
+  // reduction, and C's rounding (2^-8 relative for bf16, 2^-11 for fp16).
+  int check(int splits, const char* label) const {
+    const auto dot = host::reference_gemm_nt(
+        p.m, p.n, p.k, [&](int i, int k) { return double(xa[std::size_t(i) * p.k + k]); },
+        [&](int j, int k) { return double(xb[std::size_t(j) * p.k + k]); });
+    const auto abs_sum = host::reference_gemm_nt(
+        p.m, p.n, p.k, [&](int i, int k) { return std::fabs(double(xa[std::size_t(i) * p.k + k])); },
+        [&](int j, int k) { return std::fabs(double(xb[std::size_t(j) * p.k + k])); });
+    std::vector<Out> got(std::size_t(p.m) * p.n);
+    hipMemcpy(got.data(), c, got.size() * sizeof(Out), hipMemcpyDeviceToHost);
+    const double out_unit = std::is_same_v<Out, bf16> ? 0x1p-8 : 0x1p-11;
+    int bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double e = dot[i], g = to_float(got[i]);
+      const double acc = host::mfma_fp32_error_bound(p.k, 32, abs_sum[i]) + splits * 0x1p-24 * abs_sum[i];
+      const double bound = acc + (std::fabs(e) + acc) * out_unit;
+      if (!(std::fabs(g - e) <= bound) && bad++ < 5)
+        std::printf("%s %s: C[%zu][%zu] = %.8g, reference %.8g (bound %.3g)\n", label, p.str().c_str(), i / p.n,
+                    i % p.n, g, e, bound);
+    }
+    return bad;
+  }
+};
+
+}  // namespace wavekit::test
