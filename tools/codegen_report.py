@@ -153,6 +153,11 @@ def short_name(demangled):
     name = re.sub(r"\bconfig<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>",
                   lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{m[6]}" + (" 1 stage" if m[7] == "1" else ""),
                   name)
+    # ops::moe::config<BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge, Stages>
+    name = re.sub(r"\bconfig<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>",
+                  lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{m[6]}" + (" 1 stage" if m[7] == "1" else ""),
+                  name)
+    name = name.replace("(stage)0", "gate").replace("(stage)1", "up_gated").replace("(stage)2", "down_weighted")
     # ops::gemm_mx::config's K step is bytes of a row (128 MXFP8 or 256 MXFP4 elements).
     name = re.sub(r"^(gemm_mx_kernel<\d+x\d+x\d+)", r"\1B", name)
     name = name.replace("(scale_granularity)0", "tensor").replace("(scale_granularity)1", "channel")
@@ -160,7 +165,7 @@ def short_name(demangled):
 
 
 def cmd_report(args):
-    rows = []
+    rows, seen = [], set()
     for asm_path in args.asm:
         remarks_path = re.sub(r"\.s$", ".remarks", asm_path)
         with open(asm_path) as f:
@@ -168,6 +173,10 @@ def cmd_report(args):
         with open(remarks_path) as f:
             remarks = parse_remarks(f.read())
         for symbol, body in sorted(kernel_bodies(asm).items()):
+            # A kernel that several instances instantiate (one launcher's helper) is one row.
+            if symbol in seen:
+                continue
+            seen.add(symbol)
             r = dict(remarks.get(symbol, {"symbol": symbol}))
             targets = TARGETS.search("\n".join(body))
             r["lds_bytes_max"] = int(targets.group(1), 0) if targets else None

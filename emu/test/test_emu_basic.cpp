@@ -92,3 +92,36 @@ TEST_CASE("atomics on global and shared memory are atomic across blocks and thre
   CHECK(atomicCAS(counter, 0, 9) == expected);
   hipFree(counter), hipFree(total), hipFree(biggest), hipFree(per_block);
 }
+
+TEST_CASE("a capture check records every call a captured graph could not hold", "[emu]") {
+  int* device = nullptr;
+  REQUIRE(hipMalloc(&device, 64) == hipSuccess);
+  int host[16] = {};
+  {
+    wavekit::emu::capture_check check;
+    // Graph-safe: asynchronous fills and host-to-device or device-to-device copies, launches.
+    REQUIRE(hipMemsetAsync(device, 0, 64, nullptr) == hipSuccess);
+    REQUIRE(hipMemcpyAsync(device, host, 64, hipMemcpyHostToDevice, nullptr) == hipSuccess);
+    REQUIRE(hipMemcpyAsync(device + 8, device, 32, hipMemcpyDeviceToDevice, nullptr) == hipSuccess);
+    CHECK(check.graph_unsafe_calls().empty());
+    // Each of these makes the host wait for the device or reads device data on the host.
+    REQUIRE(hipMemcpyAsync(host, device, 64, hipMemcpyDeviceToHost, nullptr) == hipSuccess);
+    REQUIRE(hipMemcpy(device, host, 64, hipMemcpyHostToDevice) == hipSuccess);
+    REQUIRE(hipMemset(device, 0, 64) == hipSuccess);
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    REQUIRE(hipStreamSynchronize(nullptr) == hipSuccess);
+    int* more = nullptr;
+    REQUIRE(hipMalloc(&more, 4) == hipSuccess);
+    REQUIRE(hipFree(more) == hipSuccess);
+    CHECK(check.graph_unsafe_calls() == std::vector<std::string>{"hipMemcpyAsync to the host", "hipMemcpy", "hipMemset",
+                                                                 "hipDeviceSynchronize", "hipStreamSynchronize",
+                                                                 "hipMalloc", "hipFree"});
+  }
+  // Outside a check nothing is recorded.
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  {
+    wavekit::emu::capture_check check;
+    CHECK(check.graph_unsafe_calls().empty());
+  }
+  REQUIRE(hipFree(device) == hipSuccess);
+}

@@ -44,6 +44,11 @@ struct buffer {
     return __builtin_amdgcn_raw_buffer_load_b32(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),
                                                 0);
   }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint16_t load2(std::uint32_t byte_offset,
+                                                         std::uint32_t uniform_offset = 0) const {
+    return __builtin_amdgcn_raw_buffer_load_b16(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),
+                                                0);
+  }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t load1(std::uint32_t byte_offset,
                                                          std::uint32_t uniform_offset = 0) const {
     return __builtin_amdgcn_raw_buffer_load_b8(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),

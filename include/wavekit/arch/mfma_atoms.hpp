@@ -172,6 +172,12 @@ using fp8_gemm_atom =
     std::conditional_t<T == target::gfx950 && f8f6f4_format<Fp8> == 0, mfma_scaled_atom<Fp8, Fp8, M, M>,
                        mfma_atom<Fp8, Fp8, M, M, M == 16 ? 32 : 16>>;
 
+// The 16-bit (bf16 / fp16) atom a GEMM runs for MFMA tiles of edge M on target T: gfx950's K = 32 /
+// 16 forms, gfx942's K = 16 / 8 (the host pass takes gfx942's; it never runs kernels).
+template <class T, int M, target Target = current_target>
+using half_gemm_atom = std::conditional_t<Target == target::gfx950, mfma_atom<T, T, M, M, M == 16 ? 32 : 16>,
+                                          mfma_atom<T, T, M, M, M == 16 ? 16 : 8>>;
+
 // True in the device pass of a target that executes Atom, and in the host pass (which parses
 // kernels but never runs them). A kernel instantiated for another target traps instead of
 // reinterpreting fnuz bits as OCP (or the reverse).

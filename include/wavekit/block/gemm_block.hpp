@@ -2,11 +2,16 @@
 // (loaders, warp MMA, scale policy) accumulates them, the epilogue stores the result. Every GEMM
 // kernel of wavekit is this composition with its own parts (ops/<op>/ chooses them); a new op
 // changes parts, never this loop.
+//
+// Plain GEMMs take gemm_params; grouped ones (MoE's experts) grouped_gemm_params: a tile's group,
+// from the scheduler, picks its B operand from a table of pointers, and A's rows may be gathered
+// through a row table (-1: a row of zeros). A and B have their own storage orders.
 #pragma once
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdint>
+#include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
@@ -31,7 +36,26 @@ struct gemm_params {
   int skip;              // K elements the first step starts early (mainloop KTail), else 0
 };
 
-template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue>
+// A grouped GEMM's kernel argument: m counts the grouped rows (every group's rows, padded to whole
+// M tiles), b is unused: tile i of group g = tile_group[i] multiplies B operand b_groups[g]
+// (group -1: the tile has no work). With a_rows, C row r multiplies A row a_rows[r] (-1: zeros)
+// of an A of a_rows_total rows; without, A row r.
+template <class A, class B, class ScaleArgs, class Out>
+struct grouped_gemm_params : gemm_params<A, B, ScaleArgs, Out> {
+  const B* const* b_groups;
+  const int* tile_group;
+  const int* a_rows;
+  int a_rows_total;
+};
+
+template <class P>
+concept grouped_params = requires(const P& p) {
+  p.b_groups;
+  p.tile_group;
+};
+
+template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue,
+          layout BOrder = Order>
 struct gemm_block {
   using mma = typename Mainloop::mma_type;
   using policy = typename Mainloop::policy_type;
@@ -40,22 +64,57 @@ struct gemm_block {
   template <class A, class B, class Out>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const gemm_params<A, B, typename policy::args, Out>& p,
                                                      unsigned char* lds) {
+    run_with(p, lds);
+  }
+  template <class A, class B, class Out>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const grouped_gemm_params<A, B, typename policy::args, Out>& p,
+                                                     unsigned char* lds) {
+    run_with(p, lds);
+  }
+
+ private:
+  template <class Params>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run_with(const Params& p, unsigned char* lds) {
+    using A = std::remove_cvref_t<decltype(*p.a)>;
+    using B = std::remove_cvref_t<decltype(*p.b)>;
+    constexpr bool grouped = grouped_params<Params>;
     // The wave index is the same in all its lanes; readfirstlane tells the compiler so (scalar
     // registers and branches for everything derived from it).
     const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
     const int wave_row = (wave / Cfg::waves_n) * Cfg::wave_m, wave_col = (wave % Cfg::waves_n) * Cfg::wave_n;
     const int skip = Mainloop::k_tail ? p.skip : 0;
-    const gemm_tile t = Scheduler::at((p.k + skip) / policy::group_k, p.groups_per_split);
-    constexpr bool kc = Order == layout::k_contiguous;
-    const gemm_sources src{arch::buffer::over(p.a, static_cast<std::uint32_t>(p.m) * static_cast<std::uint32_t>(p.k) *
-                                                       sizeof(A) / elements_per_object<A>),
-                           arch::buffer::over(p.b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k) *
-                                                       sizeof(B) / elements_per_object<B>),
-                           kc ? p.k : p.m,
-                           kc ? p.k : p.n,
-                           p.m,
-                           p.n,
-                           skip};
+    tile_context context;
+    if constexpr (grouped) context.tile_group = p.tile_group;
+    const gemm_tile t = Scheduler::at((p.k + skip) / policy::group_k, p.groups_per_split, context);
+    if constexpr (grouped)
+      if (t.group < 0) return;  // a tile past the groups' rows: the whole block
+    const B* b = [&] {
+      if constexpr (grouped)
+        return p.b_groups[t.group];
+      else
+        return p.b;
+    }();
+    const std::uint32_t a_rows_total = [&] {
+      if constexpr (grouped)
+        return static_cast<std::uint32_t>(p.a_rows ? p.a_rows_total : p.m);
+      else
+        return static_cast<std::uint32_t>(p.m);
+    }();
+    const gemm_sources src{
+        arch::buffer::over(p.a, a_rows_total * static_cast<std::uint32_t>(p.k) * sizeof(A) / elements_per_object<A>),
+        arch::buffer::over(
+            b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k) * sizeof(B) / elements_per_object<B>),
+        Order == layout::k_contiguous ? p.k : p.m,
+        BOrder == layout::k_contiguous ? p.k : p.n,
+        p.m,
+        p.n,
+        skip,
+        [&]() -> const int* {
+          if constexpr (grouped)
+            return p.a_rows;
+          else
+            return nullptr;
+        }()};
     policy scale_state;
     scale_state.begin(p.scales, p.m, p.n, p.k, t, reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset), tid,
                       wave_row, wave_col, lane);

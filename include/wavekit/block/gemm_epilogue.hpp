@@ -32,6 +32,48 @@ struct identity_transform {
 template <class E>
 concept gemm_epilogue = requires { typename E::args; };
 
+// f(i, j, r, at) for each accumulator register r of the wave's MFMA tiles (i, j) at (row0, col0):
+// at is its output's index row * n + col, or out_of_range / 4 (past the output: stores drop it).
+template <class Mma, class F>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void for_each_output(int m, int n, int row0, int col0, int lane, F&& f) {
+#pragma unroll
+  for (int i = 0; i < Mma::tiles_m; ++i)
+#pragma unroll
+    for (int j = 0; j < Mma::tiles_n; ++j)
+#pragma unroll
+      for (int r = 0; r < Mma::regs; ++r) {
+        const int row = row0 + i * Mma::m + Mma::acc_row(lane, r);
+        const int col = col0 + j * Mma::m + Mma::acc_col(lane);
+        f(i, j, r, row < m && col < n ? static_cast<std::uint32_t>(row * n + col) : arch::out_of_range / 4);
+      }
+}
+
+// Where a C value goes: C (bf16, fp16 or fp32) or, with split-K, the split's fp32 partials.
+template <class Out>
+struct output_buffers {
+  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
+                "epilogue: C is bf16, fp16 or fp32");
+  arch::buffer c, partials;
+  bool to_partials;
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE output_buffers(const epilogue_args<Out>& p, int m, int n, int split) {
+    const std::uint32_t outputs = static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(n);
+    c = arch::buffer::over(p.c, outputs * sizeof(Out));
+    partials = arch::buffer::over(p.partials + static_cast<long>(split) * outputs, outputs * 4);
+    to_partials = p.partials != nullptr;
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(std::uint32_t at, float out) const {
+    if (to_partials)  // the transforms are scalings: applied per split, summed after
+      partials.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
+    else if constexpr (std::is_same_v<Out, float>)
+      c.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
+    else if constexpr (std::is_same_v<Out, bf16>)
+      c.store2(static_cast<std::uint16_t>(bf16_bits_rne(out)), at * 2);
+    else  // round to nearest even; beyond fp16's range, +-Inf (IEEE)
+      c.store2(__builtin_bit_cast(std::uint16_t, static_cast<_Float16>(out)), at * 2);
+  }
+};
+
 template <class Out>
 struct epilogue_store {
   static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
@@ -43,31 +85,12 @@ struct epilogue_store {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void store(const args& p, int m, int n,
                                                        const Acc (&acc)[Mma::tiles_m][Mma::tiles_n], int row0, int col0,
                                                        int lane, int split, Transform transform = {}) {
-    const std::uint32_t outputs = static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(n);
-    const arch::buffer c = arch::buffer::over(p.c, outputs * sizeof(Out));
-    const arch::buffer partials = arch::buffer::over(p.partials + static_cast<long>(split) * outputs, outputs * 4);
-#pragma unroll
-    for (int i = 0; i < Mma::tiles_m; ++i)
-#pragma unroll
-      for (int j = 0; j < Mma::tiles_n; ++j)
-#pragma unroll
-        for (int r = 0; r < Mma::regs; ++r) {
-          const int row = row0 + i * Mma::m + Mma::acc_row(lane, r);
-          const int col = col0 + j * Mma::m + Mma::acc_col(lane);
-          const std::uint32_t at =
-              row < m && col < n ? static_cast<std::uint32_t>(row * n + col) : arch::out_of_range / 4;
-          // A copy first: __builtin_bit_cast of a vector-element lvalue reads element 0 (clang).
-          const float v = acc[i][j][r];
-          const float out = transform(i, j, r, v);
-          if (p.partials)  // the transforms are scalings: applied per split, summed after
-            partials.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
-          else if constexpr (std::is_same_v<Out, float>)
-            c.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
-          else if constexpr (std::is_same_v<Out, bf16>)
-            c.store2(static_cast<std::uint16_t>(bf16_bits_rne(out)), at * 2);
-          else  // round to nearest even; beyond fp16's range, +-Inf (IEEE)
-            c.store2(__builtin_bit_cast(std::uint16_t, static_cast<_Float16>(out)), at * 2);
-        }
+    const output_buffers<Out> out(p, m, n, split);
+    for_each_output<Mma>(m, n, row0, col0, lane, [&](int i, int j, int r, std::uint32_t at) {
+      // A copy first: __builtin_bit_cast of a vector-element lvalue reads element 0 (clang).
+      const float v = acc[i][j][r];
+      out.store(at, transform(i, j, r, v));
+    });
   }
 };
 

@@ -62,7 +62,8 @@ struct gemm_sources {
   arch::buffer a, b;
   int a_ld, b_ld;  // K-contiguous: K; M/N-contiguous: M / N
   int m, n;
-  int skip;  // KTail: elements the first step of the K range starts early (0 when K is whole steps)
+  int skip;                     // KTail: elements the first step of the K range starts early (0 when K is whole steps)
+  const int* a_rows = nullptr;  // grouped GEMMs: A row of each C row (-1: zeros), or null: the same row
 };
 
 template <class Cfg, class Mma, class ALoader, class BLoader, class Policy, bool KTail = false>
@@ -97,7 +98,14 @@ struct gemm_mainloop {
     // B's share of the copy starts where A's ends, so that threads (whole waves, where the tiles
     // divide evenly) are either busy with one of them or idle, rather than all partly busy.
     const int b_tid = (tid + ALoader::work_items) % Cfg::threads;
-    a_load.locate(t.m0, src.m, src.a_ld, tid);
+    if constexpr (ALoader::gathers_rows) {
+      if (src.a_rows)
+        a_load.locate_rows(src.a_rows, t.m0, src.m, src.a_ld, tid);
+      else
+        a_load.locate(t.m0, src.m, src.a_ld, tid);
+    } else {
+      a_load.locate(t.m0, src.m, src.a_ld, tid);
+    }
     b_load.locate(t.n0, src.n, src.b_ld, b_tid);
     const int skip = KTail ? src.skip : 0;
     const int k_begin = t.group_begin * Policy::group_k - skip;  // K of the range's first step

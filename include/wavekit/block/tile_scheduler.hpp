@@ -2,9 +2,11 @@
 // its block index. A GEMM's K is cut into groups (the scale policy's unit: 128 K for 1x128 block
 // scales, one K step without scales); split-K gives each split a contiguous range of them.
 //
-// tile_scheduler_2d: grid (N tiles, M tiles, splits), the plain GEMM's. Grouped-by-expert (MoE:
-// a tile list over experts' row ranges) and split-KV (MLA) schedulers give the same tile answer
-// from their own grids.
+// tile_scheduler_2d: grid (N tiles, M tiles, splits), the plain GEMM's.
+// tile_scheduler_grouped: the same grid over a grouped GEMM's rows (MoE: rows sorted by expert,
+// each expert's rows padded to whole M tiles), each M tile's group read from a device table
+// (tile_context::tile_group); a tile of group -1 has no work. Split-KV (MLA) schedulers give the
+// same tile answer from their own grids.
 #pragma once
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
@@ -18,11 +20,17 @@ struct gemm_tile {
   int m0, n0;                  // first row and column of the block's C tile
   int group_begin, group_end;  // its K groups: [group_begin, group_end)
   int split;                   // index of its K split (0 without split-K)
+  int group = 0;               // grouped GEMMs: the tile's group (its B operand), -1: no work
+};
+
+// What a scheduler may read besides the block index: a grouped GEMM's table of M-tile groups.
+struct tile_context {
+  const int* tile_group = nullptr;
 };
 
 template <class S>
-concept tile_scheduler = requires(int i) {
-  { S::at(i, i) } -> std::same_as<gemm_tile>;
+concept tile_scheduler = requires(int i, const tile_context& context) {
+  { S::at(i, i, context) } -> std::same_as<gemm_tile>;
 };
 
 template <int BlockM, int BlockN>
@@ -33,10 +41,23 @@ struct tile_scheduler_2d {
                 static_cast<unsigned>(splits));
   }
   // groups: K groups of the problem; groups_per_split: of each split (the last may have fewer).
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static gemm_tile at(int groups, int groups_per_split) {
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static gemm_tile at(int groups, int groups_per_split, const tile_context& = {}) {
     const int split = static_cast<int>(blockIdx.z), begin = split * groups_per_split;
     return {static_cast<int>(blockIdx.y) * BlockM, static_cast<int>(blockIdx.x) * BlockN, begin,
             begin + groups_per_split < groups ? begin + groups_per_split : groups, split};
+  }
+};
+
+template <int BlockM, int BlockN>
+struct tile_scheduler_grouped {
+  // The grid over `tiles_m` M tiles (the tile table's length) of an n-wide output.
+  static dim3 grid(int tiles_m, int n) {
+    return dim3(static_cast<unsigned>(ceil_div(n, BlockN)), static_cast<unsigned>(tiles_m), 1u);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static gemm_tile at(int groups, int, const tile_context& context) {
+    // One load per block, the same in every lane (a scalar register).
+    const int group = __builtin_amdgcn_readfirstlane(context.tile_group[blockIdx.y]);
+    return {static_cast<int>(blockIdx.y) * BlockM, static_cast<int>(blockIdx.x) * BlockN, 0, groups, 0, group};
   }
 };
 

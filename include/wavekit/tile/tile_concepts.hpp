@@ -21,10 +21,13 @@ concept lds_layout = requires(int row, int k) {
 // locate(row0, rows_total, ld, tid) once, then per K step load(src, ld, k0) into registers,
 // wait_for_loads() (one wait for them) and store(lds, tid) into its layout. work_items is the
 // number of work items of the whole tile (a pipeline offsets a second loader's threads by it).
+// gathers_rows: whether it also has locate_rows(rows, row0, rows_valid, ld, tid), the row-gather
+// form (tile row r from tensor row rows[row0 + r]).
 template <class T>
 concept tile_loader = lds_layout<typename T::layout> &&
                       requires(T loader, const T& loaded, const arch::buffer& src, unsigned char* lds, int i) {
                         { T::work_items } -> std::convertible_to<int>;
+                        { T::gathers_rows } -> std::convertible_to<bool>;
                         loader.locate(i, i, i, i);
                         loader.load(src, i, i);
                         loader.wait_for_loads();

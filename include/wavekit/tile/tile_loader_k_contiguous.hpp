@@ -51,15 +51,16 @@ struct tile_loader_k_contiguous {
   }
 
   // The row-gather form (MoE's A operand: a tile's rows are tokens scattered through the tensor):
-  // tile row r is tensor row rows[row0 + r] for row0 + r < rows_valid, else it reads 0. `rows`
-  // is read here once; the K loop is the same as for contiguous rows.
+  // tile row r is tensor row rows[row0 + r] for row0 + r < rows_valid, else it reads 0, and so does
+  // a row whose table entry is negative (padding). `rows` is read here once; the K loop is the same
+  // as for contiguous rows.
+  static constexpr bool gathers_rows = true;
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate_rows(const int* rows, int row0, int rows_valid, int ld, int tid) {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads, r = row0 + c / chunks_per_row;
-      base[i] = c < chunks && r < rows_valid
-                    ? static_cast<std::uint32_t>(bytes(rows[r] * ld) + (c % chunks_per_row) * 16)
-                    : arch::out_of_range;
+      const int row = c < chunks && r < rows_valid ? rows[r] : -1;
+      base[i] = row >= 0 ? static_cast<std::uint32_t>(bytes(row * ld) + (c % chunks_per_row) * 16) : arch::out_of_range;
     }
   }
 

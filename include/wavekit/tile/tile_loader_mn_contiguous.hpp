@@ -37,6 +37,7 @@ struct tile_loader_mn_contiguous {
   static constexpr int k_groups = RowBytes / 4, row_groups = Rows / unit_rows;
   static constexpr int units = k_groups * row_groups;
   static constexpr int per_thread = (units + Threads - 1) / Threads;
+  static constexpr bool gathers_rows = false;                 // rows along the contiguous dimension: no gather
   static constexpr int work_items = units;                    // work items (threads' shares) of the whole tile
   static constexpr int words = unit_rows * ElementBytes / 4;  // 4-byte words per loaded K row
   using layout = lds_swizzled_rows<RowBytes, unit_rows>;

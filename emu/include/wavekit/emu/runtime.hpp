@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/target.hpp"
@@ -59,6 +60,8 @@ struct runtime_state {
   std::string last_error_message;
   launch_counters last_counters;
   launch_counters accumulated;  // every launch since reset_counters()
+  int capture_checks = 0;       // live capture_check scopes
+  std::vector<std::string> graph_unsafe_calls;
 };
 inline runtime_state& runtime() {
   static thread_local runtime_state state;
@@ -74,6 +77,25 @@ inline void reset_counters() { runtime().accumulated = launch_counters{}; }
 
 // The message of the last failed launch from this host thread (empty if it succeeded).
 inline const std::string& last_error_message() { return runtime().last_error_message; }
+
+// Graph safety. While a capture_check lives, every runtime call a captured HIP graph could not hold
+// or that makes the host wait for the device is recorded by name: a device-to-host copy, a
+// synchronous copy or memset, a synchronisation, an allocation or a free. An op that promises to
+// run without host synchronisation (so that a serving engine can capture it) is tested inside one
+// and must leave the list empty.
+class capture_check {
+ public:
+  capture_check() {
+    if (runtime().capture_checks++ == 0) runtime().graph_unsafe_calls.clear();
+  }
+  ~capture_check() { --runtime().capture_checks; }
+  capture_check(const capture_check&) = delete;
+  capture_check& operator=(const capture_check&) = delete;
+  const std::vector<std::string>& graph_unsafe_calls() const { return runtime().graph_unsafe_calls; }
+};
+inline void note_graph_unsafe(const char* call) {
+  if (runtime().capture_checks > 0) runtime().graph_unsafe_calls.emplace_back(call);
+}
 
 inline hipError_t record(hipError_t e, std::string message = {}) {
   if (e != hipSuccess) {
@@ -143,6 +165,7 @@ inline hipError_t hipPeekAtLastError() { return wavekit::emu::runtime().last_err
 
 template <class T>
 hipError_t hipMalloc(T** ptr, std::size_t bytes) {
+  wavekit::emu::note_graph_unsafe("hipMalloc");
   if (!ptr) return wavekit::emu::record(hipErrorInvalidValue, "hipMalloc: null result pointer");
   try {
     *ptr = static_cast<T*>(wavekit::emu::guarded_allocate(
@@ -160,29 +183,46 @@ hipError_t hipMallocManaged(T** ptr, std::size_t bytes, unsigned /*flags*/ = hip
   return hipMalloc(ptr, bytes);
 }
 inline hipError_t hipFree(void* p) {
+  wavekit::emu::note_graph_unsafe("hipFree");
   if (!p) return hipSuccess;
   return wavekit::emu::guarded_free(p)
              ? hipSuccess
              : wavekit::emu::record(hipErrorInvalidDevicePointer, "hipFree: not a device pointer");
 }
-inline hipError_t hipMemcpy(void* dst, const void* src, std::size_t bytes, hipMemcpyKind) {
+namespace wavekit::emu::detail {
+inline hipError_t copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes && (!dst || !src)) return wavekit::emu::record(hipErrorInvalidValue, "hipMemcpy: null pointer");
   if (bytes) std::memmove(dst, src, bytes);
   return hipSuccess;
 }
-inline hipError_t hipMemcpyAsync(void* dst, const void* src, std::size_t bytes, hipMemcpyKind kind,
-                                 hipStream_t = nullptr) {
-  return hipMemcpy(dst, src, bytes, kind);
-}
-inline hipError_t hipMemset(void* dst, int value, std::size_t bytes) {
+inline hipError_t fill(void* dst, int value, std::size_t bytes) {
   if (bytes && !dst) return wavekit::emu::record(hipErrorInvalidValue, "hipMemset: null pointer");
   if (bytes) std::memset(dst, value, bytes);
   return hipSuccess;
 }
-inline hipError_t hipMemsetAsync(void* dst, int value, std::size_t bytes, hipStream_t = nullptr) {
-  return hipMemset(dst, value, bytes);
+}  // namespace wavekit::emu::detail
+inline hipError_t hipMemcpy(void* dst, const void* src, std::size_t bytes, hipMemcpyKind) {
+  wavekit::emu::note_graph_unsafe("hipMemcpy");
+  return wavekit::emu::detail::copy(dst, src, bytes);
 }
-inline hipError_t hipDeviceSynchronize() { return hipSuccess; }
+// Device-to-host (or direction-unknown) copies bring device data to the host: graph-unsafe.
+inline hipError_t hipMemcpyAsync(void* dst, const void* src, std::size_t bytes, hipMemcpyKind kind,
+                                 hipStream_t = nullptr) {
+  if (kind == hipMemcpyDeviceToHost || kind == hipMemcpyDefault)
+    wavekit::emu::note_graph_unsafe("hipMemcpyAsync to the host");
+  return wavekit::emu::detail::copy(dst, src, bytes);
+}
+inline hipError_t hipMemset(void* dst, int value, std::size_t bytes) {
+  wavekit::emu::note_graph_unsafe("hipMemset");
+  return wavekit::emu::detail::fill(dst, value, bytes);
+}
+inline hipError_t hipMemsetAsync(void* dst, int value, std::size_t bytes, hipStream_t = nullptr) {
+  return wavekit::emu::detail::fill(dst, value, bytes);
+}
+inline hipError_t hipDeviceSynchronize() {
+  wavekit::emu::note_graph_unsafe("hipDeviceSynchronize");
+  return hipSuccess;
+}
 inline hipError_t hipStreamCreate(hipStream_t* s) {
   *s = new wavekit_emu_stream;
   return hipSuccess;
@@ -191,7 +231,10 @@ inline hipError_t hipStreamDestroy(hipStream_t s) {
   delete s;
   return hipSuccess;
 }
-inline hipError_t hipStreamSynchronize(hipStream_t) { return hipSuccess; }
+inline hipError_t hipStreamSynchronize(hipStream_t) {
+  wavekit::emu::note_graph_unsafe("hipStreamSynchronize");
+  return hipSuccess;
+}
 inline hipError_t hipEventCreate(hipEvent_t* e) {
   *e = new wavekit_emu_event;
   return hipSuccess;
@@ -204,7 +247,10 @@ inline hipError_t hipEventRecord(hipEvent_t e, hipStream_t = nullptr) {
   e->when = std::chrono::steady_clock::now();
   return hipSuccess;
 }
-inline hipError_t hipEventSynchronize(hipEvent_t) { return hipSuccess; }
+inline hipError_t hipEventSynchronize(hipEvent_t) {
+  wavekit::emu::note_graph_unsafe("hipEventSynchronize");
+  return hipSuccess;
+}
 inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
   *ms = std::chrono::duration<float, std::milli>(stop->when - start->when).count();
   return hipSuccess;

@@ -26,13 +26,6 @@
 
 namespace wavekit::ops::gemm_half {
 
-// The 16-bit atom of an MFMA tile edge on the target being compiled (the host pass takes gfx942's;
-// it never runs kernels).
-template <class T, int M>
-using atom_for_target =
-    std::conditional_t<arch::current_target == arch::target::gfx950, arch::mfma_atom<T, T, M, M, M == 16 ? 32 : 16>,
-                       arch::mfma_atom<T, T, M, M, M == 16 ? 16 : 8>>;
-
 template <class Cfg, class T, class Out, layout Order>
 struct parts {
   template <int Rows>
@@ -41,7 +34,7 @@ struct parts {
                                     tile::tile_loader_mn_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 16>>;
   using a_loader = loader<Cfg::block_m>;
   using b_loader = loader<Cfg::block_n>;
-  using atom = atom_for_target<T, Cfg::mfma_m>;
+  using atom = arch::half_gemm_atom<T, Cfg::mfma_m>;
   using mma = warp::warp_mma<atom, Cfg::tiles_m, Cfg::tiles_n, Cfg::row_bytes,
                              warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
   using policy = block::scale_none<mma, Cfg::block_k>;

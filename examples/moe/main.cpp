@@ -1,0 +1,144 @@
+// wavekit's MoE layer on one decode-like problem: random router logits and expert weights, the
+// softmax top-k router with a shared expert appended, then wavekit::moe (sort, gate, SiLU-gated
+// up, weighted down, combine), all on the device with no host synchronisation in between; the
+// result against a host reference of routing and layer, the largest error beside a bound from
+// the activations' format. On the CPU emulator it also prints the bytes the layer read against
+// the weights of the experts that had tokens (each is read once); on a GPU, the time.
+//
+//   moe [tokens experts top_k hidden expert_dim]   default: 16 64 6 1024 256 (plus a shared expert)
+//   moe --help
+#include <hip/hip_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/host/reference_moe.hpp"
+#include "wavekit/host/reference_moe_routing.hpp"
+#include "wavekit/ops/moe.hpp"
+
+using namespace wavekit;
+namespace moe = wavekit::ops::moe;
+
+namespace {
+
+template <class U>
+U* upload(const std::vector<U>& v) {
+  U* d = nullptr;
+  hipMalloc(&d, v.size() * sizeof(U));
+  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
+  return d;
+}
+
+int run(int tokens, int routed, int top_k, int hidden, int dim) {
+  using T = bf16;
+  const int experts = routed + 1, k = top_k + 1;  // the shared expert is id `routed`, weight 1
+  const moe::routing_problem rp{tokens, routed, top_k};
+  const moe::problem p{tokens, hidden, dim, experts, k, 0, experts, layout::mn_contiguous};
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::vector<float> logits(std::size_t(tokens) * routed);
+  for (float& v : logits) v = n(rng);
+  std::vector<T> x(std::size_t(tokens) * hidden);
+  for (T& v : x) v = saturate_cast<T>(n(rng));
+  host::moe_reference_weights<T> w;
+  auto tensor = [&](int fan_in) {
+    std::vector<T> m(std::size_t(hidden) * dim);
+    for (T& v : m) v = saturate_cast<T>(n(rng) / std::sqrt(float(fan_in)));
+    return m;
+  };
+  std::vector<T*> gate, up, down;
+  for (int e = 0; e < experts; ++e) {
+    w.gate.push_back(tensor(hidden)), w.up.push_back(tensor(hidden)), w.down.push_back(tensor(dim));
+    gate.push_back(upload(w.gate.back())), up.push_back(upload(w.up.back())), down.push_back(upload(w.down.back()));
+  }
+  float* d_logits = upload(logits);
+  T* d_x = upload(x);
+  T** d_gate = upload(gate);
+  T** d_up = upload(up);
+  T** d_down = upload(down);
+  int* d_ids;
+  float* d_weights;
+  T* d_out;
+  hipMalloc(&d_ids, std::size_t(tokens) * k * 4), hipMalloc(&d_weights, std::size_t(tokens) * k * 4);
+  hipMalloc(&d_out, x.size() * sizeof(T));
+  const result<std::size_t> bytes = moe::workspace_bytes(p);
+  if (!bytes) return std::printf("%s\n", bytes.error().message().c_str()), 2;
+  void* workspace;
+  hipMalloc(&workspace, bytes.value());
+
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  const auto start = std::chrono::steady_clock::now();
+  status s = moe_route(rp, moe::softmax_topk{}, moe::routing_args<float>{d_logits, d_ids, d_weights, routed}, nullptr);
+  std::string ran;
+  if (s.ok())
+    s = wavekit::moe(p, moe::args<T>{d_x, d_ids, d_weights, d_gate, d_up, d_down, d_out, workspace, bytes.value()},
+                     nullptr, &ran);
+  hipDeviceSynchronize();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!s.ok()) return std::printf("%s\n", s.message().c_str()), 1;
+
+  // The reference: the same routing on the host, then the layer.
+  const auto routing = host::reference_route(logits, rp, moe::softmax_topk{});
+  std::vector<int> ids;
+  std::vector<float> weights;
+  std::set<int> active;
+  for (int t = 0; t < tokens; ++t) {
+    for (int j = 0; j < top_k; ++j)
+      ids.push_back(routing.ids[t * top_k + j]), weights.push_back(float(routing.weights[t * top_k + j]));
+    ids.push_back(routed), weights.push_back(1.0f);
+  }
+  for (int id : ids) active.insert(id);
+  const auto ref = host::reference_moe(p, x, ids, weights, w);
+  std::vector<T> out(x.size());
+  hipMemcpy(out.data(), d_out, out.size() * sizeof(T), hipMemcpyDeviceToHost);
+  double worst = 0.0, worst_bound = 0.0;
+  int bad = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    // The bound of test/support/moe_case.hpp: three bf16 ulps of the magnitude, two of the value.
+    const double bound =
+        (3 * 0x1p-7 + (hidden + dim) * 0x1p-23) * ref.magnitude[i] + 2 * 0x1p-7 * std::fabs(ref.out[i]);
+    const double err = std::fabs(double(widen_to_float(out[i])) - ref.out[i]);
+    bad += !(err <= bound);
+    if (err > worst) worst = err, worst_bound = bound;
+  }
+  std::printf("moe: %d tokens, top %d of %d routed experts + 1 shared, hidden %d, expert dim %d, bf16\n", tokens, top_k,
+              routed, hidden, dim);
+  std::printf("config: %s; %zu experts had tokens\n", ran.c_str(), active.size());
+  std::printf("largest error %.3g (its bound %.3g); %d outputs outside their bounds\n", worst, worst_bound, bad);
+#if defined(WAVEKIT_EMULATOR)
+  const double weight_bytes = double(active.size()) * 3 * hidden * dim * sizeof(T);
+  std::printf("bytes read %.2f MB; active experts' weights %.2f MB; ratio %.3f\n",
+              double(emu::accumulated_counters().global_bytes_read) / 1e6, weight_bytes / 1e6,
+              double(emu::accumulated_counters().global_bytes_read) / weight_bytes);
+  (void)seconds;
+#else
+  std::printf("time %.1f us (routing + layer, one run, no warm-up)\n", seconds * 1e6);
+#endif
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* usage = "usage: moe [tokens experts top_k hidden expert_dim]\n";
+  if (argc == 2 && std::string(argv[1]) == "--help") return std::printf("%s", usage), 0;
+  int v[5] = {16, 64, 6, 1024, 256};
+  if (argc != 1 && argc != 6) return std::fprintf(stderr, "%s", usage), 2;
+  for (int i = 1; i < argc; ++i) {
+    char* end = nullptr;
+    const long x = std::strtol(argv[i], &end, 10);
+    if (*end || x <= 0 || x > (1 << 20))
+      return std::fprintf(stderr, "the sizes must be positive integers\n%s", usage), 2;
+    v[i - 1] = int(x);
+  }
+  return run(v[0], v[1], v[2], v[3], v[4]);
+}

@@ -1,0 +1,55 @@
+// wavekit's Mixture-of-Experts layer (bf16 / fp16): routing, then the experts, on the device with
+// no host synchronisation (the whole pipeline can be captured in a HIP graph).
+//
+//   namespace moe = wavekit::ops::moe;
+//   // 1. Routing (or ids and weights from elsewhere): softmax top-k, or DeepSeek's grouped sigmoid.
+//   moe::routing_problem rp{tokens, experts, top_k};
+//   wavekit::moe_route(rp, moe::softmax_topk{}, moe::routing_args<float>{logits, ids, weights}, stream);
+//   // 2. The experts: sort, gate, SiLU(gate) * up, down times the routing weight, combine.
+//   moe::problem p{tokens, hidden, expert_dim, experts, top_k, 0, experts, wavekit::layout::mn_contiguous};
+//   std::size_t ws = moe::workspace_bytes(p).value();
+//   moe::args<wavekit::fp16> a{x, ids, weights, gate_table, up_table, down_table, out, workspace, ws};
+//   wavekit::status s = wavekit::moe(p, a, stream);
+//
+// Statuses come before any launch (ops/moe/problem.hpp, routing.hpp, sort.hpp name the rules).
+// Experts: moe::launch<moe::config_medium>(p, a, stream) runs one config.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/ops/moe/batched.hpp"
+#include "wavekit/ops/moe/kernel.hpp"
+#include "wavekit/ops/moe/plan.hpp"
+#include "wavekit/ops/moe/routing_kernel.hpp"
+
+namespace wavekit {
+
+template <class Rule, class Logit>
+status moe_route(const ops::moe::routing_problem& p, const Rule& rule, const ops::moe::routing_args<Logit>& a,
+                 hipStream_t stream) {
+  return ops::moe::route(p, rule, a, stream);
+}
+
+// Validates, picks the config (ops/moe/plan.hpp) and launches the pipeline. When `ran` is given it
+// receives the config's name.
+template <class T>
+status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t stream, std::string* ran = nullptr) {
+  namespace m = ops::moe;
+  if (status s = m::validate_shape(p); !s.ok()) return s;
+  const m::config_id id = m::choose_config(p);
+  const status s = m::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
+  if (s.ok() && ran) *ran = m::config_name(id);
+  return s;
+}
+
+// The batched expert-parallel layout (ops/moe/batched.hpp): validates, picks the config whose M tile
+// divides max_tokens, launches.
+template <class T>
+status moe_batched(const ops::moe::batched_problem& p, const ops::moe::batched_args<T>& a, hipStream_t stream) {
+  namespace m = ops::moe;
+  if (status s = m::validate_batched_shape(p); !s.ok()) return s;
+  return m::with_config(m::choose_batched_config(p),
+                        [&](auto cfg) { return m::launch_batched<decltype(cfg)>(p, a, stream); });
+}
+
+}  // namespace wavekit

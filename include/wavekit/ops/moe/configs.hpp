@@ -1,0 +1,46 @@
+// Tile configurations of the MoE grouped GEMMs (bf16 / fp16 weights) as types, and the list
+// wavekit ships. BlockM is also the sort's tile: each expert's rows are padded to it, so a small
+// one wastes little on experts with few tokens (decode) and a large one reuses each weight tile
+// over more rows (prefill). BlockK is elements of K per LDS row (64: 128-byte rows). name() reads
+// like "moe_gemm<64x128x64, w2x2, mfma16>".
+#pragma once
+
+#include <string>
+
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/block/gemm_tile_shape.hpp"
+#include "wavekit/core/shipped_configs.hpp"
+
+namespace wavekit::ops::moe {
+
+template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages = 2>
+struct config : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages> {
+  using shape = block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>;
+  using shape::waves;
+  static constexpr int row_bytes = BlockK * 2;
+  static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
+  static constexpr int min_waves_per_simd =
+      (arch::facts_of<arch::target::gfx942>.lds_bytes_per_cu / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
+  static_assert(BlockK == 32 || BlockK == 64, "moe::config: BlockK must be 32 or 64 (64- or 128-byte rows)");
+  static_assert(BlockM >= 16 && BlockM <= 256 && BlockM % 16 == 0, "moe::config: BlockM is the sort's tile: 16..256");
+  static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
+                "moe::config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
+  static std::string name() {
+    return "moe_gemm<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) + (Stages == 1 ? ", 1 stage" : "") +
+           ">";
+  }
+};
+
+// The one list (X(name, BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge)): configs, identifiers
+// and the codegen instances (codegen/CMakeLists.txt).
+// clang-format off
+#define WAVEKIT_MOE_SHIPPED_CONFIGS(X)                              \
+  X(decode,   16, 128, 64, 1, 4, 16) /* a few rows per expert */    \
+  X(medium,   64, 128, 64, 2, 2, 16)                                \
+  X(prefill, 128, 128, 32, 2, 2, 32) /* hundreds of rows per expert */
+// clang-format on
+
+WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_MOE_SHIPPED_CONFIGS)
+WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_MOE_SHIPPED_CONFIGS)
+
+}  // namespace wavekit::ops::moe
