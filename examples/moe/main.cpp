@@ -1,11 +1,13 @@
-// wavekit's MoE layer on one decode-like problem: random router logits and expert weights, the
-// softmax top-k router with a shared expert appended, then wavekit::moe (sort, gate, SiLU-gated
-// up, weighted down, combine), all on the device with no host synchronisation in between; the
+// wavekit's MoE layer on one decode-like problem: router logits from a wavekit GEMM (x W_g^T,
+// bf16 in, fp32 out), the softmax top-k router with a shared expert appended, then wavekit::moe
+// (sort, gate, SiLU-gated up, weighted down, combine), all on the device with no host
+// synchronisation in between; the
 // result against a host reference of routing and layer, the largest error beside a bound from
 // the activations' format. On the CPU emulator it also prints the bytes the layer read against
 // the weights of the experts that had tokens (each is read once); on a GPU, the time.
 //
-//   moe [tokens experts top_k hidden expert_dim]   default: 16 64 6 1024 256 (plus a shared expert)
+//   moe [tokens experts top_k hidden expert_dim]   default: 16 64 6 1024 256 (plus a shared expert;
+//                                                  experts a multiple of 16, the router GEMM's N)
 //   moe --help
 #include <hip/hip_runtime.h>
 
@@ -21,6 +23,7 @@
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_moe.hpp"
 #include "wavekit/host/reference_moe_routing.hpp"
+#include "wavekit/ops/gemm_half.hpp"
 #include "wavekit/ops/moe.hpp"
 
 using namespace wavekit;
@@ -43,10 +46,9 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
   const moe::problem p{tokens, hidden, dim, experts, k, 0, experts, layout::mn_contiguous};
   std::mt19937 rng(5);
   std::normal_distribution<float> n(0.0f, 1.0f);
-  std::vector<float> logits(std::size_t(tokens) * routed);
-  for (float& v : logits) v = n(rng);
-  std::vector<T> x(std::size_t(tokens) * hidden);
+  std::vector<T> x(std::size_t(tokens) * hidden), router(std::size_t(routed) * hidden);
   for (T& v : x) v = saturate_cast<T>(n(rng));
+  for (T& v : router) v = saturate_cast<T>(n(rng) / std::sqrt(float(hidden)));
   host::moe_reference_weights<T> w;
   auto tensor = [&](int fan_in) {
     std::vector<T> m(std::size_t(hidden) * dim);
@@ -58,8 +60,10 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
     w.gate.push_back(tensor(hidden)), w.up.push_back(tensor(hidden)), w.down.push_back(tensor(dim));
     gate.push_back(upload(w.gate.back())), up.push_back(upload(w.up.back())), down.push_back(upload(w.down.back()));
   }
-  float* d_logits = upload(logits);
   T* d_x = upload(x);
+  T* d_router = upload(router);
+  float* d_logits;
+  hipMalloc(&d_logits, std::size_t(tokens) * routed * 4);
   T** d_gate = upload(gate);
   T** d_up = upload(up);
   T** d_down = upload(down);
@@ -77,7 +81,11 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
   emu::reset_counters();
 #endif
   const auto start = std::chrono::steady_clock::now();
-  status s = moe_route(rp, moe::softmax_topk{}, moe::routing_args<float>{d_logits, d_ids, d_weights, routed}, nullptr);
+  // logits = x W_g^T (the router weight [experts][hidden], as nn.Linear keeps it), in fp32.
+  status s = gemm_half(ops::gemm_half::problem{tokens, routed, hidden, layout::k_contiguous},
+                       ops::gemm_half::args<T, float>{d_x, d_router, d_logits, nullptr, 0}, nullptr);
+  if (s.ok())
+    s = moe_route(rp, moe::softmax_topk{}, moe::routing_args<float>{d_logits, d_ids, d_weights, routed}, nullptr);
   std::string ran;
   if (s.ok())
     s = wavekit::moe(p, moe::args<T>{d_x, d_ids, d_weights, d_gate, d_up, d_down, d_out, workspace, bytes.value()},
@@ -86,16 +94,20 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!s.ok()) return std::printf("%s\n", s.message().c_str()), 1;
 
-  // The reference: the same routing on the host, then the layer.
+  // The reference: the device's logits routed on the host (the GEMM has its own tests), which must
+  // choose what the device chose, then the layer.
+  std::vector<float> logits(std::size_t(tokens) * routed), weights(std::size_t(tokens) * k);
+  std::vector<int> ids(std::size_t(tokens) * k);
+  hipMemcpy(logits.data(), d_logits, logits.size() * 4, hipMemcpyDeviceToHost);
+  hipMemcpy(ids.data(), d_ids, ids.size() * 4, hipMemcpyDeviceToHost);
+  hipMemcpy(weights.data(), d_weights, weights.size() * 4, hipMemcpyDeviceToHost);
   const auto routing = host::reference_route(logits, rp, moe::softmax_topk{});
-  std::vector<int> ids;
-  std::vector<float> weights;
-  std::set<int> active;
+  int routing_differs = 0;
   for (int t = 0; t < tokens; ++t) {
-    for (int j = 0; j < top_k; ++j)
-      ids.push_back(routing.ids[t * top_k + j]), weights.push_back(float(routing.weights[t * top_k + j]));
-    ids.push_back(routed), weights.push_back(1.0f);
+    for (int j = 0; j < top_k; ++j) routing_differs += ids[t * k + j] != routing.ids[t * top_k + j];
+    routing_differs += ids[t * k + top_k] != routed;
   }
+  std::set<int> active;
   for (int id : ids) active.insert(id);
   const auto ref = host::reference_moe(p, x, ids, weights, w);
   std::vector<T> out(x.size());
@@ -113,6 +125,7 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
   std::printf("moe: %d tokens, top %d of %d routed experts + 1 shared, hidden %d, expert dim %d, bf16\n", tokens, top_k,
               routed, hidden, dim);
   std::printf("config: %s; %zu experts had tokens\n", ran.c_str(), active.size());
+  std::printf("routing: %d choices differ from the host's\n", routing_differs);
   std::printf("largest error %.3g (its bound %.3g); %d outputs outside their bounds\n", worst, worst_bound, bad);
 #if defined(WAVEKIT_EMULATOR)
   const double weight_bytes = double(active.size()) * 3 * hidden * dim * sizeof(T);
@@ -123,7 +136,7 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
 #else
   std::printf("time %.1f us (routing + layer, one run, no warm-up)\n", seconds * 1e6);
 #endif
-  return bad ? 1 : 0;
+  return bad || routing_differs ? 1 : 0;
 }
 
 }  // namespace

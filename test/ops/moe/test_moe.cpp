@@ -120,3 +120,42 @@ TEST_CASE("moe: the one-call API picks the config by rows per expert and runs it
   CHECK(t.check(ran.c_str()) == 0);
   CHECK(!moe::workspace_bytes({48, 100, 64, 8, 3, 0, 8, layout::k_contiguous}));
 }
+
+TEST_CASE("moe: the unreduced output holds each choice's result, zeros for other ranks' experts", "[emu][moe]") {
+  using C = moe::config_decode;
+  // Expert parallelism: experts [4, 12) of 16 here; the reduced output is checked against the
+  // reference, and summing the unreduced rows in choice order (fp32, as the combine does) must give
+  // it bit for bit.
+  const moe::problem p{20, 128, 64, 16, 3, 4, 8, layout::mn_contiguous};
+  test::moe_case<bf16> t(p, random_ids(20, 3, 16, 13), 14, moe::workspace_bytes_for<C, bf16>(p));
+  bf16* unreduced = nullptr;
+  hipMalloc(&unreduced, std::size_t(20) * 3 * 128 * sizeof(bf16));
+  auto a = t.args();
+  a.out_unreduced = unreduced;
+  REQUIRE(moe::launch<C>(p, a, nullptr).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(t.check(C::name().c_str()) == 0);
+  std::vector<bf16> rows(std::size_t(20) * 3 * 128);
+  hipMemcpy(rows.data(), unreduced, rows.size() * sizeof(bf16), hipMemcpyDeviceToHost);
+  const std::vector<bf16> out = t.output();
+  int bad = 0;
+  for (int tok = 0; tok < 20; ++tok)
+    for (int c = 0; c < 128; ++c) {
+      float sum = 0.0f;
+      for (int j = 0; j < 3; ++j) {
+        const float v = widen_to_float(rows[(std::size_t(tok) * 3 + j) * 128 + c]);
+        const int id = t.ids[tok * 3 + j];
+        if ((id < 4 || id >= 12) && v != 0.0f) ++bad;  // another rank's expert: 0
+        sum += v;
+      }
+      bad += out[std::size_t(tok) * 128 + c].bits != saturate_cast<bf16>(sum).bits;
+    }
+  CHECK(bad == 0);
+  a.out = nullptr;  // the unreduced output alone is enough
+  CHECK(moe::launch<C>(p, a, nullptr).ok());
+  a.out_unreduced = nullptr;
+  CHECK(moe::launch<C>(p, a, nullptr).message() ==
+        "moe " + p.str() + ": arguments out and out_unreduced are both null");
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  hipFree(unreduced);
+}

@@ -106,6 +106,23 @@ __global__ __launch_bounds__(combine_threads) void moe_combine_kernel(const T* d
             static_cast<std::uint32_t>(token * hidden + col) * 2);
 }
 
+// out_unreduced[s][c..c+8) = down[inverse[s]][c..c+8), or 0 where inverse[s] is -1: each slot's
+// weighted result in slot order (the standard EP layout's unreduced output; the dispatch library's
+// combine sums them). One thread per 8 columns, a row of blocks per slot.
+template <class T>
+__global__ __launch_bounds__(combine_threads) void moe_unreduced_kernel(const T* down, const int* inverse, int hidden,
+                                                                        int rows, T* out) {
+  arch::declare_codegen_targets<0, 8>();
+  const int slot = static_cast<int>(blockIdx.y);
+  const int col = (static_cast<int>(blockIdx.x) * combine_threads + static_cast<int>(threadIdx.x)) * 8;
+  if (col >= hidden) return;
+  const int row = inverse[slot];
+  const arch::buffer y = arch::buffer::over(down, static_cast<std::uint32_t>(rows) * hidden * 2);
+  const arch::buffer o = arch::buffer::over(out, static_cast<std::uint32_t>(gridDim.y) * hidden * 2);
+  o.store16(y.load16(row >= 0 ? static_cast<std::uint32_t>(row * hidden + col) * 2 : arch::out_of_range),
+            static_cast<std::uint32_t>(slot * hidden + col) * 2);
+}
+
 // The rows a grouped GEMM runs over: `rows` rows in M tiles of Cfg::block_m, tile i belonging to
 // local expert tile_expert[i] (-1: none).
 struct grouped_rows {
@@ -159,9 +176,14 @@ template <class T>
 status validate(const problem& p, const args<T>& a, int tile_m, std::size_t need) {
   if (status s = validate_shape(p); !s.ok()) return s;
   if (status s = validate_sort_shape(p.sort(tile_m)); !s.ok()) return s;
-  return check_layer_arguments("moe " + p.str() + ": ", a.x,
-                               {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up, a.down,
-                               a.out, a.workspace, a.workspace_bytes, need);
+  const std::string what = "moe " + p.str() + ": ";
+  if (!a.out && !a.out_unreduced)
+    return {status_code::null_pointer, what + "arguments out and out_unreduced are both null"};
+  if (reinterpret_cast<std::uintptr_t>(a.out_unreduced) % 16)
+    return {status_code::bad_alignment,
+            what + "argument out_unreduced must be 16-byte aligned (16-byte vector stores)"};
+  return check_layer_arguments(what, a.x, {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up,
+                               a.down, a.out ? a.out : a.out_unreduced, a.workspace, a.workspace_bytes, need);
 }
 
 // Validates, then launches the sort, the three grouped GEMMs of config Cfg and the combine on
@@ -193,10 +215,13 @@ status launch(const problem& p, const args<T>& a, hipStream_t stream) {
     stages.template operator()<layout::k_contiguous>();
   else
     stages.template operator()<layout::mn_contiguous>();
-  hipLaunchKernelGGL(
-      moe_combine_kernel<T>,
-      dim3(static_cast<unsigned>(ceil_div(p.hidden, 8 * combine_threads)), static_cast<unsigned>(p.tokens)),
-      dim3(combine_threads), 0, stream, down, so.inverse, p.top_k, p.hidden, g.rows, a.out);
+  const unsigned column_blocks = static_cast<unsigned>(ceil_div(p.hidden, 8 * combine_threads));
+  if (a.out)
+    hipLaunchKernelGGL(moe_combine_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens)),
+                       dim3(combine_threads), 0, stream, down, so.inverse, p.top_k, p.hidden, g.rows, a.out);
+  if (a.out_unreduced)
+    hipLaunchKernelGGL(moe_unreduced_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens * p.top_k)),
+                       dim3(combine_threads), 0, stream, down, so.inverse, p.hidden, g.rows, a.out_unreduced);
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, "moe " + p.str() + ": " + hipGetErrorString(e)};
   return status::success();

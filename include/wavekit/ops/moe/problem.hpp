@@ -52,9 +52,12 @@ struct args {
   const T* const* gate = nullptr;  // [local_experts] device pointers
   const T* const* up = nullptr;    // [local_experts]
   const T* const* down = nullptr;  // [local_experts]
-  T* out = nullptr;                // [tokens][hidden]
-  void* workspace = nullptr;       // workspace_bytes(problem, T) bytes, 16-byte aligned
+  T* out = nullptr;                // [tokens][hidden], each token's sum over its choices; or null
+  void* workspace = nullptr;       // workspace_bytes(problem) bytes, 256-byte aligned
   std::size_t workspace_bytes = 0;
+  T* out_unreduced = nullptr;  // [tokens][top_k][hidden], each choice's weighted result (0 where its
+                               // expert is not local: the standard EP layout's unreduced output), or
+                               // null. At least one of out and out_unreduced.
 };
 
 // Where the pipeline keeps its intermediates in the workspace: the sort's outputs, then per sorted

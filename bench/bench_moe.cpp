@@ -1,0 +1,186 @@
+// The MoE layer (wavekit::moe) over the reference problems' configurations: amd-mixture-of-experts
+// (2025: fp16, weights [d_hidden, d_expert] as stored, top-4 + 1 shared expert) and the shapes of
+// amd-moe-mxfp4 (2026: top-8 + shared, run here with bf16 weights until the MXFP4 MoE exists).
+// Each configuration is verified first: 16 tokens spread over the batch against the host reference.
+// On a GPU: microseconds per call, operands evicted from L2 between calls. On the CPU emulator:
+// one call, reporting the bytes read against the weights of the experts that had tokens (each is
+// to be read once: the ratio `read_vs_weights_once`), MFMAs and bank conflicts, and no time. The
+// emulator does about 0.16 G multiply-adds per second on bf16/fp16 MFMAs: the E = 257, d_expert 256
+// decode batch takes about a minute, the prefill configurations hours; pick with --benchmark_filter.
+#include <benchmark/benchmark.h>
+#include <hip/hip_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/moe_case.hpp"
+#include "wavekit/ops/moe.hpp"
+
+using namespace wavekit;
+namespace moe = wavekit::ops::moe;
+
+namespace {
+
+// Arguments: tokens, hidden, expert dim, routed experts, top-k (a shared expert is added), dtype
+// (0 fp16, 1 bf16).
+template <class T>
+void moe_config(benchmark::State& state) {
+  const int tokens = int(state.range(0)), hidden = int(state.range(1)), dim = int(state.range(2));
+  const int routed = int(state.range(3)), top_k = int(state.range(4));
+  const moe::problem p{tokens, hidden, dim, routed + 1, top_k + 1, 0, routed + 1, layout::mn_contiguous};
+  std::mt19937 rng(7);
+  std::vector<int> all(routed), ids;
+  std::iota(all.begin(), all.end(), 0);
+  for (int t = 0; t < tokens; ++t) {
+    std::shuffle(all.begin(), all.end(), rng);
+    ids.insert(ids.end(), all.begin(), all.begin() + top_k);
+    ids.push_back(routed);
+  }
+  test::moe_case<T> t(p, ids, 11, moe::workspace_bytes(p).value());
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  std::string ran;
+  if (status s = wavekit::moe(p, t.args(), nullptr, &ran); !s.ok()) {
+    std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
+    state.SkipWithError(s.message().c_str());
+    return;
+  }
+  hipDeviceSynchronize();
+  state.SetLabel(ran);
+#if defined(WAVEKIT_EMULATOR)
+  const emu::launch_counters c = emu::accumulated_counters();
+#endif
+  // Verify 16 tokens spread over the batch (each token's result depends on its row only).
+  const int sampled = std::min(tokens, 16);
+  moe::problem q = p;
+  q.tokens = sampled;
+  std::vector<T> xs;
+  std::vector<int> ids_s;
+  std::vector<float> weights_s;
+  std::vector<int> rows;
+  for (int i = 0; i < sampled; ++i) {
+    const int token = int(std::int64_t(i) * tokens / sampled);
+    rows.push_back(token);
+    xs.insert(xs.end(), t.x.begin() + std::size_t(token) * hidden, t.x.begin() + std::size_t(token + 1) * hidden);
+    ids_s.insert(ids_s.end(), ids.begin() + std::size_t(token) * (top_k + 1),
+                 ids.begin() + std::size_t(token + 1) * (top_k + 1));
+    weights_s.insert(weights_s.end(), t.weights.begin() + std::size_t(token) * (top_k + 1),
+                     t.weights.begin() + std::size_t(token + 1) * (top_k + 1));
+  }
+  const auto ref = host::reference_moe(q, xs, ids_s, weights_s, t.w);
+  const std::vector<T> got = t.output();
+  const double ulp = std::is_same_v<T, bf16> ? 0x1p-7 : 0x1p-10;
+  for (int i = 0; i < sampled; ++i)
+    for (int col = 0; col < hidden; ++col) {
+      const std::size_t r = std::size_t(i) * hidden + col;
+      const double g = widen_to_float(got[std::size_t(rows[i]) * hidden + col]), e = ref.out[r];
+      const double bound = (3 * ulp + (hidden + dim) * 0x1p-23) * ref.magnitude[r] + 2 * ulp * std::fabs(e);
+      if (!(std::fabs(g - e) <= bound)) {
+        std::fprintf(stderr, "ERROR OCCURRED: %s: token %d column %d differs from the host reference\n",
+                     p.str().c_str(), rows[i], col);
+        state.SkipWithError("result differs from the host reference");
+        return;
+      }
+    }
+#if defined(WAVEKIT_EMULATOR)
+  for (auto _ : state) {
+  }
+  const double weights_once = double(t.active_weight_bytes());
+  const double activations = 2.0 * 2 * double(tokens) * hidden;  // x read, out written
+  state.counters["active_experts"] = double(std::set<int>(ids.begin(), ids.end()).size());
+  state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
+  state.counters["read_vs_weights_once"] = double(c.global_bytes_read) / (weights_once + activations);
+  state.counters["mfma"] = double(c.mfma_total());
+  state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
+#else
+  void* flush = nullptr;
+  const std::size_t flush_bytes = std::size_t(512) << 20;
+  hipMalloc(&flush, flush_bytes);
+  hipEvent_t start, stop;
+  hipEventCreate(&start), hipEventCreate(&stop);
+  for (auto _ : state) {
+    hipMemsetAsync(flush, 0, flush_bytes, nullptr);
+    hipEventRecord(start, nullptr);
+    (void)wavekit::moe(p, t.args(), nullptr);
+    hipEventRecord(stop, nullptr);
+    hipEventSynchronize(stop);
+    float ms = 0;
+    hipEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(ms / 1e3);
+  }
+  hipEventDestroy(start), hipEventDestroy(stop), hipFree(flush);
+#endif
+}
+
+void moe_layer(benchmark::State& state) {
+  if (state.range(5) == 0)
+    moe_config<fp16>(state);
+  else
+    moe_config<bf16>(state);
+}
+
+}  // namespace
+
+BENCHMARK(moe_layer)
+    ->ArgNames({"tokens", "hidden", "dim", "E", "k", "bf16"})
+    // A small configuration the test suite runs to keep this binary working.
+    ->Args({16, 1024, 256, 32, 8, 1})
+    // amd-moe-mxfp4 (2026) shapes, bf16: benchmarks, then tests.
+    ->Args({16, 7168, 256, 256, 8, 1})
+    ->Args({128, 7168, 256, 256, 8, 1})
+    ->Args({512, 7168, 256, 256, 8, 1})
+    ->Args({16, 7168, 512, 32, 8, 1})
+    ->Args({128, 7168, 512, 32, 8, 1})
+    ->Args({512, 7168, 512, 32, 8, 1})
+    ->Args({512, 7168, 2048, 32, 8, 1})
+    ->Args({8, 4096, 1024, 256, 8, 1})
+    ->Args({32, 7168, 2048, 32, 8, 1})
+    ->Args({128, 4096, 1536, 64, 6, 1})
+    // amd-mixture-of-experts (2025), fp16, top-4 + shared: tests, then benchmarks (tokens = bs * seq).
+    ->Args({512, 7168, 2048, 4, 4, 0})
+    ->Args({1024, 7168, 2048, 8, 4, 0})
+    ->Args({8192, 7168, 2048, 8, 4, 0})
+    ->Args({2048, 7168, 2048, 32, 4, 0})
+    ->Args({8192, 7168, 2048, 32, 4, 0})
+#if defined(WAVEKIT_EMULATOR)
+    ->Iterations(1)
+#else
+    ->UseManualTime()
+#endif
+    ->Unit(benchmark::kMicrosecond);
+
+#if defined(WAVEKIT_EMULATOR)
+class counters_reporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override {
+    std::printf("wavekit CPU emulator (%s): MoE counters per configuration, no GPU time\n",
+                arch::to_string(arch::current_target));
+    return true;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      std::printf("%-52s %s\n", run.benchmark_name().c_str(), run.report_label.c_str());
+      for (const auto& [name, counter] : run.counters) std::printf("    %-26s %.6g\n", name.c_str(), counter.value);
+    }
+    std::fflush(stdout);
+  }
+};
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  counters_reporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
+#else
+BENCHMARK_MAIN();
+#endif
