@@ -15,6 +15,7 @@
 
 #include "support/graph_safety.hpp"
 #include "support/moe_case.hpp"
+#include "wavekit/host/reference_moe_routing.hpp"
 #include "wavekit/ops/moe.hpp"
 
 using namespace wavekit;
@@ -158,4 +159,66 @@ TEST_CASE("moe: the unreduced output holds each choice's result, zeros for other
         "moe " + p.str() + ": arguments out and out_unreduced are both null");
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   hipFree(unreduced);
+}
+
+TEST_CASE("moe: a seeded random sweep over legal problems", "[emu][moe]") {
+  std::mt19937 rng(99);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 6; ++trial) {
+    const int experts = pick(1, 40), top_k = pick(1, std::min(6, experts)), tokens = pick(1, 50);
+    const int local = pick(1, experts), begin = pick(0, experts - local);
+    const moe::problem p{tokens,          16 * pick(1, 12),
+                         16 * pick(1, 8), experts,
+                         top_k,           begin,
+                         local,           pick(0, 1) ? layout::k_contiguous : layout::mn_contiguous};
+    INFO("trial " << trial << ": " << p.str());
+    const auto ids = random_ids(tokens, top_k, experts, 100 + trial);
+    if (trial % 2)
+      run_case<moe::config_decode, bf16>(p, ids, 200 + trial);
+    else
+      run_case<moe::config_medium, fp16>(p, ids, 200 + trial);
+  }
+}
+
+TEST_CASE("moe: DeepSeek routing then the layer, one graph-safe sequence", "[emu][moe]") {
+  // Router logits -> grouped sigmoid top-k (with a shared expert appended) -> the layer, all on one
+  // stream with nothing the host waits for in between.
+  const int tokens = 24, routed = 32, top_k = 4;
+  const moe::routing_problem rp{tokens, routed, top_k};
+  const moe::grouped_sigmoid_topk rule{4, 2, true, 2.5f, nullptr};
+  const moe::problem p{tokens, 128, 64, routed + 1, top_k + 1, 0, routed + 1, layout::k_contiguous};
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::vector<float> logits(std::size_t(tokens) * routed);
+  for (float& v : logits) v = n(rng);
+  // Every expert gets weights (the routing decides on the device which are used).
+  std::vector<int> all_ids;
+  for (int t = 0; t < tokens; ++t)
+    for (int j = 0; j <= top_k; ++j) all_ids.push_back((t * (top_k + 1) + j) % (routed + 1));
+  test::moe_case<bf16> t(p, all_ids, 6, moe::workspace_bytes(p).value());
+  float* d_logits = test::moe_case<bf16>::upload(logits);
+  int* ids = nullptr;
+  float* weights = nullptr;
+  hipMalloc(&ids, std::size_t(tokens) * (top_k + 1) * 4), hipMalloc(&weights, std::size_t(tokens) * (top_k + 1) * 4);
+  auto a = t.args();
+  a.ids = ids, a.weights = weights;
+  status routed_status, layer_status;
+  const auto unsafe = test::graph_unsafe_calls_of([&](hipStream_t stream) {
+    routed_status = moe_route(rp, rule, moe::routing_args<float>{d_logits, ids, weights, routed}, stream);
+    layer_status = wavekit::moe(p, a, stream);
+  });
+  REQUIRE(routed_status.ok());
+  REQUIRE(layer_status.ok());
+  CHECK(unsafe.empty());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  // The reference: the routing's reference, then the layer's.
+  const auto routing = host::reference_route(logits, rp, rule, {});
+  t.ids.clear(), t.weights.clear();
+  for (int tok = 0; tok < tokens; ++tok) {
+    for (int j = 0; j < top_k; ++j)
+      t.ids.push_back(routing.ids[tok * top_k + j]), t.weights.push_back(float(routing.weights[tok * top_k + j]));
+    t.ids.push_back(routed), t.weights.push_back(1.0f);
+  }
+  CHECK(t.check("deepseek routing + layer") == 0);
+  hipFree(d_logits), hipFree(ids), hipFree(weights);
 }
