@@ -112,8 +112,10 @@ struct moe_case {
     return got;
   }
 
-  int check(const char* label) const {
-    const auto ref = host::reference_moe(p, x, ids, weights, w);
+  host::moe_reference_result reference() const { return host::reference_moe(p, x, ids, weights, w); }
+
+  int check(const char* label) const { return check_against(reference(), label); }
+  int check_against(const host::moe_reference_result& ref, const char* label) const {
     const std::vector<T> got = output();
     const double ulp = std::is_same_v<T, bf16> ? 0x1p-7 : 0x1p-10;
     const double accumulation = (p.hidden + p.expert_dim) * 0x1p-23;
