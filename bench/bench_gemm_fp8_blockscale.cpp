@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/blockscale_case.hpp"
+#include "support/emulator_bench_main.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
 
@@ -132,32 +133,4 @@ BENCHMARK(blockscale)
 #endif
     ->Unit(benchmark::kMicrosecond);
 
-#if defined(WAVEKIT_EMULATOR)
-// On the emulator: each run's plan and counters, without Google Benchmark's time columns (they
-// would time the CPU emulating the kernel, which is easily misread as the kernel's time).
-class counters_reporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override {
-    std::printf("wavekit CPU emulator (%s): counters per shape, no GPU time\n", arch::to_string(arch::current_target));
-    return true;
-  }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      std::printf("%-32s %s\n", run.benchmark_name().c_str(), run.report_label.c_str());
-      for (const auto& [name, counter] : run.counters) std::printf("    %-26s %.6g\n", name.c_str(), counter.value);
-    }
-    std::fflush(stdout);
-  }
-};
-
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  counters_reporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
-}
-#else
-BENCHMARK_MAIN();
-#endif
+WAVEKIT_BENCHMARK_MAIN("shape", 32);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "support/emulator_bench_main.hpp"
 #include "support/moe_case.hpp"
 #include "wavekit/ops/moe.hpp"
 
@@ -156,31 +157,4 @@ BENCHMARK(moe_layer)
 #endif
     ->Unit(benchmark::kMicrosecond);
 
-#if defined(WAVEKIT_EMULATOR)
-class counters_reporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override {
-    std::printf("wavekit CPU emulator (%s): MoE counters per configuration, no GPU time\n",
-                arch::to_string(arch::current_target));
-    return true;
-  }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      std::printf("%-52s %s\n", run.benchmark_name().c_str(), run.report_label.c_str());
-      for (const auto& [name, counter] : run.counters) std::printf("    %-26s %.6g\n", name.c_str(), counter.value);
-    }
-    std::fflush(stdout);
-  }
-};
-
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  counters_reporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
-}
-#else
-BENCHMARK_MAIN();
-#endif
+WAVEKIT_BENCHMARK_MAIN("configuration", 52);

@@ -4,7 +4,9 @@
 
 #include <hip/hip_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
@@ -12,6 +14,7 @@
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/status.hpp"
 
 namespace wavekit::block {
 
@@ -52,6 +55,50 @@ hipError_t launch_splitk_reduce(const float* partials, Out* c, long count, int s
   hipLaunchKernelGGL(splitk_reduce<Out>, dim3(static_cast<unsigned>(ceil_div(count / 4, 256L))), dim3(256), 0, stream,
                      partials, c, count, splits);
   return hipGetLastError();
+}
+
+// A GEMM launch's split-K cut: K steps per split, and the splits that get any (the last may get
+// fewer steps), for `splits` requested over `steps` K steps.
+struct splitk_cut {
+  int per_split, used_splits;
+  static splitk_cut of(int steps, int splits) {
+    const int per = ceil_div(steps, splits);
+    return {per, ceil_div(steps, per)};
+  }
+};
+
+// The checks every GEMM launcher makes of an explicit number of splits and of the workspace
+// their fp32 partials need (`need` bytes, 0 without split-K). `name` names the config, `problem`
+// the problem, `steps_name` the unit K is split in.
+inline status check_splitk_launch(const std::string& name, const std::string& problem, int splits, int steps,
+                                  std::size_t need, const void* workspace, std::size_t workspace_bytes,
+                                  const char* steps_name = "K steps") {
+  if (splits < 1 || splits > steps)
+    return {status_code::bad_config,
+            name + " on " + problem + ": splits must be in [1, " + steps_name + " = " + std::to_string(steps) + "]"};
+  if (need > 0 && (!workspace || workspace_bytes < need))
+    return {status_code::bad_config, name + " on " + problem + ": split-K needs a workspace of " +
+                                         std::to_string(need) + " bytes (have " + std::to_string(workspace_bytes) +
+                                         ")"};
+  if (need > 0 && reinterpret_cast<std::uintptr_t>(workspace) % 16)
+    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
+  return status::success();
+}
+
+// After a GEMM's main kernel was launched: its launch status, then (with split-K) the reduction of
+// `used_splits` partials in `workspace` into the m x n output c.
+template <class Out>
+status finish_splitk_launch(const std::string& name, bool split, const void* workspace, Out* c, int m, int n,
+                            int used_splits, hipStream_t stream) {
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
+  if (split) {
+    if (hipError_t e = launch_splitk_reduce(static_cast<const float*>(workspace), c, static_cast<long>(m) * n,
+                                            used_splits, stream);
+        e != hipSuccess)
+      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
+  }
+  return status::success();
 }
 
 }  // namespace wavekit::block

@@ -82,21 +82,15 @@ status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stre
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
   const std::string name = Cfg::name(splits);
-  if (splits < 1 || splits > p.k_groups())
-    return {status_code::bad_config,
-            name + " on " + p.str() + ": splits must be in [1, K/128 = " + std::to_string(p.k_groups()) + "]"};
   const std::size_t need = workspace_bytes(p, splits);
-  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
-    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
-                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
-                                         ")"};
-  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
-    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
-  const int per_split = ceil_div(p.k_groups(), splits);
+  if (status s = block::check_splitk_launch(name, p.str(), splits, p.k_groups(), need, a.workspace, a.workspace_bytes,
+                                            "K/128");
+      !s.ok())
+    return s;
+  const auto [per_split, used_splits] = block::splitk_cut::of(p.k_groups(), splits);
   const params<Fp8> params{
       a.a,       a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n, p.k,
       per_split, 0};
-  const int used_splits = ceil_div(p.k_groups(), per_split);
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
   if (p.order == layout::k_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
@@ -105,15 +99,7 @@ status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stre
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream,
                        params);
   }
-  if (hipError_t e = hipGetLastError(); e != hipSuccess)
-    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
-  if (need > 0) {
-    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
-                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
-        e != hipSuccess)
-      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
-  }
-  return status::success();
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

@@ -81,17 +81,11 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
   if (status s = validate(p, a); !s.ok()) return s;
   const std::string name = Cfg::name(splits);
   const int steps = ceil_div(p.k, block_k_on<Cfg>(device));
-  if (splits < 1 || splits > steps)
-    return {status_code::bad_config,
-            name + " on " + p.str() + ": splits must be in [1, K steps = " + std::to_string(steps) + "]"};
   const std::size_t need = workspace_bytes(p, splits);
-  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
-    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
-                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
-                                         ")"};
-  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
-    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
-  const int per_split = ceil_div(steps, splits), used_splits = ceil_div(steps, per_split);
+  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
+      !s.ok())
+    return s;
+  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   const params<Fp8, Out> kp{a.a,
                             a.b,
                             {a.a_scale, a.b_scale},
@@ -117,15 +111,7 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
     with_scales.template operator()<layout::k_contiguous>();
   else
     with_scales.template operator()<layout::mn_contiguous>();
-  if (hipError_t e = hipGetLastError(); e != hipSuccess)
-    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
-  if (need > 0) {
-    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
-                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
-        e != hipSuccess)
-      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
-  }
-  return status::success();
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
 }
 
 // The same on the current device's target.

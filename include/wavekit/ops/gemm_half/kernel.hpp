@@ -68,17 +68,11 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
   if (status s = validate(p, a); !s.ok()) return s;
   const std::string name = Cfg::name(splits);
   const int steps = ceil_div(p.k, Cfg::block_k);
-  if (splits < 1 || splits > steps)
-    return {status_code::bad_config,
-            name + " on " + p.str() + ": splits must be in [1, K steps = " + std::to_string(steps) + "]"};
   const std::size_t need = workspace_bytes(p, splits);
-  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
-    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
-                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
-                                         ")"};
-  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
-    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
-  const int per_split = ceil_div(steps, splits), used_splits = ceil_div(steps, per_split);
+  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
+      !s.ok())
+    return s;
+  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   const params<T, Out> kp{a.a,
                           a.b,
                           {},
@@ -93,15 +87,7 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
     hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::k_contiguous>), grid, dim3(K::threads), 0, stream, kp);
   else
     hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream, kp);
-  if (hipError_t e = hipGetLastError(); e != hipSuccess)
-    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
-  if (need > 0) {
-    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
-                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
-        e != hipSuccess)
-      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
-  }
-  return status::success();
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

@@ -71,31 +71,17 @@ status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::targ
   if (status s = check_target(p, device); !s.ok()) return s;
   const std::string name = Cfg::name(splits);
   const int step_k = block_k_of<Cfg>(p.format), steps = ceil_div(p.k, step_k);
-  if (splits < 1 || splits > steps)
-    return {status_code::bad_config,
-            name + " on " + p.str() + ": splits must be in [1, K steps = " + std::to_string(steps) + "]"};
   const std::size_t need = workspace_bytes(p, splits);
-  if (need > 0 && (!a.workspace || a.workspace_bytes < need))
-    return {status_code::bad_config, name + " on " + p.str() + ": split-K needs a workspace of " +
-                                         std::to_string(need) + " bytes (have " + std::to_string(a.workspace_bytes) +
-                                         ")"};
-  if (need > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
-    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
-  const int per_split = ceil_div(steps, splits), used_splits = ceil_div(steps, per_split);
+  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
+      !s.ok())
+    return s;
+  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   const params<Elem, Out> kp{
       a.a, a.b,       {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n,
       p.k, per_split, steps * step_k - p.k};
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
   hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
-  if (hipError_t e = hipGetLastError(); e != hipSuccess)
-    return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
-  if (need > 0) {
-    if (hipError_t e = block::launch_splitk_reduce(static_cast<const float*>(a.workspace), a.c,
-                                                   static_cast<long>(p.m) * p.n, used_splits, stream);
-        e != hipSuccess)
-      return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
-  }
-  return status::success();
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
 }
 
 // The same on the current device's target.
