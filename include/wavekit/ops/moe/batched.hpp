@@ -14,6 +14,7 @@
 #include <limits>
 #include <string>
 
+#include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
@@ -95,6 +96,7 @@ inline result<std::size_t> batched_workspace_bytes(const batched_problem& p, std
 template <int Threads = 256>
 __global__ __launch_bounds__(Threads) void moe_batched_layout_kernel(batched_problem p, int tile_m, const int* counts,
                                                                      int* tile_expert, int* row_index) {
+  arch::declare_codegen_targets<0, 8>();
   const int r = static_cast<int>(blockIdx.x) * Threads + static_cast<int>(threadIdx.x);
   if (r >= p.local_experts * p.max_tokens) return;
   const int e = r / p.max_tokens, i = r % p.max_tokens;
