@@ -2,6 +2,7 @@
 // (2025: fp16, weights [d_hidden, d_expert] as stored, top-4 + 1 shared expert) and the shapes of
 // amd-moe-mxfp4 (2026: top-8 + shared, run here with bf16 weights until the MXFP4 MoE exists).
 // Each configuration is verified first: 16 tokens spread over the batch against the host reference.
+// moe_layer_fp8 runs fp8 block-scaled expert weights (DeepSeek-V3's) over the same kind of shapes.
 // On a GPU: microseconds per call, operands evicted from L2 between calls. On the CPU emulator:
 // one call, reporting the bytes read against the weights of the experts that had tokens (each is
 // to be read once: the ratio `read_vs_weights_once`), MFMAs and bank conflicts, and no time. The
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "support/emulator_bench_main.hpp"
+#include "support/moe_blockscale_case.hpp"
 #include "support/moe_case.hpp"
 #include "wavekit/ops/moe.hpp"
 
@@ -27,6 +29,29 @@ using namespace wavekit;
 namespace moe = wavekit::ops::moe;
 
 namespace {
+
+#if !defined(WAVEKIT_EMULATOR)
+// On a GPU: each iteration times one call, operands evicted from L2 first.
+template <class F>
+void time_calls(benchmark::State& state, F&& call) {
+  void* flush = nullptr;
+  const std::size_t flush_bytes = std::size_t(512) << 20;
+  hipMalloc(&flush, flush_bytes);
+  hipEvent_t start, stop;
+  hipEventCreate(&start), hipEventCreate(&stop);
+  for (auto _ : state) {
+    hipMemsetAsync(flush, 0, flush_bytes, nullptr);
+    hipEventRecord(start, nullptr);
+    call();
+    hipEventRecord(stop, nullptr);
+    hipEventSynchronize(stop);
+    float ms = 0;
+    hipEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(ms / 1e3);
+  }
+  hipEventDestroy(start), hipEventDestroy(stop), hipFree(flush);
+}
+#endif
 
 // Arguments: tokens, hidden, expert dim, routed experts, top-k (a shared expert is added), dtype
 // (0 fp16, 1 bf16).
@@ -101,22 +126,7 @@ void moe_config(benchmark::State& state) {
   state.counters["mfma"] = double(c.mfma_total());
   state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
 #else
-  void* flush = nullptr;
-  const std::size_t flush_bytes = std::size_t(512) << 20;
-  hipMalloc(&flush, flush_bytes);
-  hipEvent_t start, stop;
-  hipEventCreate(&start), hipEventCreate(&stop);
-  for (auto _ : state) {
-    hipMemsetAsync(flush, 0, flush_bytes, nullptr);
-    hipEventRecord(start, nullptr);
-    (void)wavekit::moe(p, t.args(), nullptr);
-    hipEventRecord(stop, nullptr);
-    hipEventSynchronize(stop);
-    float ms = 0;
-    hipEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
-  hipEventDestroy(start), hipEventDestroy(stop), hipFree(flush);
+  time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
 #endif
 }
 
@@ -125,6 +135,65 @@ void moe_layer(benchmark::State& state) {
     moe_config<fp16>(state);
   else
     moe_config<bf16>(state);
+}
+
+// fp8 block-scaled expert weights (DeepSeek-V3's storage: nn.Linear order, 128x128 fp32 scales;
+// x in bf16, quantized 1x128 inside), top-k + 1 shared expert. Verified in full first
+// (test/support/moe_blockscale_case.hpp's three checks). Arguments: tokens, hidden, expert dim,
+// routed experts, top-k.
+void moe_layer_fp8(benchmark::State& state) {
+  arch::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const int tokens = int(state.range(0)), hidden = int(state.range(1)), dim = int(state.range(2));
+    const int routed = int(state.range(3)), top_k = int(state.range(4));
+    const moe::problem p{tokens, hidden, dim, routed + 1, top_k + 1, 0, routed + 1, layout::k_contiguous};
+    std::mt19937 rng(7);
+    std::vector<int> all(routed), ids;
+    std::iota(all.begin(), all.end(), 0);
+    for (int t = 0; t < tokens; ++t) {
+      std::shuffle(all.begin(), all.end(), rng);
+      ids.insert(ids.end(), all.begin(), all.begin() + top_k);
+      ids.push_back(routed);
+    }
+    test::moe_blockscale_case<bf16, fp8> t(p, ids, 11,
+                                           moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value());
+#if defined(WAVEKIT_EMULATOR)
+    emu::reset_counters();
+#endif
+    std::string ran;
+    if (status s = wavekit::moe(p, t.args(), nullptr, &ran); !s.ok()) {
+      std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    hipDeviceSynchronize();
+    state.SetLabel(ran);
+#if defined(WAVEKIT_EMULATOR)
+    const emu::launch_counters c = emu::accumulated_counters();
+#endif
+    const int tile_m =
+        moe::blockscale::with_config(moe::choose_blockscale_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+    const moe::workspace_layout w = moe::plan_workspace(p, tile_m, 2, moe::weight_format::fp8_blockscale);
+    if (t.check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows},
+                t.template read_workspace<int>(w.sorted_slots, w.cap.rows), ran.c_str()) != 0) {
+      std::fprintf(stderr, "ERROR OCCURRED: %s differs from the host reference\n", p.str().c_str());
+      state.SkipWithError("result differs from the host reference");
+      return;
+    }
+#if defined(WAVEKIT_EMULATOR)
+    for (auto _ : state) {
+    }
+    const double weights_once = double(t.active_weight_bytes());
+    const double activations = 2.0 * 2 * double(tokens) * hidden;  // x read, out written
+    state.counters["active_experts"] = double(std::set<int>(ids.begin(), ids.end()).size());
+    state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
+    state.counters["read_vs_weights_once"] = double(c.global_bytes_read) / (weights_once + activations);
+    state.counters["mfma"] = double(c.mfma_total());
+    state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
+#else
+    time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
+#endif
+  });
 }
 
 }  // namespace
@@ -150,6 +219,29 @@ BENCHMARK(moe_layer)
     ->Args({8192, 7168, 2048, 8, 4, 0})
     ->Args({2048, 7168, 2048, 32, 4, 0})
     ->Args({8192, 7168, 2048, 32, 4, 0})
+#if defined(WAVEKIT_EMULATOR)
+    ->Iterations(1)
+#else
+    ->UseManualTime()
+#endif
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(moe_layer_fp8)
+    ->ArgNames({"tokens", "hidden", "dim", "E", "k"})
+    // A small configuration the test suite runs to keep this binary working.
+    ->Args({16, 1024, 256, 32, 8})
+    // DeepSeek-V3 / R1 experts (256 routed + 1 shared, top-8, hidden 7168, expert dim 2048; 256 per
+    // rank of an 8-way expert-dim split) at decode and prefill batch sizes, then amd-moe-mxfp4's
+    // shapes with fp8 block-scaled weights.
+    ->Args({16, 7168, 256, 256, 8})
+    ->Args({128, 7168, 256, 256, 8})
+    ->Args({512, 7168, 256, 256, 8})
+    ->Args({16, 7168, 2048, 256, 8})
+    ->Args({16, 7168, 512, 32, 8})
+    ->Args({128, 7168, 512, 32, 8})
+    ->Args({512, 7168, 2048, 32, 8})
+    ->Args({8, 4096, 1024, 256, 8})
+    ->Args({128, 4096, 1536, 64, 6})
 #if defined(WAVEKIT_EMULATOR)
     ->Iterations(1)
 #else

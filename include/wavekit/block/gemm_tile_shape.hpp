@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "wavekit/arch/target.hpp"
+
 namespace wavekit::block {
 
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>
@@ -31,5 +33,11 @@ struct gemm_tile_shape {
            std::to_string(WavesM) + "x" + std::to_string(WavesN);
   }
 };
+
+// The K step (bytes = 8-bit elements) target T's fp8 GEMMs take with MFMA tiles of edge MfmaM,
+// for a config that names BlockK: gfx950 runs fp8 on its f8f6f4 MFMAs (arch::fp8_gemm_atom),
+// whose 16x16x128 form takes 32 bytes of each row per lane, so 16-wide tiles step 128 bytes of K.
+template <arch::target T, int MfmaM, int BlockK>
+inline constexpr int fp8_step_k = T == arch::target::gfx950 && MfmaM == 16 ? 128 : BlockK;
 
 }  // namespace wavekit::block

@@ -12,11 +12,17 @@
 // its last reads them, so one LDS buffer serves; with one step a group, the next group's scales
 // travel with the next tiles into the other of two buffers (the buffer's parity is the group's).
 //
-// Scale tensors in the two storage orders: k_contiguous a_scale [M][K/G], b_scale [ceil(N/G)][K/G];
-// mn_contiguous a_scale [K/G][M], b_scale [K/G][ceil(N/G)].
+// Scale tensors in the two storage orders (A's and B's each in its operand's order): k_contiguous
+// a_scale [M][K/G], b_scale [ceil(N/G)][K/G]; mn_contiguous a_scale [K/G][M], b_scale [K/G][ceil(N/G)].
+//
+// Grouped GEMMs (block/gemm_block.hpp's grouped_gemm_params; MoE's experts) take
+// grouped_group_scale_args: A's rows are gathered through the same row table as A's tiles (a row
+// of -1 has scale 0), B's scales come from a table indexed by the tile's group (its expert), and
+// A may carry one scale per row for all of K instead (per-token quantized activations).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
@@ -33,9 +39,23 @@ struct group_scale_args {
   const float* b_scale;
 };
 
-template <class Cfg, class Mma, layout Order, int GroupK = 128>
+struct grouped_group_scale_args {
+  const float* a_scale;         // [a_rows_total][K/G], or [a_rows_total] with a_scale_per_row
+  const float* const* b_scale;  // [groups]: each group's B scales ([ceil(N/G)][K/G] or [K/G][ceil(N/G)])
+  const int* a_rows;            // [M]: the A row of each C row (-1: none), or null: the same row
+  int a_rows_total;             // rows of A (and of a_scale)
+  bool a_scale_per_row;         // one scale per A row for all of K
+};
+
+template <class Cfg, class Mma, layout Order, int GroupK = 128, layout BOrder = Order, class Args = group_scale_args>
 struct scale_group_promotion {
-  using args = group_scale_args;
+  using args = Args;
+  using mma_type = Mma;  // the warp MMA whose accumulators it scales
+  static constexpr bool grouped = std::is_same_v<Args, grouped_group_scale_args>;
+  static_assert(grouped || std::is_same_v<Args, group_scale_args>,
+                "scale_group_promotion: its arguments are group_scale_args or grouped_group_scale_args");
+  static_assert(!grouped || Order == layout::k_contiguous,
+                "scale_group_promotion: gathered A rows (grouped GEMMs) are K-contiguous");
   static constexpr int group_k = GroupK;
   static constexpr int steps_per_group = GroupK / Cfg::block_k;
   static constexpr bool restarts = true;
@@ -43,7 +63,7 @@ struct scale_group_promotion {
   static constexpr int slots = Cfg::threads > Cfg::block_m ? Cfg::threads : Cfg::block_m;  // per buffer
   static constexpr int lds_bytes = buffers * slots * 4;
   static constexpr bool folded = Cfg::block_n <= GroupK;  // B's scale folded into the row scales
-  static constexpr bool kc = Order == layout::k_contiguous;
+  static constexpr bool a_kc = Order == layout::k_contiguous, b_kc = BOrder == layout::k_contiguous;
   static_assert(GroupK % Cfg::block_k == 0, "scale_group_promotion: a group is a whole number of K steps");
   static_assert(Cfg::threads >= Cfg::block_m,
                 "scale_group_promotion: one thread per row of the block brings its scale");
@@ -76,15 +96,26 @@ struct scale_group_promotion {
                                                 int tid_, int wave_row_, int wave_col, int lane_) {
     const int groups = k / GroupK, n_groups = (n + GroupK - 1) / GroupK;
     tid = tid_, wave_row = wave_row_, lane = lane_, scale_lds = lds, first_group = t.group_begin;
-    const int scale_row = t.m0 + tid % Cfg::block_m;
-    a_scale_at = scale_row < m ? static_cast<std::uint32_t>(scale_row * (kc ? groups : 1) * 4) : arch::out_of_range;
-    a_scales = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(m * groups * 4));
-    b_scales = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n_groups * groups * 4));
+    const int tile_row = t.m0 + tid % Cfg::block_m;
+    const float* b_scale_base;
+    int a_rows = m, scale_row = tile_row < m ? tile_row : -1;
+    bool per_row = false;  // one A scale per row for all of K
+    if constexpr (grouped) {
+      if (p.a_rows && scale_row >= 0) scale_row = p.a_rows[scale_row];
+      a_rows = p.a_rows_total, per_row = p.a_scale_per_row;
+      b_scale_base = p.b_scale[t.group];  // the same in every lane: a scalar load
+    } else {
+      b_scale_base = p.b_scale;
+    }
+    const int a_row_groups = a_kc && !per_row ? groups : 1;  // a row's stride in A's scales
+    a_scale_at = scale_row >= 0 ? static_cast<std::uint32_t>(scale_row * a_row_groups * 4) : arch::out_of_range;
+    a_scales = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(a_rows * (per_row ? 1 : groups) * 4));
+    b_scales = arch::buffer::over(b_scale_base, static_cast<std::uint32_t>(n_groups * groups * 4));
     const int b_scale_col = (t.n0 + wave_col) / GroupK;  // 0 for a wave whose columns all lie past N
     b_scale_at =
-        b_scale_col < n_groups ? static_cast<std::uint32_t>(b_scale_col * (kc ? groups : 1) * 4) : arch::out_of_range;
-    a_group_stride = kc ? 1 : m;
-    b_group_stride = kc ? 1 : n_groups;
+        b_scale_col < n_groups ? static_cast<std::uint32_t>(b_scale_col * (b_kc ? groups : 1) * 4) : arch::out_of_range;
+    a_group_stride = per_row ? 0 : a_kc ? 1 : m;
+    b_group_stride = b_kc ? 1 : n_groups;
 #pragma unroll
     for (int i = 0; i < tiles_m; ++i)
 #pragma unroll

@@ -50,6 +50,7 @@ struct scale_in_instruction {
   static constexpr int tiles_m = Mma::tiles_m, tiles_n = Mma::tiles_n, mfmas = Mma::mfmas;
   static constexpr int blocks_per_step = StepK / atom::scale_k, blocks_per_mfma = atom::k / atom::scale_k;
   using args = mx_scale_args;
+  using mma_type = Mma;  // the warp MMA whose accumulators it scales
   using scales = typename Mma::instruction_scales;
 
   arch::buffer a, b;

@@ -19,6 +19,7 @@ struct scale_none {
   static constexpr bool restarts = false;  // the accumulators run across the whole K range
   static constexpr int lds_bytes = 0;
   using args = scale_none_args;
+  using mma_type = Mma;  // the warp MMA whose accumulators it scales
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void begin(const args&, int, int, int, const gemm_tile&, float*, int, int, int,
                                                 int) {}

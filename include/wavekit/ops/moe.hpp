@@ -1,5 +1,6 @@
-// wavekit's Mixture-of-Experts layer (bf16 / fp16): routing, then the experts, on the device with
-// no host synchronisation (the whole pipeline can be captured in a HIP graph).
+// wavekit's Mixture-of-Experts layer (bf16 / fp16 activations; bf16 / fp16 or fp8 block-scaled
+// expert weights): routing, then the experts, on the device with no host synchronisation (the
+// whole pipeline can be captured in a HIP graph).
 //
 //   namespace moe = wavekit::ops::moe;
 //   // 1. Routing (or ids and weights from elsewhere): softmax top-k, or DeepSeek's grouped sigmoid.
@@ -11,12 +12,21 @@
 //   moe::args<wavekit::fp16> a{x, ids, weights, gate_table, up_table, down_table, out, workspace, ws};
 //   wavekit::status s = wavekit::moe(p, a, stream);
 //
+//   // fp8 block-scaled weights (DeepSeek-V3's 128x128 scales; x quantized 1x128 inside):
+//   std::size_t ws8 = moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value();
+//   moe::blockscale_args<wavekit::bf16, Fp8> b{x, ids, weights, gate8, up8, down8,
+//                                               gate_scales, up_scales, down_scales, out, workspace, ws8};
+//   s = wavekit::moe(p, b, stream);
+//
 // Statuses come before any launch (ops/moe/problem.hpp, routing.hpp, sort.hpp name the rules).
 // Experts: moe::launch<moe::config_medium>(p, a, stream) runs one config.
 #pragma once
 
 #include <hip/hip_runtime.h>
 
+#include <string>
+
+#include "wavekit/arch/device.hpp"
 #include "wavekit/ops/moe/batched.hpp"
 #include "wavekit/ops/moe/kernel.hpp"
 #include "wavekit/ops/moe/plan.hpp"
@@ -42,6 +52,20 @@ status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t s
   return s;
 }
 
+// fp8 block-scaled expert weights (ops/moe/problem.hpp's blockscale_args): the same pipeline with
+// the activations quantized 1x128 inside it. Fp8 must be the format the device reads.
+template <class T, class Fp8>
+status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& a, hipStream_t stream,
+           std::string* ran = nullptr) {
+  namespace m = ops::moe;
+  if (status s = m::validate_blockscale_shape(p); !s.ok()) return s;
+  if (status s = arch::check_device_fp8_format<Fp8>(arch::current_device_arch(), "moe"); !s.ok()) return s;
+  const m::blockscale::config_id id = m::choose_blockscale_config(p);
+  const status s = m::blockscale::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
+  if (s.ok() && ran) *ran = m::config_name(id);
+  return s;
+}
+
 // The batched expert-parallel layout (ops/moe/batched.hpp): validates, picks the config whose M tile
 // divides max_tokens, launches.
 template <class T>
@@ -50,6 +74,15 @@ status moe_batched(const ops::moe::batched_problem& p, const ops::moe::batched_a
   if (status s = m::validate_batched_shape(p); !s.ok()) return s;
   return m::with_config(m::choose_batched_config(p),
                         [&](auto cfg) { return m::launch_batched<decltype(cfg)>(p, a, stream); });
+}
+template <class T, class Fp8>
+status moe_batched(const ops::moe::batched_problem& p, const ops::moe::batched_blockscale_args<T, Fp8>& a,
+                   hipStream_t stream) {
+  namespace m = ops::moe;
+  if (status s = m::validate_batched_blockscale_shape(p); !s.ok()) return s;
+  if (status s = arch::check_device_fp8_format<Fp8>(arch::current_device_arch(), "moe (batched)"); !s.ok()) return s;
+  const m::blockscale::config_id id = m::blockscale_config_of(m::choose_batched_config(p));
+  return m::blockscale::with_config(id, [&](auto cfg) { return m::launch_batched<decltype(cfg)>(p, a, stream); });
 }
 
 }  // namespace wavekit

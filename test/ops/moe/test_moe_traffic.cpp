@@ -2,7 +2,9 @@
 // (16 tokens, 256 routed experts + 1 shared, top-8 + shared, hidden 7168, expert dim 256, bf16)
 // must read each active expert's weights from memory once: global bytes read <= 1.1 x (the
 // weights of the experts with tokens + the activations + the output). The output is checked
-// against the host reference too. Full tier only (it is the largest MoE case).
+// against the host reference too. The same batch with fp8 block-scaled weights (DeepSeek-V3's
+// storage: nn.Linear order, 128x128 scales; x quantized inside) must read each active expert's fp8
+// weights and scales once. Full tier only (the largest MoE cases).
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -12,15 +14,20 @@
 #include <random>
 #include <vector>
 
+#include "support/device_fp8.hpp"
+#include "support/moe_blockscale_case.hpp"
 #include "support/moe_case.hpp"
 #include "wavekit/ops/moe.hpp"
 
 using namespace wavekit;
 namespace moe = wavekit::ops::moe;
 
-TEST_CASE("moe: a decode batch reads each active expert's weights once", "[emu][moe]") {
-  const int tokens = 16, routed = 256, top_k = 8;
-  const moe::problem p{tokens, 7168, 256, routed + 1, top_k + 1, 0, routed + 1, layout::mn_contiguous};
+namespace {
+
+constexpr int tokens = 16, routed = 256, top_k = 8;
+
+// Top-8 of 256 routed experts per token, then the shared expert.
+std::vector<int> decode_ids() {
   std::mt19937 rng(31);
   std::vector<int> all(routed), ids;
   std::iota(all.begin(), all.end(), 0);
@@ -29,6 +36,14 @@ TEST_CASE("moe: a decode batch reads each active expert's weights once", "[emu][
     ids.insert(ids.end(), all.begin(), all.begin() + top_k);
     ids.push_back(routed);  // the shared expert
   }
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("moe: a decode batch reads each active expert's weights once", "[emu][moe]") {
+  const moe::problem p{tokens, 7168, 256, routed + 1, top_k + 1, 0, routed + 1, layout::mn_contiguous};
+  const std::vector<int> ids = decode_ids();
   test::moe_case<bf16> t(p, ids, 3, moe::workspace_bytes(p).value());
   std::string ran;
 #if defined(WAVEKIT_EMULATOR)
@@ -45,4 +60,31 @@ TEST_CASE("moe: a decode batch reads each active expert's weights once", "[emu][
   std::printf("moe decode traffic: %.1f MB read, ideal %.1f MB, ratio %.3f\n", read / 1e6, ideal / 1e6, read / ideal);
   CHECK(read <= 1.1 * ideal);
 #endif
+}
+
+TEST_CASE("moe fp8: a decode batch reads each active expert's fp8 weights and scales once", "[emu][moe]") {
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const moe::problem p{tokens, 7168, 256, routed + 1, top_k + 1, 0, routed + 1, layout::k_contiguous};
+    test::moe_blockscale_case<bf16, fp8> t(p, decode_ids(), 3,
+                                           moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value());
+    std::string ran;
+#if defined(WAVEKIT_EMULATOR)
+    emu::reset_counters();
+#endif
+    REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    INFO(ran);
+    CHECK(ran == moe::blockscale::config_decode::name());
+#if defined(WAVEKIT_EMULATOR)
+    const double read = double(emu::accumulated_counters().global_bytes_read);
+    const double ideal = double(t.active_weight_bytes()) + 2.0 * 2 * tokens * p.hidden;
+    std::printf("moe fp8 decode traffic: %.1f MB read, ideal %.1f MB, ratio %.3f\n", read / 1e6, ideal / 1e6,
+                read / ideal);
+    CHECK(read <= 1.1 * ideal);
+#endif
+    const moe::workspace_layout w = moe::plan_workspace(p, 16, 2, moe::weight_format::fp8_blockscale);
+    CHECK(t.check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows},
+                  t.template read_workspace<int>(w.sorted_slots, w.cap.rows), ran.c_str()) == 0);
+  });
 }

@@ -28,11 +28,10 @@ struct config
   // it share one kernel instance.
   using kernel_config = config<BlockM, BlockN, BlockK, WavesM, WavesN, Mfma, Stages, 1>;
   static constexpr int mfma_k = Mfma == mfma_shape::m16n16k32 ? 32 : 16;  // the fp8 instruction's K
-  // The K step (bytes = fp8 elements) target T runs: gfx950 runs fp8 on its f8f6f4 MFMAs
-  // (arch::fp8_gemm_atom), whose 16x16x128 form takes 32 bytes of each row per lane, so 16-wide
-  // MFMA tiles step 128 bytes of K there.
+  // The K step (bytes = fp8 elements) target T runs (block::fp8_step_k: 128 for 16-wide tiles on
+  // gfx950's f8f6f4 MFMAs).
   template <arch::target T>
-  static constexpr int block_k_on = T == arch::target::gfx950 && shape::mfma_m == 16 ? 128 : BlockK;
+  static constexpr int block_k_on = block::fp8_step_k<T, shape::mfma_m, BlockK>;
 
   // The config as target T's kernel and plan see it.
   template <arch::target T>

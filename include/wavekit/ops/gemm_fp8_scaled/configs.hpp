@@ -25,7 +25,7 @@ struct config {
 
   // The K step (bytes = fp8 elements) target T runs.
   template <arch::target T>
-  static constexpr int block_k_on = T == arch::target::gfx950 && MfmaM == 16 ? 128 : BlockK;
+  static constexpr int block_k_on = block::fp8_step_k<T, MfmaM, BlockK>;
 
   template <arch::target T>
   struct on : block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, MfmaM, Stages> {

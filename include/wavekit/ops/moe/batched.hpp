@@ -46,19 +46,58 @@ struct batched_args {
   std::size_t workspace_bytes = 0;
 };
 
-// Workspace: the tile table and row table, then the gate projection and gated product per row.
-struct batched_workspace {
-  std::size_t tile_expert, row_index, gate, hidden, bytes;
+// fp8 block-scaled expert weights (as in blockscale_args): x in T, quantized 1x128 here, or already
+// quantized (x_fp8 with x_scale per 128 columns, [local_experts][max_tokens][hidden/128], or per
+// token, [local_experts][max_tokens]).
+template <class T, class Fp8>
+struct batched_blockscale_args {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "moe: activations and outputs are bf16 or fp16");
+  static_assert(std::is_same_v<Fp8, fp8_e4m3fnuz> || std::is_same_v<Fp8, fp8_e4m3fn>,
+                "moe: fp8 weights are e4m3fnuz (gfx942) or e4m3fn (gfx950)");
+  const T* x = nullptr;  // [local_experts][max_tokens][hidden], or null when x_fp8 is given
+  const int* counts = nullptr;
+  const Fp8* const* gate = nullptr;
+  const Fp8* const* up = nullptr;
+  const Fp8* const* down = nullptr;
+  const float* const* gate_scale = nullptr;  // [local_experts] device pointers to 128x128 block scales
+  const float* const* up_scale = nullptr;
+  const float* const* down_scale = nullptr;
+  T* out = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  const Fp8* x_fp8 = nullptr;
+  const float* x_scale = nullptr;
+  activation_scaling x_scaling = activation_scaling::per_128;
 };
-inline batched_workspace plan_batched_workspace(const batched_problem& p, int tile_m, std::size_t element_bytes) {
+
+// Workspace: the tile table and row table, then the gate projection and gated product per row;
+// with fp8 weights also the quantized input and gated product with their 1x128 scales.
+struct batched_workspace {
+  std::size_t tile_expert, row_index, gate, hidden;
+  std::size_t x_fp8 = 0, x_scale = 0, hidden_fp8 = 0, hidden_scale = 0;  // fp8 weights only
+  std::size_t bytes;
+};
+inline batched_workspace plan_batched_workspace(const batched_problem& p, int tile_m, std::size_t element_bytes,
+                                                weight_format weights = weight_format::half) {
   const std::size_t rows = std::size_t(p.local_experts) * p.max_tokens;
-  auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
+  std::size_t at = 0;
+  auto take = [&](std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + 255) / 256 * 256;
+    return here;
+  };
   batched_workspace w;
-  w.tile_expert = 0;
-  w.row_index = round(4 * rows / tile_m);
-  w.gate = w.row_index + round(4 * rows);
-  w.hidden = w.gate + round(element_bytes * rows * p.expert_dim);
-  w.bytes = w.hidden + round(element_bytes * rows * p.expert_dim);
+  w.tile_expert = take(4 * rows / tile_m);
+  w.row_index = take(4 * rows);
+  w.gate = take(element_bytes * rows * p.expert_dim);
+  w.hidden = take(element_bytes * rows * p.expert_dim);
+  if (weights == weight_format::fp8_blockscale) {
+    w.x_fp8 = take(rows * p.hidden);
+    w.x_scale = take(4 * rows * (p.hidden / 128));
+    w.hidden_fp8 = take(rows * p.expert_dim);
+    w.hidden_scale = take(4 * rows * (p.expert_dim / 128));
+  }
+  w.bytes = at;
   return w;
 }
 
@@ -85,10 +124,25 @@ inline status validate_batched_shape(const batched_problem& p) {
   return status::success();
 }
 
-inline result<std::size_t> batched_workspace_bytes(const batched_problem& p, std::size_t element_bytes = 2) {
+inline status validate_batched_blockscale_shape(const batched_problem& p) {
   if (status s = validate_batched_shape(p); !s.ok()) return s;
+  if (p.hidden % 128 || p.expert_dim % 128)
+    return {status_code::bad_shape,
+            "moe (batched) " + p.str() +
+                ": with fp8 block-scaled weights hidden and expert_dim must be multiples of 128 "
+                "(the 128x128 scale blocks)"};
+  return status::success();
+}
+
+// The workspace the chosen config needs, for elements of element_bytes (2: bf16 / fp16) and the
+// given weights.
+inline result<std::size_t> batched_workspace_bytes(const batched_problem& p, std::size_t element_bytes = 2,
+                                                   weight_format weights = weight_format::half) {
+  if (status s = weights == weight_format::half ? validate_batched_shape(p) : validate_batched_blockscale_shape(p);
+      !s.ok())
+    return s;
   const int tile_m = with_config(choose_batched_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
-  return plan_batched_workspace(p, tile_m, element_bytes).bytes;
+  return plan_batched_workspace(p, tile_m, element_bytes, weights).bytes;
 }
 
 // Row r = e * max_tokens + i: r where i < counts[e] (clamped to max_tokens), else -1; tile q of
@@ -105,15 +159,28 @@ __global__ __launch_bounds__(Threads) void moe_batched_layout_kernel(batched_pro
   if (i % tile_m == 0) tile_expert[r / tile_m] = i < count ? e : -1;
 }
 
+// The tile and row tables from the counts.
+inline void launch_batched_layout(const batched_problem& p, int tile_m, const int* counts, int* tile_expert,
+                                  int* row_index, hipStream_t stream) {
+  const int rows = p.local_experts * p.max_tokens;
+  hipLaunchKernelGGL(moe_batched_layout_kernel<256>, dim3(static_cast<unsigned>(ceil_div(rows, 256))), dim3(256), 0,
+                     stream, p, tile_m, counts, tile_expert, row_index);
+}
+
+inline status check_batched_tile(const std::string& what, const batched_problem& p, int tile_m,
+                                 const std::string& config) {
+  if (p.max_tokens % tile_m) return {status_code::bad_config, what + config + "'s M tile must divide max_tokens"};
+  return status::success();
+}
+
 template <class Cfg, class T>
 status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStream_t stream) {
   if (status s = validate_batched_shape(p); !s.ok()) return s;
   const std::string what = "moe (batched) " + p.str() + ": ";
-  if (p.max_tokens % Cfg::block_m)
-    return {status_code::bad_config, what + Cfg::name() + "'s M tile must divide max_tokens"};
+  if (status s = check_batched_tile(what, p, Cfg::block_m, Cfg::name()); !s.ok()) return s;
   const batched_workspace w = plan_batched_workspace(p, Cfg::block_m, sizeof(T));
-  if (status s = check_layer_arguments(what, a.x, {{"counts", a.counts, 4, "int32"}}, a.gate, a.up, a.down, a.out,
-                                       a.workspace, a.workspace_bytes, w.bytes);
+  if (status s = check_layer_arguments(what, {"x", a.x, 16, "16-byte vector loads"}, {{"counts", a.counts, 4, "int32"}},
+                                       a.gate, a.up, a.down, a.out, a.workspace, a.workspace_bytes, w.bytes);
       !s.ok())
     return s;
   auto* base = static_cast<unsigned char*>(a.workspace);
@@ -122,24 +189,69 @@ status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStr
   T* gate = reinterpret_cast<T*>(base + w.gate);
   T* hidden = reinterpret_cast<T*>(base + w.hidden);
   const int rows = p.local_experts * p.max_tokens;
-  hipLaunchKernelGGL(moe_batched_layout_kernel<256>, dim3(static_cast<unsigned>(ceil_div(rows, 256))), dim3(256), 0,
-                     stream, p, Cfg::block_m, a.counts, tile_expert, row_index);
+  launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
-  auto stages = [&]<layout O>() {
-    launch_stage<Cfg, T, O, stage::gate>(g, a.x, row_index, rows, a.gate, p.expert_dim, p.hidden,
-                                         block::scale_none_args{}, gate, stream);
-    launch_stage<Cfg, T, O, stage::up_gated>(g, a.x, row_index, rows, a.up, p.expert_dim, p.hidden,
-                                             block::gate_args<T>{gate}, hidden, stream);
-    launch_stage<Cfg, T, O, stage::down>(g, hidden, row_index, rows, a.down, p.hidden, p.expert_dim,
-                                         block::scale_none_args{}, a.out, stream);
-  };
-  if (p.weight_order == layout::k_contiguous)
-    stages.template operator()<layout::k_contiguous>();
-  else
-    stages.template operator()<layout::mn_contiguous>();
-  if (hipError_t e = hipGetLastError(); e != hipSuccess)
-    return {status_code::launch_failed, what + hipGetErrorString(e)};
-  return status::success();
+  with_weight_order(p.weight_order, [&]<layout O>() {
+    launch_stage<Cfg, T, T, O, stage::gate>(g, a.x, row_index, rows, a.gate, p.expert_dim, p.hidden,
+                                            block::scale_none_args{}, gate, stream);
+    launch_stage<Cfg, T, T, O, stage::up_gated>(g, a.x, row_index, rows, a.up, p.expert_dim, p.hidden,
+                                                block::gate_args<block::scale_none_args, T>{{}, gate}, hidden, stream);
+    launch_stage<Cfg, T, T, O, stage::down>(g, static_cast<const T*>(hidden), row_index, rows, a.down, p.hidden,
+                                            p.expert_dim, block::scale_none_args{}, a.out, stream);
+  });
+  return launch_status(what);
+}
+
+// The batched layout over fp8 block-scaled weights: rows in use quantized 1x128 (x unless it
+// arrives quantized, and the gated product), then the same three grouped GEMMs on fp8 tiles.
+template <class Cfg, class T, class Fp8>
+status launch_batched(const batched_problem& p, const batched_blockscale_args<T, Fp8>& a, hipStream_t stream) {
+  if (status s = validate_batched_blockscale_shape(p); !s.ok()) return s;
+  const std::string what = "moe (batched) " + p.str() + ": ";
+  if (status s = check_batched_tile(what, p, Cfg::block_m, Cfg::name()); !s.ok()) return s;
+  const batched_workspace w = plan_batched_workspace(p, Cfg::block_m, sizeof(T), weight_format::fp8_blockscale);
+  pointer_argument x_argument{};
+  if (status s = check_blockscale_arguments(what, a.x, a.x_fp8, a.x_scale, a.x_scaling, a.gate_scale, a.up_scale,
+                                            a.down_scale, x_argument);
+      !s.ok())
+    return s;
+  if (status s = check_layer_arguments(what, x_argument, {{"counts", a.counts, 4, "int32"}}, a.gate, a.up, a.down,
+                                       a.out, a.workspace, a.workspace_bytes, w.bytes);
+      !s.ok())
+    return s;
+  auto* base = static_cast<unsigned char*>(a.workspace);
+  auto at = [&]<class U>(std::size_t offset) { return reinterpret_cast<U*>(base + offset); };
+  int* tile_expert = at.template operator()<int>(w.tile_expert);
+  int* row_index = at.template operator()<int>(w.row_index);
+  T* gate = at.template operator()<T>(w.gate);
+  T* hidden = at.template operator()<T>(w.hidden);
+  Fp8* hidden_fp8 = at.template operator()<Fp8>(w.hidden_fp8);
+  float* hidden_scale = at.template operator()<float>(w.hidden_scale);
+  const int rows = p.local_experts * p.max_tokens;
+  launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
+  const Fp8* x = a.x_fp8;
+  const float* x_scale = a.x_scale;
+  if (a.x) {
+    Fp8* xq = at.template operator()<Fp8>(w.x_fp8);
+    float* xs = at.template operator()<float>(w.x_scale);
+    launch_quantize(a.x, rows, p.hidden, row_index, xq, xs, stream);
+    x = xq, x_scale = xs;
+  }
+  const bool per_token = !a.x && a.x_scaling == activation_scaling::per_token;
+  const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
+  using scales = block::grouped_group_scale_args;
+  with_weight_order(p.weight_order, [&]<layout O>() {
+    launch_stage<Cfg, T, Fp8, O, stage::gate>(g, x, row_index, rows, a.gate, p.expert_dim, p.hidden,
+                                              scales{x_scale, a.gate_scale, row_index, rows, per_token}, gate, stream);
+    launch_stage<Cfg, T, Fp8, O, stage::up_gated>(
+        g, x, row_index, rows, a.up, p.expert_dim, p.hidden,
+        block::gate_args<scales, T>{{x_scale, a.up_scale, row_index, rows, per_token}, gate}, hidden, stream);
+    launch_quantize(static_cast<const T*>(hidden), rows, p.expert_dim, row_index, hidden_fp8, hidden_scale, stream);
+    launch_stage<Cfg, T, Fp8, O, stage::down>(g, static_cast<const Fp8*>(hidden_fp8), row_index, rows, a.down, p.hidden,
+                                              p.expert_dim, scales{hidden_scale, a.down_scale, row_index, rows, false},
+                                              a.out, stream);
+  });
+  return launch_status(what);
 }
 
 }  // namespace wavekit::ops::moe

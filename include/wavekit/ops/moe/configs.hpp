@@ -8,6 +8,7 @@
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/arch/target.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"
 #include "wavekit/core/shipped_configs.hpp"
 
@@ -25,6 +26,9 @@ struct config : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, M
   static_assert(BlockM >= 16 && BlockM <= 256 && BlockM % 16 == 0, "moe::config: BlockM is the sort's tile: 16..256");
   static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
                 "moe::config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
+  // Every target's kernel sees the config as it is (the fp8 list's configs differ per target).
+  template <arch::target>
+  using on = config;
   static std::string name() {
     return "moe_gemm<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) + (Stages == 1 ? ", 1 stage" : "") +
            ">";

@@ -13,6 +13,13 @@
 // capacity and a tile's expert comes from the sort's tile table; tiles past the rows in use and
 // experts without tokens cost one table read. Every expert's weights are read by the blocks of its
 // tiles only: once per M tile of the expert, so once for each expert that has at most BlockM rows.
+//
+// fp8 block-scaled weights (blockscale_args) change parts, not the pipeline: x and the gated
+// product are quantized 1x128 (block/quantize_1x128.hpp) before the GEMMs that read them, the
+// tiles are fp8 (byte-tile loaders of 8-bit elements, the target's fp8 MFMA atom), and the K loop's
+// policy is the group promotion of the block-scaled GEMM (block/scale_group_promotion.hpp, A's
+// scales gathered through the same row table, B's from the expert's scale table), under the same
+// two epilogue decorators (gate_silu, scale_gathered_rows).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -25,14 +32,18 @@
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/block/gate_silu.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/quantize_1x128.hpp"
 #include "wavekit/block/scale_gathered_rows.hpp"
+#include "wavekit/block/scale_group_promotion.hpp"
 #include "wavekit/block/scale_none.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/ops/moe/configs.hpp"
+#include "wavekit/ops/moe/configs_blockscale.hpp"
 #include "wavekit/ops/moe/problem.hpp"
 #include "wavekit/ops/moe/sort_kernel.hpp"
 #include "wavekit/tile/tile_loader_k_contiguous.hpp"
@@ -44,35 +55,78 @@ namespace wavekit::ops::moe {
 // The grouped GEMMs' epilogue policies: down is the batched layout's (no routing weights).
 enum class stage { gate, up_gated, down_weighted, down };
 
-template <class Cfg, class T, layout WeightOrder, stage Stage>
-struct grouped_parts {
-  using a_loader = tile::tile_loader_k_contiguous<Cfg::block_m, Cfg::row_bytes, Cfg::threads, 16>;
-  using b_loader = std::conditional_t<WeightOrder == layout::k_contiguous,
-                                      tile::tile_loader_k_contiguous<Cfg::block_n, Cfg::row_bytes, Cfg::threads, 16>,
-                                      tile::tile_loader_mn_contiguous<Cfg::block_n, Cfg::row_bytes, Cfg::threads, 16>>;
-  using atom = arch::half_gemm_atom<T, Cfg::mfma_m>;
-  using mma = warp::warp_mma<atom, Cfg::tiles_m, Cfg::tiles_n, Cfg::row_bytes,
-                             warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
-  using policy = std::conditional_t<Stage == stage::gate || Stage == stage::down, block::scale_none<mma, Cfg::block_k>,
-                                    std::conditional_t<Stage == stage::up_gated, block::gate_silu<mma, Cfg::block_k, T>,
-                                                       block::scale_gathered_rows<mma, Cfg::block_k>>>;
-  using mainloop = block::gemm_mainloop<Cfg, mma, a_loader, b_loader, policy, /*KTail=*/true>;
-  using scheduler = block::tile_scheduler_grouped<Cfg::block_m, Cfg::block_n>;
-  using body = block::gemm_block<Cfg, layout::k_contiguous, scheduler, mainloop, block::epilogue_store<T>, WeightOrder>;
-  using params = block::grouped_gemm_params<T, T, typename policy::args, T>;
-  static_assert(mainloop::lds_bytes == Cfg::lds_bytes, "moe::grouped_parts: the config's LDS is the mainloop's");
+// The MFMA atom and the K loop's scale policy for activations T and weights W (W = T: bf16 / fp16
+// weights, unscaled; W an fp8 format: 128x128 block-scaled weights, A quantized 1x128).
+template <class T, class W, int MfmaM>
+struct grouped_atom {
+  using type = arch::fp8_gemm_atom<W, MfmaM>;
+};
+template <class T, int MfmaM>
+struct grouped_atom<T, T, MfmaM> {
+  using type = arch::half_gemm_atom<T, MfmaM>;
+};
+template <class Shape, class Mma, class T, class W, layout WeightOrder>
+struct grouped_k_policy {
+  using type = block::scale_group_promotion<Shape, Mma, layout::k_contiguous, blockscale::scale_group_k, WeightOrder,
+                                            block::grouped_group_scale_args>;
+};
+template <class Shape, class Mma, class T, layout WeightOrder>
+struct grouped_k_policy<Shape, Mma, T, T, WeightOrder> {
+  using type = block::scale_none<Mma, Shape::block_k>;
 };
 
-template <class Cfg, class T, layout WeightOrder, stage Stage>
-__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void moe_gemm_kernel(
-    typename grouped_parts<Cfg, T, WeightOrder, Stage>::params p) {
-  using composed = grouped_parts<Cfg, T, WeightOrder, Stage>;
-  arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, 0>();
+template <class Cfg, class T, class W, layout WeightOrder, stage Stage>
+struct grouped_parts {
+  static constexpr bool fp8 = !std::is_same_v<W, T>;
+  using shape = typename Cfg::template on<arch::kernel_view_target>;
+  static constexpr int element_bits = fp8 ? 8 : 16;
+  using a_type = std::conditional_t<fp8, W, T>;  // fp8 weights read quantized activations
+  using a_loader = tile::tile_loader_k_contiguous<shape::block_m, shape::row_bytes, shape::threads, element_bits>;
+  using b_loader = std::conditional_t<
+      WeightOrder == layout::k_contiguous,
+      tile::tile_loader_k_contiguous<shape::block_n, shape::row_bytes, shape::threads, element_bits>,
+      tile::tile_loader_mn_contiguous<shape::block_n, shape::row_bytes, shape::threads, element_bits>>;
+  using atom = typename grouped_atom<T, W, shape::mfma_m>::type;
+  using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
+                             warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
+  using k_policy = typename grouped_k_policy<shape, mma, T, W, WeightOrder>::type;
+  using policy = std::conditional_t<Stage == stage::gate || Stage == stage::down, k_policy,
+                                    std::conditional_t<Stage == stage::up_gated, block::gate_silu<k_policy, T>,
+                                                       block::scale_gathered_rows<k_policy>>>;
+  // bf16 / fp16: any K (a ragged first step reads zeros); fp8: whole 128-K scale groups.
+  using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/!fp8>;
+  using scheduler = block::tile_scheduler_grouped<shape::block_m, shape::block_n>;
+  using body =
+      block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, block::epilogue_store<T>, WeightOrder>;
+  using params = block::grouped_gemm_params<a_type, W, typename policy::args, T>;
+  static_assert(mainloop::lds_bytes == shape::lds_bytes, "moe::grouped_parts: the config's LDS is the mainloop's");
+};
+
+template <class Cfg, class T, class W, layout WeightOrder, stage Stage>
+__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
+    grouped_parts<Cfg, T, W, WeightOrder, Stage>::shape::
+        min_waves_per_simd) void moe_gemm_kernel(typename grouped_parts<Cfg, T, W, WeightOrder, Stage>::params p) {
+  using composed = grouped_parts<Cfg, T, W, WeightOrder, Stage>;
+  using shape = typename composed::shape;
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();
   } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
     composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
+inline constexpr int quantize_threads = 256;
+
+// Activations to fp8 with 1x128 scales (block/quantize_1x128.hpp), one thread per 8 elements.
+template <class T, class Fp8>
+__global__ __launch_bounds__(quantize_threads) void moe_quantize_kernel(block::quantize_1x128_args<T, Fp8> a) {
+  arch::declare_codegen_targets<0, 8>();
+  if constexpr (!arch::reads_fp8<Fp8>(arch::current_target) && arch::current_target != arch::target::host) {
+    __builtin_trap();  // the converter writes the target's own fp8 format, not Fp8
+  } else {
+    block::quantize_1x128_item(a, static_cast<int>(blockIdx.x) * quantize_threads + static_cast<int>(threadIdx.x));
   }
 }
 
@@ -131,33 +185,49 @@ struct grouped_rows {
 };
 
 // One grouped GEMM: C[r] = A[a_rows[r]] x B_e (e the tile's expert; a_rows null: A[r]; -1: zeros)
-// over g's rows, N = n, K = k, with the stage's epilogue policy arguments.
-template <class Cfg, class T, layout WeightOrder, stage Stage, class ScaleArgs>
-void launch_stage(const grouped_rows& g, const T* a, const int* a_rows, int a_rows_total, const T* const* b, int n,
+// over g's rows, N = n, K = k, with the stage's policy arguments.
+template <class Cfg, class T, class W, layout WeightOrder, stage Stage, class A, class ScaleArgs>
+void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_rows_total, const W* const* b, int n,
                   int k, const ScaleArgs& scales, T* c, hipStream_t stream) {
-  using parts = grouped_parts<Cfg, T, WeightOrder, Stage>;
+  using parts = grouped_parts<Cfg, T, W, WeightOrder, Stage>;
+  static_assert(std::is_same_v<A, typename parts::a_type>, "moe::launch_stage: A is the stage's activation type");
   typename parts::params kp{};
   kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = {c, nullptr};
   kp.m = g.rows, kp.n = n, kp.k = k;
-  const int steps = ceil_div(k, Cfg::block_k);
-  kp.groups_per_split = steps, kp.skip = steps * Cfg::block_k - k;
+  const int steps = ceil_div(k, parts::policy::group_k);
+  kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = a_rows, kp.a_rows_total = a_rows_total;
-  hipLaunchKernelGGL((moe_gemm_kernel<Cfg, T, WeightOrder, Stage>), parts::scheduler::grid(g.tiles, n),
+  hipLaunchKernelGGL((moe_gemm_kernel<Cfg, T, W, WeightOrder, Stage>), parts::scheduler::grid(g.tiles, n),
                      dim3(Cfg::threads), 0, stream, kp);
+}
+
+// Quantizes rows x cols of x (cols a multiple of 128) to q and 1x128 scales; rows_in_use: as in
+// block::quantize_1x128_args.
+template <class T, class Fp8>
+void launch_quantize(const T* x, int rows, int cols, const int* rows_in_use, Fp8* q, float* scale, hipStream_t stream) {
+  const block::quantize_1x128_args<T, Fp8> qa{x, q, scale, rows_in_use, rows, cols};
+  hipLaunchKernelGGL((moe_quantize_kernel<T, Fp8>), dim3(static_cast<unsigned>(ceil_div(qa.items(), quantize_threads))),
+                     dim3(quantize_threads), 0, stream, qa);
 }
 
 template <class Cfg, class T>
 std::size_t workspace_bytes_for(const problem& p) {
   return plan_workspace(p, Cfg::block_m, sizeof(T)).bytes;
 }
+template <class Cfg, class T>
+std::size_t blockscale_workspace_bytes_for(const problem& p) {
+  return plan_workspace(p, Cfg::block_m, sizeof(T), weight_format::fp8_blockscale).bytes;
+}
 
-// The arguments both layouts share: x, the routing inputs of this layout (`routing`: ids and
-// weights, or counts), the weight tables, out and a workspace of at least `need` bytes.
-template <class T>
-status check_layer_arguments(const std::string& what, const T* x, std::initializer_list<pointer_argument> routing,
-                             const T* const* gate, const T* const* up, const T* const* down, const T* out,
-                             const void* workspace, std::size_t workspace_bytes, std::size_t need) {
-  if (status s = check_pointer_arguments(what, {{"x", x, 16, "16-byte vector loads"}}); !s.ok()) return s;
+// The arguments both layouts share: x (its name and rule: `x` in T, or `x_fp8`), the routing
+// inputs of this layout (`routing`: ids and weights, or counts), the weight tables, out and a
+// workspace of at least `need` bytes.
+template <class W>
+status check_layer_arguments(const std::string& what, const pointer_argument& x,
+                             std::initializer_list<pointer_argument> routing, const W* const* gate, const W* const* up,
+                             const W* const* down, const void* out, const void* workspace, std::size_t workspace_bytes,
+                             std::size_t need) {
+  if (status s = check_pointer_arguments(what, {x}); !s.ok()) return s;
   if (status s = check_pointer_arguments(what, routing); !s.ok()) return s;
   if (status s = check_pointer_arguments(what, {{"gate", gate, 8, "a device table of pointers"},
                                                 {"up", up, 8, "a device table of pointers"},
@@ -172,18 +242,109 @@ status check_layer_arguments(const std::string& what, const T* x, std::initializ
   return status::success();
 }
 
+// fp8 block-scaled layers: the weight scale tables, and x given once (in T, or quantized with its
+// scales); the pointer of x the common checks then see.
+template <class T, class Fp8>
+status check_blockscale_arguments(const std::string& what, const T* x, const Fp8* x_fp8, const float* x_scale,
+                                  activation_scaling x_scaling, const float* const* gate_scale,
+                                  const float* const* up_scale, const float* const* down_scale,
+                                  pointer_argument& x_argument) {
+  if (status s = check_pointer_arguments(what, {{"gate_scale", gate_scale, 8, "a device table of pointers"},
+                                                {"up_scale", up_scale, 8, "a device table of pointers"},
+                                                {"down_scale", down_scale, 8, "a device table of pointers"}});
+      !s.ok())
+    return s;
+  if (!x == !x_fp8)
+    return {status_code::bad_config, what + "exactly one of the arguments x and x_fp8 must be given (x is " +
+                                         (x ? "given" : "null") + ", x_fp8 is " + (x_fp8 ? "given" : "null") + ")"};
+  if (x) {
+    if (x_scale) return {status_code::bad_config, what + "argument x_scale belongs to x_fp8; x is not quantized"};
+    x_argument = {"x", x, 16, "16-byte vector loads"};
+    return status::success();
+  }
+  if (x_scaling != activation_scaling::per_128 && x_scaling != activation_scaling::per_token)
+    return {status_code::bad_config, what + "x_scaling must be activation_scaling::per_128 or per_token"};
+  if (status s = check_pointer_arguments(what, {{"x_scale", x_scale, 4, "fp32"}}); !s.ok()) return s;
+  x_argument = {"x_fp8", x_fp8, 16, "16-byte vector loads"};
+  return status::success();
+}
+
+// The standard layout's own rules: its problem, the sort's, and at least one output.
+inline status validate_outputs(const problem& p, int tile_m, const void* out, const void* out_unreduced) {
+  if (status s = validate_sort_shape(p.sort(tile_m)); !s.ok()) return s;
+  const std::string what = "moe " + p.str() + ": ";
+  if (!out && !out_unreduced)
+    return {status_code::null_pointer, what + "arguments out and out_unreduced are both null"};
+  if (reinterpret_cast<std::uintptr_t>(out_unreduced) % 16)
+    return {status_code::bad_alignment,
+            what + "argument out_unreduced must be 16-byte aligned (16-byte vector stores)"};
+  return status::success();
+}
+
 template <class T>
 status validate(const problem& p, const args<T>& a, int tile_m, std::size_t need) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  if (status s = validate_sort_shape(p.sort(tile_m)); !s.ok()) return s;
+  if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
+  return check_layer_arguments("moe " + p.str() + ": ", {"x", a.x, 16, "16-byte vector loads"},
+                               {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up, a.down,
+                               a.out ? static_cast<const void*>(a.out) : a.out_unreduced, a.workspace,
+                               a.workspace_bytes, need);
+}
+
+template <class T, class Fp8>
+status validate(const problem& p, const blockscale_args<T, Fp8>& a, int tile_m, std::size_t need) {
+  if (status s = validate_blockscale_shape(p); !s.ok()) return s;
+  if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
-  if (!a.out && !a.out_unreduced)
-    return {status_code::null_pointer, what + "arguments out and out_unreduced are both null"};
-  if (reinterpret_cast<std::uintptr_t>(a.out_unreduced) % 16)
-    return {status_code::bad_alignment,
-            what + "argument out_unreduced must be 16-byte aligned (16-byte vector stores)"};
-  return check_layer_arguments(what, a.x, {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up,
-                               a.down, a.out ? a.out : a.out_unreduced, a.workspace, a.workspace_bytes, need);
+  pointer_argument x{};
+  if (status s = check_blockscale_arguments(what, a.x, a.x_fp8, a.x_scale, a.x_scaling, a.gate_scale, a.up_scale,
+                                            a.down_scale, x);
+      !s.ok())
+    return s;
+  return check_layer_arguments(what, x, {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up,
+                               a.down, a.out ? static_cast<const void*>(a.out) : a.out_unreduced, a.workspace,
+                               a.workspace_bytes, need);
+}
+
+// The workspace's parts as typed pointers.
+struct workspace_view {
+  const workspace_layout& w;
+  unsigned char* base;
+  template <class U>
+  U* at(std::size_t offset) const {
+    return reinterpret_cast<U*>(base + offset);
+  }
+  sort_outputs sort() const {
+    return {at<int>(w.counts),    at<int>(w.offsets),     at<int>(w.sorted_slots), at<int>(w.sorted_tokens),
+            at<int>(w.row_index), at<int>(w.tile_expert), at<int>(w.inverse),      at<int>(w.invalid_ids)};
+  }
+};
+
+// Sums (out) or copies (out_unreduced) each slot's weighted down projection.
+template <class T>
+void launch_combine(const problem& p, const T* down, const int* inverse, int rows, T* out, T* out_unreduced,
+                    hipStream_t stream) {
+  const unsigned column_blocks = static_cast<unsigned>(ceil_div(p.hidden, 8 * combine_threads));
+  if (out)
+    hipLaunchKernelGGL(moe_combine_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens)),
+                       dim3(combine_threads), 0, stream, down, inverse, p.top_k, p.hidden, rows, out);
+  if (out_unreduced)
+    hipLaunchKernelGGL(moe_unreduced_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens * p.top_k)),
+                       dim3(combine_threads), 0, stream, down, inverse, p.hidden, rows, out_unreduced);
+}
+
+template <class F>
+void with_weight_order(layout order, F&& f) {
+  if (order == layout::k_contiguous)
+    f.template operator()<layout::k_contiguous>();
+  else
+    f.template operator()<layout::mn_contiguous>();
+}
+
+inline status launch_status(const std::string& what) {
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, what + hipGetErrorString(e)};
+  return status::success();
 }
 
 // Validates, then launches the sort, the three grouped GEMMs of config Cfg and the combine on
@@ -192,39 +353,66 @@ template <class Cfg, class T>
 status launch(const problem& p, const args<T>& a, hipStream_t stream) {
   const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T));
   if (status s = validate(p, a, Cfg::block_m, w.bytes); !s.ok()) return s;
-  auto* base = static_cast<unsigned char*>(a.workspace);
-  auto at = [&](std::size_t offset) { return reinterpret_cast<int*>(base + offset); };
-  const sort_outputs so{at(w.counts),    at(w.offsets),     at(w.sorted_slots), at(w.sorted_tokens),
-                        at(w.row_index), at(w.tile_expert), at(w.inverse),      at(w.invalid_ids)};
+  const workspace_view ws{w, static_cast<unsigned char*>(a.workspace)};
+  const sort_outputs so = ws.sort();
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
   if (p.tokens == 0) return status::success();
-  T* gate = reinterpret_cast<T*>(base + w.gate);
-  T* hidden = reinterpret_cast<T*>(base + w.hidden);
-  T* down = reinterpret_cast<T*>(base + w.down);
+  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
-  auto stages = [&]<layout O>() {
-    launch_stage<Cfg, T, O, stage::gate>(g, a.x, so.sorted_tokens, p.tokens, a.gate, p.expert_dim, p.hidden,
-                                         block::scale_none_args{}, gate, stream);
-    launch_stage<Cfg, T, O, stage::up_gated>(g, a.x, so.sorted_tokens, p.tokens, a.up, p.expert_dim, p.hidden,
-                                             block::gate_args<T>{gate}, hidden, stream);
-    launch_stage<Cfg, T, O, stage::down_weighted>(
+  with_weight_order(p.weight_order, [&]<layout O>() {
+    launch_stage<Cfg, T, T, O, stage::gate>(g, a.x, so.sorted_tokens, p.tokens, a.gate, p.expert_dim, p.hidden,
+                                            block::scale_none_args{}, gate, stream);
+    launch_stage<Cfg, T, T, O, stage::up_gated>(g, a.x, so.sorted_tokens, p.tokens, a.up, p.expert_dim, p.hidden,
+                                                block::gate_args<block::scale_none_args, T>{{}, gate}, hidden, stream);
+    launch_stage<Cfg, T, T, O, stage::down_weighted>(
         g, hidden, so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
-        block::gathered_row_scale_args{a.weights, so.sorted_slots, p.tokens * p.top_k}, down, stream);
-  };
-  if (p.weight_order == layout::k_contiguous)
-    stages.template operator()<layout::k_contiguous>();
-  else
-    stages.template operator()<layout::mn_contiguous>();
-  const unsigned column_blocks = static_cast<unsigned>(ceil_div(p.hidden, 8 * combine_threads));
-  if (a.out)
-    hipLaunchKernelGGL(moe_combine_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens)),
-                       dim3(combine_threads), 0, stream, down, so.inverse, p.top_k, p.hidden, g.rows, a.out);
-  if (a.out_unreduced)
-    hipLaunchKernelGGL(moe_unreduced_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens * p.top_k)),
-                       dim3(combine_threads), 0, stream, down, so.inverse, p.hidden, g.rows, a.out_unreduced);
-  if (hipError_t e = hipGetLastError(); e != hipSuccess)
-    return {status_code::launch_failed, "moe " + p.str() + ": " + hipGetErrorString(e)};
-  return status::success();
+        block::gathered_row_scale_args<block::scale_none_args>{{}, a.weights, so.sorted_slots, p.tokens * p.top_k},
+        down, stream);
+  });
+  launch_combine(p, down, so.inverse, g.rows, a.out, a.out_unreduced, stream);
+  return launch_status("moe " + p.str() + ": ");
+}
+
+// The same pipeline over fp8 block-scaled weights: x quantized 1x128 first (unless it arrives
+// quantized), the gated product quantized 1x128 (its rows in use) before the down projection.
+template <class Cfg, class T, class Fp8>
+status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t stream) {
+  const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T), weight_format::fp8_blockscale);
+  if (status s = validate(p, a, Cfg::block_m, w.bytes); !s.ok()) return s;
+  const workspace_view ws{w, static_cast<unsigned char*>(a.workspace)};
+  const sort_outputs so = ws.sort();
+  if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();
+  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
+  Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);
+  float* hidden_scale = ws.at<float>(w.hidden_scale);
+  const Fp8* x = a.x_fp8;
+  const float* x_scale = a.x_scale;
+  if (a.x) {
+    launch_quantize(a.x, p.tokens, p.hidden, nullptr, ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), stream);
+    x = ws.at<Fp8>(w.x_fp8), x_scale = ws.at<float>(w.x_scale);
+  }
+  const bool per_token = !a.x && a.x_scaling == activation_scaling::per_token;
+  const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
+  using scales = block::grouped_group_scale_args;
+  with_weight_order(p.weight_order, [&]<layout O>() {
+    launch_stage<Cfg, T, Fp8, O, stage::gate>(g, x, so.sorted_tokens, p.tokens, a.gate, p.expert_dim, p.hidden,
+                                              scales{x_scale, a.gate_scale, so.sorted_tokens, p.tokens, per_token},
+                                              gate, stream);
+    launch_stage<Cfg, T, Fp8, O, stage::up_gated>(
+        g, x, so.sorted_tokens, p.tokens, a.up, p.expert_dim, p.hidden,
+        block::gate_args<scales, T>{{x_scale, a.up_scale, so.sorted_tokens, p.tokens, per_token}, gate}, hidden,
+        stream);
+    launch_quantize(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index, hidden_fp8, hidden_scale,
+                    stream);
+    launch_stage<Cfg, T, Fp8, O, stage::down_weighted>(
+        g, static_cast<const Fp8*>(hidden_fp8), so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
+        block::gathered_row_scale_args<scales>{
+            {hidden_scale, a.down_scale, so.row_index, g.rows, false}, a.weights, so.sorted_slots, p.tokens * p.top_k},
+        down, stream);
+  });
+  launch_combine(p, down, so.inverse, g.rows, a.out, a.out_unreduced, stream);
+  return launch_status("moe " + p.str() + ": ");
 }
 
 }  // namespace wavekit::ops::moe

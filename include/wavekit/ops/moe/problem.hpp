@@ -60,16 +60,55 @@ struct args {
                                // null. At least one of out and out_unreduced.
 };
 
+// fp8 block-scaled expert weights (wavekit::moe over blockscale_args): each expert's gate, up and
+// down tensors in fp8 (Fp8: the format the device reads, e4m3fnuz on gfx942, e4m3fn on gfx950) with
+// one fp32 scale per 128 x 128 block, DeepSeek-V3's weight_scale_inv, laid out in the weight order:
+// k_contiguous [ceil(N/128)][K/128], mn_contiguous [K/128][ceil(N/128)] (N the tensor's output
+// dimension, K its input: gate and up N = expert_dim, K = hidden; down the reverse). The
+// activations are quantized 1x128 inside the pipeline (x before the gate and up projections, the
+// gated product before the down projection), or x arrives quantized (an expert-parallel dispatch's
+// fp8 payload): x_fp8 with x_scale per 128 columns ([tokens][hidden/128]) or per token ([tokens]).
+enum class activation_scaling { per_128, per_token };
+
+template <class T, class Fp8>
+struct blockscale_args {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "moe: activations and outputs are bf16 or fp16");
+  static_assert(std::is_same_v<Fp8, fp8_e4m3fnuz> || std::is_same_v<Fp8, fp8_e4m3fn>,
+                "moe: fp8 weights are e4m3fnuz (gfx942) or e4m3fn (gfx950)");
+  const T* x = nullptr;  // [tokens][hidden], quantized 1x128 inside; or null when x_fp8 is given
+  const int* ids = nullptr;
+  const float* weights = nullptr;
+  const Fp8* const* gate = nullptr;  // [local_experts] device pointers, as in args
+  const Fp8* const* up = nullptr;
+  const Fp8* const* down = nullptr;
+  const float* const* gate_scale = nullptr;  // [local_experts] device pointers to 128x128 block scales
+  const float* const* up_scale = nullptr;
+  const float* const* down_scale = nullptr;
+  T* out = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  T* out_unreduced = nullptr;
+  const Fp8* x_fp8 = nullptr;      // [tokens][hidden] already quantized (then x is null)
+  const float* x_scale = nullptr;  // its scales, as x_scaling says
+  activation_scaling x_scaling = activation_scaling::per_128;
+};
+
 // Where the pipeline keeps its intermediates in the workspace: the sort's outputs, then per sorted
-// row the gate projection, the gated product and the down projection (all in T).
+// row the gate projection, the gated product and the down projection (all in T); with fp8 weights
+// also the quantized input and gated product (fp8) with their 1x128 scales.
 struct workspace_layout {
   sort_capacity cap;
   std::size_t counts, offsets, sorted_slots, sorted_tokens, row_index, tile_expert, inverse, invalid_ids;
   std::size_t gate, hidden, down;
+  std::size_t x_fp8 = 0, x_scale = 0, hidden_fp8 = 0, hidden_scale = 0;  // fp8 weights only
   std::size_t bytes;
 };
 
-inline workspace_layout plan_workspace(const problem& p, int tile_m, std::size_t element_bytes) {
+// Which weights a pipeline reads: its element type decides what the workspace holds.
+enum class weight_format { half, fp8_blockscale };
+
+inline workspace_layout plan_workspace(const problem& p, int tile_m, std::size_t element_bytes,
+                                       weight_format weights = weight_format::half) {
   workspace_layout w;
   w.cap = capacity(p.sort(tile_m));
   std::size_t at = 0;
@@ -90,6 +129,12 @@ inline workspace_layout plan_workspace(const problem& p, int tile_m, std::size_t
   w.gate = take(element_bytes * rows * p.expert_dim);
   w.hidden = take(element_bytes * rows * p.expert_dim);
   w.down = take(element_bytes * rows * p.hidden);
+  if (weights == weight_format::fp8_blockscale) {
+    w.x_fp8 = take(std::size_t(p.tokens) * p.hidden);
+    w.x_scale = take(4 * std::size_t(p.tokens) * (p.hidden / 128));
+    w.hidden_fp8 = take(rows * p.expert_dim);
+    w.hidden_scale = take(4 * rows * (p.expert_dim / 128));
+  }
   w.bytes = at;
   return w;
 }
@@ -108,6 +153,17 @@ inline status validate_shape(const problem& p) {
   if (std::size_t(p.tokens) * p.hidden * 2 > limit || std::size_t(p.hidden) * p.expert_dim * 2 > limit ||
       (slots + std::size_t(p.local_experts) * 256) * std::max(p.hidden, p.expert_dim) * 2 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
+// The fp8 block-scaled layer's shape rules: the bf16 / fp16 layer's, and whole 128-K scale blocks.
+inline status validate_blockscale_shape(const problem& p) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  if (p.hidden % 128 || p.expert_dim % 128)
+    return {status_code::bad_shape,
+            "moe " + p.str() +
+                ": with fp8 block-scaled weights hidden and expert_dim must be multiples of 128 "
+                "(the 128x128 scale blocks)"};
   return status::success();
 }
 
