@@ -4,8 +4,8 @@
 // padding rows) and a slot's weight is the router's.
 //
 // A decorator over the K loop's own policy (scale_none, scale_group_promotion, ...): its hooks run
-// the K loop, its value transform comes first and the row's factor multiplies what it gives. Each
-// lane reads its rows' factors once, after the loop.
+// the K loop, its value transform comes first and the row's factor multiplies what it gives. The
+// factors are read once per row, after the loop.
 #pragma once
 
 #include <cstdint>
@@ -49,20 +49,23 @@ struct scale_gathered_rows : Policy {
     }
   };
 
+  // Many lanes hold accumulators of one row. Lanes 0..m-1 load the factors of an MFMA row tile's
+  // m rows (one coalesced load each of index and factor, no lane reading an address another does),
+  // and every lane takes its rows' factors from them by a shuffle.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE auto epilogue_transform() const {
     transform<decltype(Policy::epilogue_transform())> f{Policy::epilogue_transform(), {}};
     const arch::buffer rows = arch::buffer::over(index, static_cast<std::uint32_t>(m) * 4);
     const arch::buffer factors = arch::buffer::over(scale, static_cast<std::uint32_t>(count) * 4);
 #pragma unroll
-    for (int i = 0; i < tiles_m; ++i)
+    for (int i = 0; i < tiles_m; ++i) {
+      // Rows past M read index 0 through the range check; their results are not stored.
+      const int at =
+          lane < mma::m ? static_cast<int>(rows.load4(static_cast<std::uint32_t>(row0 + i * mma::m + lane) * 4)) : -1;
+      const float factor =
+          __builtin_bit_cast(float, factors.load4(at >= 0 ? static_cast<std::uint32_t>(at) * 4 : arch::out_of_range));
 #pragma unroll
-      for (int r = 0; r < regs; ++r) {
-        // Rows past M read index 0 through the range check; their results are not stored.
-        const int at =
-            static_cast<int>(rows.load4(static_cast<std::uint32_t>(row0 + i * mma::m + mma::acc_row(lane, r)) * 4));
-        f.row[i][r] =
-            __builtin_bit_cast(float, factors.load4(at >= 0 ? static_cast<std::uint32_t>(at) * 4 : arch::out_of_range));
-      }
+      for (int r = 0; r < regs; ++r) f.row[i][r] = __shfl(factor, mma::acc_row(lane, r));
+    }
     return f;
   }
 };

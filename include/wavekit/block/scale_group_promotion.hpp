@@ -5,8 +5,8 @@
 //   total(row, col) += a_scale(row, group) * b_scale(col / GroupK, group) * group's dot product.
 //
 // Scales ride along with the tiles: one thread per row of the block brings A's (0 past M: the
-// row's offset is out of range; threads beyond the block's rows repeat a row, into slots nobody
-// reads) and stores it to LDS; where the block's columns lie in one B group (BlockN <= GroupK) it
+// row's offset is out of range; threads beyond the block's rows load nothing and store into slots
+// nobody reads) and stores it to LDS; where the block's columns lie in one B group (BlockN <= GroupK) it
 // stores the product with B's scale, so a wave's promotion is one FMA per accumulator ("row-scale
 // folding"). With two or more K steps a group, the group's first step stores its own scales and
 // its last reads them, so one LDS buffer serves; with one step a group, the next group's scales
@@ -96,9 +96,12 @@ struct scale_group_promotion {
                                                 int tid_, int wave_row_, int wave_col, int lane_) {
     const int groups = k / GroupK, n_groups = (n + GroupK - 1) / GroupK;
     tid = tid_, wave_row = wave_row_, lane = lane_, scale_lds = lds, first_group = t.group_begin;
+    // Threads past the block's rows load nothing (an out-of-range offset reads 0 and moves no
+    // bytes): they store into slots nobody reads.
+    const bool brings_scales = Cfg::threads == Cfg::block_m || tid < Cfg::block_m;
     const int tile_row = t.m0 + tid % Cfg::block_m;
     const float* b_scale_base;
-    int a_rows = m, scale_row = tile_row < m ? tile_row : -1;
+    int a_rows = m, scale_row = brings_scales && tile_row < m ? tile_row : -1;
     bool per_row = false;  // one A scale per row for all of K
     if constexpr (grouped) {
       if (p.a_rows && scale_row >= 0) scale_row = p.a_rows[scale_row];
@@ -112,8 +115,10 @@ struct scale_group_promotion {
     a_scales = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(a_rows * (per_row ? 1 : groups) * 4));
     b_scales = arch::buffer::over(b_scale_base, static_cast<std::uint32_t>(n_groups * groups * 4));
     const int b_scale_col = (t.n0 + wave_col) / GroupK;  // 0 for a wave whose columns all lie past N
-    b_scale_at =
-        b_scale_col < n_groups ? static_cast<std::uint32_t>(b_scale_col * (b_kc ? groups : 1) * 4) : arch::out_of_range;
+    // Folded, B's scale is a row thread's to bring; otherwise every lane of the wave needs it.
+    b_scale_at = b_scale_col < n_groups && (!folded || brings_scales)
+                     ? static_cast<std::uint32_t>(b_scale_col * (b_kc ? groups : 1) * 4)
+                     : arch::out_of_range;
     a_group_stride = per_row ? 0 : a_kc ? 1 : m;
     b_group_stride = b_kc ? 1 : n_groups;
 #pragma unroll
