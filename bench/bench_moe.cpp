@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -30,7 +31,39 @@ namespace moe = wavekit::ops::moe;
 
 namespace {
 
-#if !defined(WAVEKIT_EMULATOR)
+// One call of the layer (the emulator's counters reset first), labelled with the config that ran;
+// nothing (the benchmark skipped with the status) when it refuses.
+template <class Args>
+std::optional<std::string> run_once(benchmark::State& state, const moe::problem& p, const Args& a) {
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  std::string ran;
+  if (status s = wavekit::moe(p, a, nullptr, &ran); !s.ok()) {
+    std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
+    state.SkipWithError(s.message().c_str());
+    return std::nullopt;
+  }
+  hipDeviceSynchronize();
+  state.SetLabel(ran);
+  return ran;
+}
+
+#if defined(WAVEKIT_EMULATOR)
+// On the emulator: one call's counters, the bytes read against the active experts' weights (each
+// to be read once) with x read and the output written once.
+void report_counters(benchmark::State& state, const emu::launch_counters& c, const std::vector<int>& ids,
+                     std::size_t weight_bytes, int tokens, int hidden) {
+  for (auto _ : state) {
+  }
+  const double activations = 2.0 * 2 * double(tokens) * hidden;
+  state.counters["active_experts"] = double(std::set<int>(ids.begin(), ids.end()).size());
+  state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
+  state.counters["read_vs_weights_once"] = double(c.global_bytes_read) / (double(weight_bytes) + activations);
+  state.counters["mfma"] = double(c.mfma_total());
+  state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
+}
+#else
 // On a GPU: each iteration times one call, operands evicted from L2 first.
 template <class F>
 void time_calls(benchmark::State& state, F&& call) {
@@ -60,26 +93,9 @@ void moe_config(benchmark::State& state) {
   const int tokens = int(state.range(0)), hidden = int(state.range(1)), dim = int(state.range(2));
   const int routed = int(state.range(3)), top_k = int(state.range(4));
   const moe::problem p{tokens, hidden, dim, routed + 1, top_k + 1, 0, routed + 1, layout::mn_contiguous};
-  std::mt19937 rng(7);
-  std::vector<int> all(routed), ids;
-  std::iota(all.begin(), all.end(), 0);
-  for (int t = 0; t < tokens; ++t) {
-    std::shuffle(all.begin(), all.end(), rng);
-    ids.insert(ids.end(), all.begin(), all.begin() + top_k);
-    ids.push_back(routed);
-  }
+  const std::vector<int> ids = test::random_ids_with_shared(tokens, top_k, routed, 7);
   test::moe_case<T> t(p, ids, 11, moe::workspace_bytes(p).value());
-#if defined(WAVEKIT_EMULATOR)
-  emu::reset_counters();
-#endif
-  std::string ran;
-  if (status s = wavekit::moe(p, t.args(), nullptr, &ran); !s.ok()) {
-    std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
-    state.SkipWithError(s.message().c_str());
-    return;
-  }
-  hipDeviceSynchronize();
-  state.SetLabel(ran);
+  if (!run_once(state, p, t.args())) return;
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();
 #endif
@@ -116,15 +132,7 @@ void moe_config(benchmark::State& state) {
       }
     }
 #if defined(WAVEKIT_EMULATOR)
-  for (auto _ : state) {
-  }
-  const double weights_once = double(t.active_weight_bytes());
-  const double activations = 2.0 * 2 * double(tokens) * hidden;  // x read, out written
-  state.counters["active_experts"] = double(std::set<int>(ids.begin(), ids.end()).size());
-  state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
-  state.counters["read_vs_weights_once"] = double(c.global_bytes_read) / (weights_once + activations);
-  state.counters["mfma"] = double(c.mfma_total());
-  state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
+  report_counters(state, c, ids, t.active_weight_bytes(), tokens, hidden);
 #else
   time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
 #endif
@@ -147,27 +155,11 @@ void moe_layer_fp8(benchmark::State& state) {
     const int tokens = int(state.range(0)), hidden = int(state.range(1)), dim = int(state.range(2));
     const int routed = int(state.range(3)), top_k = int(state.range(4));
     const moe::problem p{tokens, hidden, dim, routed + 1, top_k + 1, 0, routed + 1, layout::k_contiguous};
-    std::mt19937 rng(7);
-    std::vector<int> all(routed), ids;
-    std::iota(all.begin(), all.end(), 0);
-    for (int t = 0; t < tokens; ++t) {
-      std::shuffle(all.begin(), all.end(), rng);
-      ids.insert(ids.end(), all.begin(), all.begin() + top_k);
-      ids.push_back(routed);
-    }
+    const std::vector<int> ids = test::random_ids_with_shared(tokens, top_k, routed, 7);
     test::moe_blockscale_case<bf16, fp8> t(p, ids, 11,
                                            moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value());
-#if defined(WAVEKIT_EMULATOR)
-    emu::reset_counters();
-#endif
-    std::string ran;
-    if (status s = wavekit::moe(p, t.args(), nullptr, &ran); !s.ok()) {
-      std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
-      state.SkipWithError(s.message().c_str());
-      return;
-    }
-    hipDeviceSynchronize();
-    state.SetLabel(ran);
+    const std::optional<std::string> ran = run_once(state, p, t.args());
+    if (!ran) return;
 #if defined(WAVEKIT_EMULATOR)
     const emu::launch_counters c = emu::accumulated_counters();
 #endif
@@ -175,21 +167,13 @@ void moe_layer_fp8(benchmark::State& state) {
         moe::blockscale::with_config(moe::choose_blockscale_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
     const moe::workspace_layout w = moe::plan_workspace(p, tile_m, 2, moe::weight_format::fp8_blockscale);
     if (t.check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows},
-                t.template read_workspace<int>(w.sorted_slots, w.cap.rows), ran.c_str()) != 0) {
+                t.template read_workspace<int>(w.sorted_slots, w.cap.rows), ran->c_str()) != 0) {
       std::fprintf(stderr, "ERROR OCCURRED: %s differs from the host reference\n", p.str().c_str());
       state.SkipWithError("result differs from the host reference");
       return;
     }
 #if defined(WAVEKIT_EMULATOR)
-    for (auto _ : state) {
-    }
-    const double weights_once = double(t.active_weight_bytes());
-    const double activations = 2.0 * 2 * double(tokens) * hidden;  // x read, out written
-    state.counters["active_experts"] = double(std::set<int>(ids.begin(), ids.end()).size());
-    state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
-    state.counters["read_vs_weights_once"] = double(c.global_bytes_read) / (weights_once + activations);
-    state.counters["mfma"] = double(c.mfma_total());
-    state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
+    report_counters(state, c, ids, t.active_weight_bytes(), tokens, hidden);
 #else
     time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
 #endif

@@ -23,17 +23,6 @@ namespace moe = wavekit::ops::moe;
 
 namespace {
 
-std::vector<int> random_ids(int tokens, int top_k, int experts, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<int> all(experts), ids;
-  for (int e = 0; e < experts; ++e) all[e] = e;
-  for (int t = 0; t < tokens; ++t) {
-    std::shuffle(all.begin(), all.end(), rng);
-    ids.insert(ids.end(), all.begin(), all.begin() + top_k);
-  }
-  return ids;
-}
-
 template <class Cfg, class T>
 void run_case(const moe::problem& p, const std::vector<int>& ids, std::uint32_t seed) {
   test::moe_case<T> t(p, ids, seed, moe::workspace_bytes_for<Cfg, T>(p));
@@ -60,21 +49,22 @@ TEMPLATE_LIST_TEST_CASE("moe: each shipped config, both weight orders, bf16 and 
   using C = TestType;
   for (layout order : {layout::mn_contiguous, layout::k_contiguous}) {
     const moe::problem p{37, 256, 96, 8, 2, 0, 8, order};
-    run_case<C, bf16>(p, random_ids(37, 2, 8, 1), 11);
-    run_case<C, fp16>(p, random_ids(37, 2, 8, 2), 12);
+    run_case<C, bf16>(p, test::random_ids(37, 2, 8, 1), 11);
+    run_case<C, fp16>(p, test::random_ids(37, 2, 8, 2), 12);
   }
 }
 
 TEST_CASE("moe: k = 1, idle experts, one expert for all, expert parallelism, ids outside the experts", "[emu][moe]") {
   using C = moe::config_decode;
   // k = 1 over 16 experts with 5 tokens: most experts idle.
-  run_case<C, bf16>({5, 128, 64, 16, 1, 0, 16, layout::mn_contiguous}, random_ids(5, 1, 16, 3), 4);
+  run_case<C, bf16>({5, 128, 64, 16, 1, 0, 16, layout::mn_contiguous}, test::random_ids(5, 1, 16, 3), 4);
   // Every token to expert 2 (of 4): one expert's rows span several tiles.
   run_case<C, fp16>({40, 128, 64, 4, 1, 0, 4, layout::k_contiguous}, std::vector<int>(40, 2), 5);
   // Expert parallelism: only experts [8, 16) of 32 are computed here.
-  run_case<moe::config_medium, bf16>({30, 128, 64, 32, 4, 8, 8, layout::mn_contiguous}, random_ids(30, 4, 32, 6), 7);
+  run_case<moe::config_medium, bf16>({30, 128, 64, 32, 4, 8, 8, layout::mn_contiguous}, test::random_ids(30, 4, 32, 6),
+                                     7);
   // Ids outside [0, experts) contribute nothing.
-  std::vector<int> ids = random_ids(12, 3, 6, 8);
+  std::vector<int> ids = test::random_ids(12, 3, 6, 8);
   ids[1] = -1, ids[7] = 6, ids[20] = 1 << 20;
   run_case<C, bf16>({12, 128, 64, 6, 3, 0, 6, layout::mn_contiguous}, ids, 9);
 }
@@ -82,7 +72,7 @@ TEST_CASE("moe: k = 1, idle experts, one expert for all, expert parallelism, ids
 TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]") {
   using C = moe::config_decode;
   const moe::problem p{8, 128, 64, 4, 2, 0, 4, layout::mn_contiguous};
-  test::moe_case<bf16> t(p, random_ids(8, 2, 4, 1), 1, moe::workspace_bytes_for<C, bf16>(p));
+  test::moe_case<bf16> t(p, test::random_ids(8, 2, 4, 1), 1, moe::workspace_bytes_for<C, bf16>(p));
   const std::string what = "moe " + p.str() + ": ";
   auto status_of = [&](const moe::problem& q, const moe::args<bf16>& a) { return moe::launch<C>(q, a, nullptr); };
   CHECK(status_of(p, t.args()).ok());
@@ -113,7 +103,7 @@ TEST_CASE("moe: the one-call API picks the config by rows per expert and runs it
   const auto bytes = moe::workspace_bytes(p);
   REQUIRE(bytes);
   CHECK(bytes.value() == moe::workspace_bytes_for<moe::config_medium, fp16>(p));
-  test::moe_case<fp16> t(p, random_ids(96, 3, 8, 21), 22, bytes.value());
+  test::moe_case<fp16> t(p, test::random_ids(96, 3, 8, 21), 22, bytes.value());
   std::string ran;
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
@@ -128,7 +118,7 @@ TEST_CASE("moe: the unreduced output holds each choice's result, zeros for other
   // reference, and summing the unreduced rows in choice order (fp32, as the combine does) must give
   // it bit for bit.
   const moe::problem p{20, 128, 64, 16, 3, 4, 8, layout::mn_contiguous};
-  test::moe_case<bf16> t(p, random_ids(20, 3, 16, 13), 14, moe::workspace_bytes_for<C, bf16>(p));
+  test::moe_case<bf16> t(p, test::random_ids(20, 3, 16, 13), 14, moe::workspace_bytes_for<C, bf16>(p));
   bf16* unreduced = nullptr;
   hipMalloc(&unreduced, std::size_t(20) * 3 * 128 * sizeof(bf16));
   auto a = t.args();
@@ -172,7 +162,7 @@ TEST_CASE("moe: a seeded random sweep over legal problems", "[emu][moe]") {
                          top_k,           begin,
                          local,           pick(0, 1) ? layout::k_contiguous : layout::mn_contiguous};
     INFO("trial " << trial << ": " << p.str());
-    const auto ids = random_ids(tokens, top_k, experts, 100 + trial);
+    const auto ids = test::random_ids(tokens, top_k, experts, 100 + trial);
     if (trial % 2)
       run_case<moe::config_decode, bf16>(p, ids, 200 + trial);
     else

@@ -28,17 +28,6 @@ namespace moe = wavekit::ops::moe;
 
 namespace {
 
-std::vector<int> random_ids(int tokens, int top_k, int experts, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<int> all(experts), ids;
-  for (int e = 0; e < experts; ++e) all[e] = e;
-  for (int t = 0; t < tokens; ++t) {
-    std::shuffle(all.begin(), all.end(), rng);
-    ids.insert(ids.end(), all.begin(), all.begin() + top_k);
-  }
-  return ids;
-}
-
 template <class Cfg, class T, class Fp8>
 void run_case(const moe::problem& p, const std::vector<int>& ids, std::uint32_t seed,
               test::moe_input input = test::moe_input::half) {
@@ -72,8 +61,8 @@ TEMPLATE_LIST_TEST_CASE("moe fp8: each shipped config, both weight orders, bf16 
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
       // K of the gate and up projections: two 128-K scale blocks; of the down projection: one.
       const moe::problem p{37, 256, 128, 8, 2, 0, 8, order};
-      run_case<C, bf16, fp8>(p, random_ids(37, 2, 8, 1), 11);
-      run_case<C, fp16, fp8>(p, random_ids(37, 2, 8, 2), 12);
+      run_case<C, bf16, fp8>(p, test::random_ids(37, 2, 8, 1), 11);
+      run_case<C, fp16, fp8>(p, test::random_ids(37, 2, 8, 2), 12);
     }
     // Rows per expert at the M tile's edges (tile - 1 and tile + 1: every token to one expert),
     // K of many scale blocks, an expert dim of three.
@@ -88,15 +77,16 @@ TEST_CASE("moe fp8: inputs quantized already, one token, idle experts, expert pa
     using fp8 = decltype(fp8_format);
     using C = moe::blockscale::config_decode;
     const moe::problem p{20, 256, 128, 8, 3, 0, 8, layout::k_contiguous};
-    run_case<C, bf16, fp8>(p, random_ids(20, 3, 8, 3), 21, test::moe_input::fp8_per_128);
-    run_case<C, bf16, fp8>(p, random_ids(20, 3, 8, 4), 22, test::moe_input::fp8_per_token);
+    run_case<C, bf16, fp8>(p, test::random_ids(20, 3, 8, 3), 21, test::moe_input::fp8_per_128);
+    run_case<C, bf16, fp8>(p, test::random_ids(20, 3, 8, 4), 22, test::moe_input::fp8_per_token);
     // One token (M = 1) with k = 1 over 16 experts: 15 idle.
     run_case<C, bf16, fp8>({1, 128, 128, 16, 1, 0, 16, layout::k_contiguous}, {9}, 23);
     // Expert parallelism: experts [8, 16) of 32 here, the input per token quantized already.
     run_case<moe::blockscale::config_medium, fp16, fp8>({30, 128, 256, 32, 4, 8, 8, layout::mn_contiguous},
-                                                        random_ids(30, 4, 32, 5), 24, test::moe_input::fp8_per_token);
+                                                        test::random_ids(30, 4, 32, 5), 24,
+                                                        test::moe_input::fp8_per_token);
     // Ids outside [0, experts) contribute nothing.
-    std::vector<int> ids = random_ids(12, 3, 6, 6);
+    std::vector<int> ids = test::random_ids(12, 3, 6, 6);
     ids[1] = -1, ids[7] = 6, ids[20] = 1 << 20;
     run_case<C, bf16, fp8>({12, 128, 128, 6, 3, 0, 6, layout::k_contiguous}, ids, 25);
   });
@@ -109,7 +99,7 @@ TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 for
     const auto bytes = moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale);
     REQUIRE(bytes);
     CHECK(bytes.value() == moe::blockscale_workspace_bytes_for<moe::blockscale::config_medium, bf16>(p));
-    test::moe_blockscale_case<bf16, fp8> t(p, random_ids(96, 3, 8, 31), 32, bytes.value());
+    test::moe_blockscale_case<bf16, fp8> t(p, test::random_ids(96, 3, 8, 31), 32, bytes.value());
     std::string ran;
     REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
@@ -131,7 +121,7 @@ TEST_CASE("moe fp8: every bad input gets its status before any launch", "[emu][m
     using fp8 = decltype(fp8_format);
     using C = moe::blockscale::config_decode;
     const moe::problem p{8, 128, 128, 4, 2, 0, 4, layout::k_contiguous};
-    test::moe_blockscale_case<bf16, fp8> t(p, random_ids(8, 2, 4, 1), 1,
+    test::moe_blockscale_case<bf16, fp8> t(p, test::random_ids(8, 2, 4, 1), 1,
                                            moe::blockscale_workspace_bytes_for<C, bf16>(p));
     const std::string what = "moe " + p.str() + ": ";
     auto status_of = [&](const moe::problem& q, const moe::blockscale_args<bf16, fp8>& a) {
@@ -187,7 +177,7 @@ TEST_CASE("moe fp8: a seeded random sweep over legal problems", "[emu][moe]") {
                            pick(0, 1) ? layout::k_contiguous : layout::mn_contiguous};
       const auto input = static_cast<test::moe_input>(pick(0, 2));
       INFO("trial " << trial << ": " << p.str());
-      const auto ids = random_ids(tokens, top_k, experts, 300 + trial);
+      const auto ids = test::random_ids(tokens, top_k, experts, 300 + trial);
       if (trial % 2)
         run_case<moe::blockscale::config_decode, bf16, fp8>(p, ids, 400 + trial, input);
       else

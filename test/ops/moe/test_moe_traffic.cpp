@@ -27,16 +27,19 @@ namespace {
 constexpr int tokens = 16, routed = 256, top_k = 8;
 
 // Top-8 of 256 routed experts per token, then the shared expert.
-std::vector<int> decode_ids() {
-  std::mt19937 rng(31);
-  std::vector<int> all(routed), ids;
-  std::iota(all.begin(), all.end(), 0);
-  for (int t = 0; t < tokens; ++t) {
-    std::shuffle(all.begin(), all.end(), rng);
-    ids.insert(ids.end(), all.begin(), all.begin() + top_k);
-    ids.push_back(routed);  // the shared expert
-  }
-  return ids;
+std::vector<int> decode_ids() { return test::random_ids_with_shared(tokens, top_k, routed, 31); }
+
+// Global bytes read since the counters were reset against the ideal: the active experts' weights,
+// x read and the output written once.
+void check_traffic(const char* label, std::size_t weight_bytes, int hidden) {
+#if defined(WAVEKIT_EMULATOR)
+  const double read = double(emu::accumulated_counters().global_bytes_read);
+  const double ideal = double(weight_bytes) + 2.0 * 2 * tokens * hidden;
+  std::printf("%s: %.1f MB read, ideal %.1f MB, ratio %.3f\n", label, read / 1e6, ideal / 1e6, read / ideal);
+  CHECK(read <= 1.1 * ideal);
+#else
+  (void)label, (void)weight_bytes, (void)hidden;
+#endif
 }
 
 }  // namespace
@@ -54,12 +57,7 @@ TEST_CASE("moe: a decode batch reads each active expert's weights once", "[emu][
   INFO(ran);
   CHECK(ran == moe::config_decode::name());
   CHECK(t.check(ran.c_str()) == 0);
-#if defined(WAVEKIT_EMULATOR)
-  const double read = double(emu::accumulated_counters().global_bytes_read);
-  const double ideal = double(t.active_weight_bytes()) + 2.0 * 2 * tokens * p.hidden;
-  std::printf("moe decode traffic: %.1f MB read, ideal %.1f MB, ratio %.3f\n", read / 1e6, ideal / 1e6, read / ideal);
-  CHECK(read <= 1.1 * ideal);
-#endif
+  check_traffic("moe decode traffic", t.active_weight_bytes(), p.hidden);
 }
 
 TEST_CASE("moe fp8: a decode batch reads each active expert's fp8 weights and scales once", "[emu][moe]") {
@@ -76,13 +74,7 @@ TEST_CASE("moe fp8: a decode batch reads each active expert's fp8 weights and sc
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
     INFO(ran);
     CHECK(ran == moe::blockscale::config_decode::name());
-#if defined(WAVEKIT_EMULATOR)
-    const double read = double(emu::accumulated_counters().global_bytes_read);
-    const double ideal = double(t.active_weight_bytes()) + 2.0 * 2 * tokens * p.hidden;
-    std::printf("moe fp8 decode traffic: %.1f MB read, ideal %.1f MB, ratio %.3f\n", read / 1e6, ideal / 1e6,
-                read / ideal);
-    CHECK(read <= 1.1 * ideal);
-#endif
+    check_traffic("moe fp8 decode traffic", t.active_weight_bytes(), p.hidden);
     const moe::workspace_layout w = moe::plan_workspace(p, 16, 2, moe::weight_format::fp8_blockscale);
     CHECK(t.check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows},
                   t.template read_workspace<int>(w.sorted_slots, w.cap.rows), ran.c_str()) == 0);

@@ -71,33 +71,22 @@ struct batched_blockscale_args {
 };
 
 // Workspace: the tile table and row table, then the gate projection and gated product per row;
-// with fp8 weights also the quantized input and gated product with their 1x128 scales.
-struct batched_workspace {
+// with fp8 weights also the quantized intermediates.
+struct batched_workspace : quantized_intermediates {
   std::size_t tile_expert, row_index, gate, hidden;
-  std::size_t x_fp8 = 0, x_scale = 0, hidden_fp8 = 0, hidden_scale = 0;  // fp8 weights only
   std::size_t bytes;
 };
 inline batched_workspace plan_batched_workspace(const batched_problem& p, int tile_m, std::size_t element_bytes,
                                                 weight_format weights = weight_format::half) {
   const std::size_t rows = std::size_t(p.local_experts) * p.max_tokens;
-  std::size_t at = 0;
-  auto take = [&](std::size_t bytes) {
-    const std::size_t here = at;
-    at += (bytes + 255) / 256 * 256;
-    return here;
-  };
+  workspace_cursor c;
   batched_workspace w;
-  w.tile_expert = take(4 * rows / tile_m);
-  w.row_index = take(4 * rows);
-  w.gate = take(element_bytes * rows * p.expert_dim);
-  w.hidden = take(element_bytes * rows * p.expert_dim);
-  if (weights == weight_format::fp8_blockscale) {
-    w.x_fp8 = take(rows * p.hidden);
-    w.x_scale = take(4 * rows * (p.hidden / 128));
-    w.hidden_fp8 = take(rows * p.expert_dim);
-    w.hidden_scale = take(4 * rows * (p.expert_dim / 128));
-  }
-  w.bytes = at;
+  w.tile_expert = c.take(4 * rows / tile_m);
+  w.row_index = c.take(4 * rows);
+  w.gate = c.take(element_bytes * rows * p.expert_dim);
+  w.hidden = c.take(element_bytes * rows * p.expert_dim);
+  if (weights == weight_format::fp8_blockscale) w.take(c, rows, p.hidden, rows, p.expert_dim);
+  w.bytes = c.at;
   return w;
 }
 
@@ -126,12 +115,7 @@ inline status validate_batched_shape(const batched_problem& p) {
 
 inline status validate_batched_blockscale_shape(const batched_problem& p) {
   if (status s = validate_batched_shape(p); !s.ok()) return s;
-  if (p.hidden % 128 || p.expert_dim % 128)
-    return {status_code::bad_shape,
-            "moe (batched) " + p.str() +
-                ": with fp8 block-scaled weights hidden and expert_dim must be multiples of 128 "
-                "(the 128x128 scale blocks)"};
-  return status::success();
+  return check_scale_blocks("moe (batched) " + p.str() + ": ", p.hidden, p.expert_dim);
 }
 
 // The workspace the chosen config needs, for elements of element_bytes (2: bf16 / fp16) and the

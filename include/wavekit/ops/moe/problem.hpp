@@ -93,50 +93,71 @@ struct blockscale_args {
   activation_scaling x_scaling = activation_scaling::per_128;
 };
 
-// Where the pipeline keeps its intermediates in the workspace: the sort's outputs, then per sorted
-// row the gate projection, the gated product and the down projection (all in T); with fp8 weights
-// also the quantized input and gated product (fp8) with their 1x128 scales.
-struct workspace_layout {
-  sort_capacity cap;
-  std::size_t counts, offsets, sorted_slots, sorted_tokens, row_index, tile_expert, inverse, invalid_ids;
-  std::size_t gate, hidden, down;
-  std::size_t x_fp8 = 0, x_scale = 0, hidden_fp8 = 0, hidden_scale = 0;  // fp8 weights only
-  std::size_t bytes;
+// A workspace cut into 256-byte aligned parts, in the order they are taken.
+struct workspace_cursor {
+  std::size_t at = 0;
+  std::size_t take(std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + 255) / 256 * 256;
+    return here;
+  }
 };
 
 // Which weights a pipeline reads: its element type decides what the workspace holds.
 enum class weight_format { half, fp8_blockscale };
 
+// With fp8 block-scaled weights: the quantized input and gated product (fp8) and their 1x128
+// scales (offsets; all 0 for bf16 / fp16 weights). Both layouts keep them.
+struct quantized_intermediates {
+  std::size_t x_fp8 = 0, x_scale = 0, hidden_fp8 = 0, hidden_scale = 0;
+  void take(workspace_cursor& c, std::size_t x_rows, int hidden, std::size_t hidden_rows, int expert_dim) {
+    x_fp8 = c.take(x_rows * hidden);
+    x_scale = c.take(4 * x_rows * (hidden / 128));
+    hidden_fp8 = c.take(hidden_rows * expert_dim);
+    hidden_scale = c.take(4 * hidden_rows * (expert_dim / 128));
+  }
+};
+
+// Where the pipeline keeps its intermediates in the workspace: the sort's outputs, then per sorted
+// row the gate projection, the gated product and the down projection (all in T); with fp8 weights
+// also the quantized intermediates.
+struct workspace_layout : quantized_intermediates {
+  sort_capacity cap;
+  std::size_t counts, offsets, sorted_slots, sorted_tokens, row_index, tile_expert, inverse, invalid_ids;
+  std::size_t gate, hidden, down;
+  std::size_t bytes;
+};
+
 inline workspace_layout plan_workspace(const problem& p, int tile_m, std::size_t element_bytes,
                                        weight_format weights = weight_format::half) {
   workspace_layout w;
   w.cap = capacity(p.sort(tile_m));
-  std::size_t at = 0;
-  auto take = [&](std::size_t bytes) {
-    const std::size_t here = at;
-    at += (bytes + 255) / 256 * 256;
-    return here;
-  };
+  workspace_cursor c;
   const std::size_t slots = std::size_t(p.tokens) * p.top_k, rows = std::size_t(w.cap.rows);
-  w.counts = take(4 * std::size_t(p.local_experts));
-  w.offsets = take(4 * (std::size_t(p.local_experts) + 1));
-  w.sorted_slots = take(4 * rows);
-  w.sorted_tokens = take(4 * rows);
-  w.row_index = take(4 * rows);
-  w.tile_expert = take(4 * std::size_t(w.cap.tiles));
-  w.inverse = take(4 * slots);
-  w.invalid_ids = take(4);
-  w.gate = take(element_bytes * rows * p.expert_dim);
-  w.hidden = take(element_bytes * rows * p.expert_dim);
-  w.down = take(element_bytes * rows * p.hidden);
-  if (weights == weight_format::fp8_blockscale) {
-    w.x_fp8 = take(std::size_t(p.tokens) * p.hidden);
-    w.x_scale = take(4 * std::size_t(p.tokens) * (p.hidden / 128));
-    w.hidden_fp8 = take(rows * p.expert_dim);
-    w.hidden_scale = take(4 * rows * (p.expert_dim / 128));
-  }
-  w.bytes = at;
+  w.counts = c.take(4 * std::size_t(p.local_experts));
+  w.offsets = c.take(4 * (std::size_t(p.local_experts) + 1));
+  w.sorted_slots = c.take(4 * rows);
+  w.sorted_tokens = c.take(4 * rows);
+  w.row_index = c.take(4 * rows);
+  w.tile_expert = c.take(4 * std::size_t(w.cap.tiles));
+  w.inverse = c.take(4 * slots);
+  w.invalid_ids = c.take(4);
+  w.gate = c.take(element_bytes * rows * p.expert_dim);
+  w.hidden = c.take(element_bytes * rows * p.expert_dim);
+  w.down = c.take(element_bytes * rows * p.hidden);
+  if (weights == weight_format::fp8_blockscale) w.take(c, std::size_t(p.tokens), p.hidden, rows, p.expert_dim);
+  w.bytes = c.at;
   return w;
+}
+
+// fp8 block-scaled weights: whole 128 x 128 scale blocks (what: the op and problem, as statuses
+// begin).
+inline status check_scale_blocks(const std::string& what, int hidden, int expert_dim) {
+  if (hidden % 128 || expert_dim % 128)
+    return {status_code::bad_shape, what +
+                                        "with fp8 block-scaled weights hidden and expert_dim must be multiples of "
+                                        "128 (the 128x128 scale blocks)"};
+  return status::success();
 }
 
 inline status validate_shape(const problem& p) {
@@ -159,12 +180,7 @@ inline status validate_shape(const problem& p) {
 // The fp8 block-scaled layer's shape rules: the bf16 / fp16 layer's, and whole 128-K scale blocks.
 inline status validate_blockscale_shape(const problem& p) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  if (p.hidden % 128 || p.expert_dim % 128)
-    return {status_code::bad_shape,
-            "moe " + p.str() +
-                ": with fp8 block-scaled weights hidden and expert_dim must be multiples of 128 "
-                "(the 128x128 scale blocks)"};
-  return status::success();
+  return check_scale_blocks("moe " + p.str() + ": ", p.hidden, p.expert_dim);
 }
 
 }  // namespace wavekit::ops::moe
