@@ -1,0 +1,91 @@
+// The merge of flash decoding's split results by their log-sum-exp (the LSE reducer of the kit;
+// MLA decode's reduce is this part over its partial buffers). For one output row (a query row and
+// head), `splits` partial vectors o_s of V fp32 values, each normalised by its own softmax sum,
+// with lse_s = log of that sum (natural log, after its own max; -inf: the split saw no row):
+//
+//   m = max_s lse_s,  lse = m + log(sum_s e^(lse_s - m)),  out = sum_s e^(lse_s - lse) o_s
+//
+// in split order, in fp32, so the result is the same on every run. A row whose splits all saw no
+// row gets out = 0 and lse = -inf (never NaN: no e^(-inf - -inf) is formed).
+//
+// One workgroup of V / 4 threads per row, each thread 4 consecutive values (16-byte loads): the
+// split LSEs are read once, by the first `splits` threads, into LDS, and every thread derives the
+// weights from there.
+#pragma once
+
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/core/half_convert.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/platform.hpp"
+
+namespace wavekit::block {
+
+template <int V, int MaxSplits>
+struct lse_merge {
+  static_assert(V % 256 == 0, "lse_merge: V is 4 values per thread of whole waves");
+  static constexpr int threads = V / 4;
+  static constexpr int max_splits = MaxSplits;
+  static_assert(MaxSplits >= 1 && MaxSplits <= threads, "lse_merge: one thread per split brings its LSE");
+  static constexpr int lds_bytes = MaxSplits * 4;
+
+  // partial_out [splits][V] and partial_lse [splits] of this row; out [V] in Out (bf16, fp16 or
+  // fp32); lse_out (may be null) the merged LSE. lds: lds_bytes, 4-byte aligned. Every thread of
+  // the workgroup calls it (it synchronises the workgroup once).
+  template <class Out>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void merge_row(const float* partial_out, const float* partial_lse,
+                                                           int splits, Out* out, float* lse_out, float* lds, int tid) {
+    static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
+                  "lse_merge: the output is bf16, fp16 or fp32");
+    const arch::buffer lses = arch::buffer::over(partial_lse, static_cast<std::uint32_t>(splits) * 4);
+    const bool brings = tid < splits;
+    const std::uint32_t lse_bits = lses.load4(brings ? static_cast<std::uint32_t>(tid) * 4 : arch::out_of_range);
+    arch::lds_store<4>(lds + (brings ? tid : 0), lse_bits, brings);  // masked, not divergent
+    __syncthreads();
+    // The LSEs are read from LDS in each pass (all lanes one address: a broadcast), not kept in a
+    // register array a run-time split count would index.
+    auto lse_of = [&](int s) { return __builtin_bit_cast(float, arch::lds_load<4>(lds + s)); };
+    constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+    float m = minus_inf;
+    for (int s = 0; s < splits; ++s) m = lse_of(s) > m ? lse_of(s) : m;
+    float sum = 0.0f;
+    if (m != minus_inf)
+      for (int s = 0; s < splits; ++s) sum += expf(lse_of(s) - m);
+    const float lse = m != minus_inf ? m + logf(sum) : minus_inf;
+    float acc[4] = {};
+    const arch::buffer partials = arch::buffer::over(partial_out, static_cast<std::uint32_t>(splits) * V * 4);
+    for (int s = 0; s < splits; ++s) {
+      const float ls = lse_of(s);
+      if (ls == minus_inf) continue;  // a split that saw no row adds nothing
+      const float w = expf(ls - lse);
+      const arch::u32x4 v = partials.load16(static_cast<std::uint32_t>(s * V + 4 * tid) * 4);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[e] += w * __builtin_bit_cast(float, static_cast<std::uint32_t>(v[e]));
+    }
+    store4(out, tid, acc);
+    if (lse_out && tid == 0) *lse_out = lse;
+  }
+
+ private:
+  template <class Out>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void store4(Out* out, int tid, const float (&v)[4]) {
+    const arch::buffer o = arch::buffer::over(out, V * sizeof(Out));
+    if constexpr (std::is_same_v<Out, float>) {
+      o.store16(arch::u32x4{__builtin_bit_cast(std::uint32_t, v[0]), __builtin_bit_cast(std::uint32_t, v[1]),
+                            __builtin_bit_cast(std::uint32_t, v[2]), __builtin_bit_cast(std::uint32_t, v[3])},
+                static_cast<std::uint32_t>(16 * tid));
+    } else {
+      const std::uint32_t lo = half_bits_rne<Out>(v[0]) | static_cast<std::uint32_t>(half_bits_rne<Out>(v[1])) << 16;
+      const std::uint32_t hi = half_bits_rne<Out>(v[2]) | static_cast<std::uint32_t>(half_bits_rne<Out>(v[3])) << 16;
+      o.store8(arch::u32x2{lo, hi}, static_cast<std::uint32_t>(8 * tid));
+    }
+  }
+};
+
+}  // namespace wavekit::block

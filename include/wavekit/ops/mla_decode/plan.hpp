@@ -1,0 +1,67 @@
+// How an MLA decode call splits its KV rows (flash decoding), asked on the host before launching
+// (plain C++, no HIP). Each sequence's rows are cut into chunks of `chunk` rows, one workgroup per
+// (sequence, chunk) computing every head and query row of the sequence over its chunk (so each KV
+// row is read once for all heads); where a sequence has more than one chunk, the workgroups write
+// partial outputs with their log-sum-exp and a reduce merges them (block/lse_merge.hpp). With one
+// chunk per sequence the decode kernel writes the output itself and no reduce runs.
+//
+// The heuristic, from the batch, the KV lengths, the heads and the device's CUs:
+//   - a split must read at least 4x the bytes its partial output costs (H x 512 fp32 values
+//     written once and read once by the reduce, for each query row): min_chunk rows, which grows
+//     with H (about 14 H rows);
+//   - beyond that, aim for two workgroups per CU over the whole batch: chunk = the batch's KV rows
+//     / (2 x CUs), so a large batch of short sequences is not split at all;
+//   - chunks are whole KV tiles of the kernel, and at most max_splits of them per sequence (the
+//     partial buffers are sized by it; the longest sequence decides).
+// The plan depends on the lengths only through these figures: a captured launch stays valid for
+// other lengths as long as every sequence fits in max_splits chunks (plan::covers).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/ops/mla_decode/problem.hpp"
+
+namespace wavekit::ops::mla_decode {
+
+inline constexpr int max_splits = 64;
+
+struct split_plan {
+  int chunk = 1;   // KV rows per split (a multiple of the kernel's KV tile)
+  int splits = 1;  // splits of the longest sequence: the grid's split extent
+  bool reduce() const { return splits > 1; }
+  int splits_of(int kv_len) const { return kv_len <= chunk ? 1 : (kv_len + chunk - 1) / chunk; }
+  // Whether this plan serves sequences of kv_len rows.
+  bool covers(int kv_len) const { return splits_of(kv_len) <= splits; }
+};
+
+// KV rows a split reads at least, so that its partial output (written and read back, fp32) costs
+// at most a quarter of its KV bytes (bf16 rows of 576): rounded up to whole KV tiles.
+inline int min_chunk(int heads, int q_rows_per_sequence, int kv_tile) {
+  const double partial_bytes = 2.0 * heads * q_rows_per_sequence * (v_dim + 1) * 4;
+  const int rows = static_cast<int>(4.0 * partial_bytes / (qk_dim * 2) + 0.999999);
+  return std::max(kv_tile, (rows + kv_tile - 1) / kv_tile * kv_tile);
+}
+
+// The split plan for sequences s on a device with the given facts; the sequences must be valid
+// (validate_sequences).
+inline split_plan choose_splits(const problem& p, const sequences_view& s, const arch::device_facts& device,
+                                int kv_tile) {
+  long total = 0;
+  int longest = 0, max_q = 1;
+  for (int b = 0; b < p.batch; ++b) {
+    total += s.kv_len(b), longest = std::max(longest, s.kv_len(b));
+    max_q = std::max(max_q, s.qo_indptr[b + 1] - s.qo_indptr[b]);
+  }
+  split_plan plan;
+  const long workgroups = 2L * device.compute_units;
+  const long per_workgroup = (total + workgroups - 1) / workgroups;
+  long chunk = std::max<long>(min_chunk(p.heads, max_q, kv_tile), (per_workgroup + kv_tile - 1) / kv_tile * kv_tile);
+  chunk = std::max<long>(chunk, ((longest + max_splits - 1) / max_splits + kv_tile - 1) / kv_tile * kv_tile);
+  plan.chunk = static_cast<int>(std::max<long>(chunk, kv_tile));
+  plan.splits = plan.splits_of(longest);
+  return plan;
+}
+
+}  // namespace wavekit::ops::mla_decode

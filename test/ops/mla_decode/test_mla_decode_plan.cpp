@@ -1,0 +1,156 @@
+// ops/mla_decode's host side: every rule of the problem and of the sequences' tables gives its
+// status (naming the table and the rule), and the split plan follows the batch, the KV lengths,
+// the heads and the device's CUs (a few sequences of 8K rows split into many chunks, a large
+// batch not at all, many heads split less, the longest sequence bounded by max_splits).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/ops/mla_decode/plan.hpp"
+#include "wavekit/ops/mla_decode/problem.hpp"
+
+using namespace wavekit;
+namespace mla = wavekit::ops::mla_decode;
+
+namespace {
+
+const float scale = 0.0416667f;  // 1 / sqrt(576)
+
+mla::problem ragged(int batch, int heads, int cache_rows) {
+  return {batch, heads, mla::kv_layout::ragged, 1, cache_rows, 0, scale};
+}
+
+// Sequences of the given lengths, one query row each, laid end to end in a ragged cache.
+struct ragged_batch {
+  std::vector<int> qo, kv;
+  explicit ragged_batch(const std::vector<int>& lens, int q_len = 1) : qo{0}, kv{0} {
+    for (int len : lens) qo.push_back(qo.back() + q_len), kv.push_back(kv.back() + len);
+  }
+  mla::sequences_view view() const { return {qo, kv, {}, {}}; }
+};
+
+}  // namespace
+
+TEST_CASE("mla_decode: the problem's rules", "[unit][mla]") {
+  CHECK(mla::validate_shape(ragged(4, 16, 4096)).ok());
+  CHECK(mla::validate_shape(ragged(4, 0, 4096)).message() ==
+        "mla_decode 4 sequences, 0 heads, ragged cache of 4096 rows: heads must be in [1, 128]");
+  CHECK(mla::validate_shape(ragged(4, 129, 4096)).code() == status_code::bad_shape);
+  CHECK(mla::validate_shape(ragged(-1, 16, 4096)).code() == status_code::bad_shape);
+  CHECK(mla::validate_shape({4, 16, static_cast<mla::kv_layout>(5), 1, 64, 0, scale}).code() == status_code::bad_shape);
+  CHECK(mla::validate_shape({4, 16, mla::kv_layout::ragged, 16, 64, 0, scale}).message() ==
+        "mla_decode 4 sequences, 16 heads, ragged cache of 64 rows: a ragged cache has page_size 1 and max_pages 0");
+  CHECK(mla::validate_shape({4, 16, mla::kv_layout::paged, 16, 100, 8, scale}).message() ==
+        "mla_decode 4 sequences, 16 heads, paged cache of 100 rows in pages of 16: cache_rows must be a non-negative "
+        "multiple of page_size");
+  CHECK(mla::validate_shape({4, 16, mla::kv_layout::paged, 16, 64, 0, scale}).code() == status_code::bad_shape);
+  CHECK(mla::validate_shape({4, 16, mla::kv_layout::ragged, 1, 64, 0, 0.0f}).code() == status_code::bad_shape);
+  CHECK(mla::validate_shape({4, 16, mla::kv_layout::ragged, 1, 64, 0, std::nanf("")}).code() == status_code::bad_shape);
+  CHECK(mla::validate_shape(ragged(4, 16, 2 << 20)).message() ==
+        "mla_decode 4 sequences, 16 heads, ragged cache of 2097152 rows: the cache exceeds 2^31 - 1 bytes (32-bit "
+        "buffer offsets)");
+}
+
+TEST_CASE("mla_decode: the sequences' tables", "[unit][mla]") {
+  const mla::problem p = ragged(3, 16, 100);
+  const std::string what = "mla_decode " + p.str() + ": ";
+  ragged_batch ok({10, 0, 90});
+  CHECK(mla::validate_sequences(p, ok.view()).ok());
+  auto with = [&](std::vector<int> qo, std::vector<int> kv) {
+    return mla::validate_sequences(p, mla::sequences_view{qo, kv, {}, {}});
+  };
+  CHECK(with({0, 1, 2}, {0, 10, 10, 100}).message() == what + "qo_indptr must hold batch + 1 entries");
+  CHECK(with({1, 2, 3, 4}, {0, 10, 10, 100}).message() == what + "qo_indptr must start at 0");
+  CHECK(with({0, 2, 1, 3}, {0, 10, 10, 100}).message() ==
+        what + "qo_indptr: sequence 1 has -1 query rows; each has 0 to 4 (qo_indptr must not decrease)");
+  CHECK(with({0, 5, 6, 7}, {0, 10, 10, 100}).code() == status_code::bad_shape);  // q_len 5
+  CHECK(with({0, 4, 4, 5}, {0, 10, 10, 100}).ok());                              // q_len 4 and 0
+  CHECK(with({0, 1, 2, 3}, {0, 10, 5, 100}).message() == what + "kv_indptr must not decrease (sequence 1)");
+  CHECK(with({0, 1, 2, 3}, {0, 10, 10, 101}).message() == what + "kv_indptr runs past the cache's 100 rows (to 101)");
+  CHECK(with({0, 1, 2, 3}, {-1, 10, 10, 100}).code() == status_code::bad_shape);
+  CHECK(with({0, 1, 2, 3}, {0, 10, 100}).message() == what + "kv_indptr must hold batch + 1 entries");
+  // q past 32-bit offsets: 4 query rows in each of 3641 sequences of 128 heads (2^31 bytes and more).
+  {
+    ragged_batch many(std::vector<int>(3641, 4), 4);
+    CHECK(mla::validate_sequences(ragged(3641, 128, 4 * 3641), many.view()).message() ==
+          "mla_decode " + ragged(3641, 128, 4 * 3641).str() + ": q exceeds 2^31 - 1 bytes (32-bit buffer offsets)");
+    ragged_batch fewer(std::vector<int>(3640, 4), 4);
+    CHECK(mla::validate_sequences(ragged(3640, 128, 4 * 3640), fewer.view()).ok());
+  }
+
+  // Paged: 4 pages of 16 rows; sequence b uses ceil(kv_lens[b] / 16) entries of its table row.
+  const mla::problem pp{2, 16, mla::kv_layout::paged, 16, 64, 3, scale};
+  const std::string pwhat = "mla_decode " + pp.str() + ": ";
+  const std::vector<int> qo{0, 1, 2};
+  auto paged = [&](std::vector<int> lens, std::vector<int> table) {
+    return mla::validate_sequences(pp, mla::sequences_view{qo, {}, lens, table});
+  };
+  CHECK(paged({17, 0}, {3, 0, -7, 9, 9, 9}).ok());  // entries past a sequence's pages are not read
+  CHECK(paged({40, 48}, {3, 0, -7, 1, 2, 0}).message() ==
+        pwhat + "page_table: sequence 0 page 2 is -7; the cache has pages 0 to 3");
+  CHECK(paged({17, 1}, {3, 4, 0, 1, 2, 0}).message() ==
+        pwhat + "page_table: sequence 0 page 1 is 4; the cache has pages 0 to 3");
+  CHECK(paged({49, 1}, {3, 0, 1, 1, 2, 0}).message() ==
+        pwhat + "kv_lens: sequence 0 has 49 rows; a sequence holds 0 to max_pages * page_size");
+  CHECK(paged({-1, 1}, {3, 0, 1, 1, 2, 0}).code() == status_code::bad_shape);
+  CHECK(paged({1}, {3, 0, 1, 1, 2, 0}).message() == pwhat + "kv_lens must hold batch entries");
+  CHECK(paged({1, 1}, {3, 0, 1, 1, 2}).message() == pwhat + "page_table must hold batch * max_pages entries");
+}
+
+TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
+  const auto& mi300x = arch::facts_of<arch::target::gfx942>;
+  const int tile = 64;
+  // amd-mixed-mla's smallest batch: 4 sequences of 8192 rows, 16 heads: many splits of the minimum
+  // chunk (about 14 rows per head, in whole tiles).
+  CHECK(mla::min_chunk(16, 1, tile) == 256);
+  {
+    ragged_batch b({8192, 8192, 8192, 8192});
+    const auto plan = mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), mi300x, tile);
+    CHECK(plan.chunk == 256);
+    CHECK(plan.splits == 32);
+    CHECK(plan.reduce());
+  }
+  // 256 sequences of 8192 rows: 2M rows over 608 workgroups: 3 chunks of 3456 rows.
+  {
+    ragged_batch b(std::vector<int>(256, 8192));
+    const auto plan = mla::choose_splits(ragged(256, 16, 256 * 8192), b.view(), mi300x, tile);
+    CHECK(plan.chunk == 3456);
+    CHECK(plan.splits == 3);
+  }
+  // 128 heads: the partial outputs cost 8 times more, so the chunks are 8 times longer.
+  CHECK(mla::min_chunk(128, 1, tile) == 1856);
+  {
+    ragged_batch b({8192, 8192, 8192, 8192});
+    const auto plan = mla::choose_splits(ragged(4, 128, 4 * 8192), b.view(), mi300x, tile);
+    CHECK(plan.chunk == 1856);
+    CHECK(plan.splits == 5);
+  }
+  // Short sequences, a large batch: one split, no reduce.
+  {
+    ragged_batch b(std::vector<int>(1024, 100));
+    const auto plan = mla::choose_splits(ragged(1024, 16, 1024 * 100), b.view(), mi300x, tile);
+    CHECK(plan.splits == 1);
+    CHECK(!plan.reduce());
+    CHECK(plan.covers(plan.chunk));
+    CHECK(!plan.covers(plan.chunk + 1));
+  }
+  // One very long sequence with 1 head: at most max_splits chunks; empty sequences: one split.
+  {
+    ragged_batch b({1 << 20});
+    const auto plan = mla::choose_splits(ragged(1, 1, 1 << 20), b.view(), mi300x, tile);
+    CHECK(plan.splits <= mla::max_splits);
+    CHECK(plan.covers(1 << 20));
+    ragged_batch empty({0, 0});
+    CHECK(mla::choose_splits(ragged(2, 16, 0), empty.view(), mi300x, tile).splits == 1);
+  }
+  // gfx950 has 256 CUs: the same batch splits into chunks of at least as many rows.
+  {
+    ragged_batch b(std::vector<int>(256, 8192));
+    const auto plan =
+        mla::choose_splits(ragged(256, 16, 256 * 8192), b.view(), arch::facts_of<arch::target::gfx950>, tile);
+    CHECK(plan.chunk == 4096);
+    CHECK(plan.splits == 2);
+  }
+}
