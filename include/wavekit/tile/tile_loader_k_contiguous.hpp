@@ -56,10 +56,16 @@ struct tile_loader_k_contiguous {
   // as for contiguous rows.
   static constexpr bool gathers_rows = true;
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate_rows(const int* rows, int row0, int rows_valid, int ld, int tid) {
+    locate_rows_by([&](int r) { return row0 + r < rows_valid ? rows[row0 + r] : -1; }, ld, tid);
+  }
+  // The same with the tensor row of tile row r computed: row_of(r) (-1: a row of zeros), called
+  // only for the tile rows this thread moves (MLA decode: a sequence's KV rows through its pages).
+  template <class RowOf>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate_rows_by(RowOf&& row_of, int ld, int tid) {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
-      const int c = tid + i * Threads, r = row0 + c / chunks_per_row;
-      const int row = c < chunks && r < rows_valid ? rows[r] : -1;
+      const int c = tid + i * Threads;
+      const int row = c < chunks ? row_of(c / chunks_per_row) : -1;
       base[i] = row >= 0 ? static_cast<std::uint32_t>(bytes(row * ld) + (c % chunks_per_row) * 16) : arch::out_of_range;
     }
   }

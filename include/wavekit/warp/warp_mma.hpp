@@ -105,6 +105,19 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
     operand v[TilesM][mfmas];
   };
 
+  // The a_fragment of the 16-byte reads a lane makes of its A rows (v[r][i]: read r of row tile i,
+  // at K byte read_k(lane, r) of the step), as step() would feed them to the MFMAs: for A computed
+  // or loaded into registers by its user (MLA decode keeps its queries there).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static a_fragment a_fragment_of(const arch::u32x4 (&v)[reads][TilesM]) {
+    a_fragment f;
+    static_for<mfmas>([&](auto s_constant) {
+      constexpr int s = decltype(s_constant)::value;
+#pragma unroll
+      for (int i = 0; i < TilesM; ++i) f.v[i][s] = operand_of<s>(v, i);
+    });
+    return f;
+  }
+
   accumulator acc[TilesM][TilesN];
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void clear() {

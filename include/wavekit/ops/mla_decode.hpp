@@ -1,0 +1,60 @@
+// wavekit's MLA decode attention (DeepSeek's absorbed MLA over a latent KV cache, bf16): plan on
+// the host, then launch with no host synchronisation (the launch can be captured in a HIP graph;
+// a captured plan serves any lengths it covers).
+//
+//   namespace mla = wavekit::ops::mla_decode;
+//   mla::problem p{batch, heads, mla::kv_layout::ragged, 1, cache_rows, 0, 1.0f / std::sqrt(576.0f)};
+//   mla::sequences_view s{qo_indptr_host, kv_indptr_host, {}, {}};   // host copies of the tables
+//   mla::split_plan plan = wavekit::mla_decode_plan(p, s).value();   // checks every rule, splits KV
+//   std::size_t ws = mla::workspace_bytes(p, s, plan);
+//   mla::args a{q, cache, qo_indptr, kv_indptr, nullptr, nullptr, out, lse, workspace, ws};
+//   wavekit::status st = wavekit::mla_decode(p, s, a, plan, stream);
+//
+// Semantics, layouts and the rules: ops/mla_decode/problem.hpp; the split heuristic:
+// ops/mla_decode/plan.hpp; the kernel: ops/mla_decode/kernel.hpp.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/arch/device.hpp"
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/core/result.hpp"
+#include "wavekit/ops/mla_decode/configs.hpp"
+#include "wavekit/ops/mla_decode/kernel.hpp"
+#include "wavekit/ops/mla_decode/plan.hpp"
+#include "wavekit/ops/mla_decode/problem.hpp"
+
+namespace wavekit {
+
+namespace ops::mla_decode {
+
+// The config for a problem: the smallest whose workgroup holds every (query row, head) row of a
+// sequence (more rows than the largest holds take several workgroups, each reading the KV rows).
+inline config_id choose_config(const problem& p, const sequences_view& s) {
+  int rows = 0;
+  for (int b = 0; b < p.batch; ++b) rows = std::max(rows, (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads);
+  return rows <= config_rows64::rows ? config_id::rows64 : config_id::rows128;
+}
+
+}  // namespace ops::mla_decode
+
+// The split plan for the current device (its CU count), after checking the problem and the tables.
+inline result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::problem& p,
+                                                           const ops::mla_decode::sequences_view& s) {
+  namespace m = ops::mla_decode;
+  if (status st = m::validate_sequences(p, s); !st.ok()) return st;
+  const arch::device_facts& facts = arch::current_device_arch().kind == arch::target::gfx950
+                                        ? arch::facts_of<arch::target::gfx950>
+                                        : arch::facts_of<arch::target::gfx942>;
+  return m::choose_splits(p, s, facts, m::config_rows64::kv_tile);
+}
+
+inline status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequences_view& s,
+                         const ops::mla_decode::args& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
+  namespace m = ops::mla_decode;
+  if (status st = m::validate_sequences(p, s); !st.ok()) return st;
+  return m::with_config(m::choose_config(p, s),
+                        [&](auto cfg) { return m::launch<decltype(cfg)>(p, s, a, plan, stream); });
+}
+
+}  // namespace wavekit

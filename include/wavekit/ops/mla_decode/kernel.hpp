@@ -1,0 +1,416 @@
+// The MLA decode kernel (bf16 queries and latent cache) and its launcher. One workgroup per
+// (sequence, split of its KV rows, group of 16 * Waves (query row, head) rows): it reads each KV
+// row of its split once, for all its rows, composed of the kit's parts:
+//
+//   KV tile      32 rows x 576, moved by tile_loader_k_contiguous (its computed-row form: ragged
+//                rows or pages) as nine 128-byte K steps into lds_swizzled_rows tiles
+//   S = Q K^T    a warp MMA per wave (16 rows): A = the wave's queries, held in registers for the
+//                whole split (warp_mma::a_fragment_of), B = the K-step tiles
+//   softmax      online, fp32, per row: running max and sum; P rounded to bf16 into the wave's P
+//                tile (lane pairs exchange a column so that every store is 4 bytes)
+//   O += P V     a warp MMA per wave, A = its P tile, B = V^T: the tile's latent half of 256
+//                columns transposed into LDS from the loaders' registers (row pairs exchanged
+//                between lanes, 4-byte stores), in two passes of 256 output columns
+//   epilogue     O / sum to bf16 (one split) or fp32 partials with their LSE (several), merged by
+//                the reduce (ops/mla_decode/reduce_kernel.hpp)
+//
+// LDS (gfx942's 64 KiB): the nine K-step tiles (36 KiB), one V^T half (16 KiB) and a 1 KiB P tile
+// per wave. Rows a query does not see (past its split, or causally after it) score -inf; a row
+// that sees none gets zeros and lse = -inf.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/core/half_convert.hpp"
+#include "wavekit/core/math.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/status.hpp"
+#include "wavekit/ops/mla_decode/configs.hpp"
+#include "wavekit/ops/mla_decode/plan.hpp"
+#include "wavekit/ops/mla_decode/problem.hpp"
+#include "wavekit/ops/mla_decode/reduce_kernel.hpp"
+#include "wavekit/tile/lds_swizzled_rows.hpp"
+#include "wavekit/tile/tile_loader_k_contiguous.hpp"
+#include "wavekit/warp/warp_mma.hpp"
+
+namespace wavekit::ops::mla_decode {
+
+struct decode_params {
+  const bf16* q;      // [total_q][heads][576]
+  const bf16* cache;  // [cache_rows][576]
+  const int* qo_indptr;
+  const int* kv_indptr;   // ragged, else null
+  const int* kv_lens;     // paged, else null
+  const int* page_table;  // paged, else null
+  int heads, page_size, max_pages, cache_rows;
+  float sm_scale;
+  int chunk, splits;   // the split plan
+  bf16* out;           // [total_q][heads][512] when splits == 1
+  float* lse;          // [total_q][heads] or null, when splits == 1
+  float* partial_out;  // [total_q][heads][splits][512] when splits > 1
+  float* partial_lse;  // [total_q][heads][splits]
+};
+
+template <class Cfg>
+struct decode_parts {
+  static constexpr int kv_tile = Cfg::kv_tile, threads = Cfg::threads;
+  static constexpr int step_bytes = 128;                      // 64 bf16 of the 576 a K step
+  static constexpr int steps = qk_dim * 2 / step_bytes;       // 9
+  static constexpr int v_half = v_dim / 2;                    // output columns a P x V pass
+  static constexpr int half_steps = v_half * 2 / step_bytes;  // K steps whose columns form a half: 4
+  using kv_loader = tile::tile_loader_k_contiguous<kv_tile, step_bytes, threads, 16>;
+  using k_layout = typename kv_loader::layout;
+  using p_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // P: 16 rows a wave, K = the tile's KV rows
+  using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // V^T: rows = output columns, K = KV rows
+  using atom = arch::half_gemm_atom<bf16, 16>;
+  using qk_mma = warp::warp_mma<atom, 1, kv_tile / 16, step_bytes, warp::from_registers, warp::from_lds<k_layout>>;
+  using pv_mma = warp::warp_mma<atom, 1, v_half / 16, kv_tile * 2, warp::from_lds<p_layout>, warp::from_lds<v_layout>>;
+  static constexpr int k_tile_bytes = kv_tile * step_bytes;
+  static constexpr int v_bytes = v_half * kv_tile * 2;
+  static constexpr int p_bytes = 16 * kv_tile * 2;
+  static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes + Cfg::waves * p_bytes;
+  static constexpr int regs = qk_mma::regs;
+  static_assert(kv_loader::per_thread == 1 && kv_loader::chunks % 64 == 0,
+                "mla_decode: one 16-byte chunk of each K step a thread, whole waves of them");
+  static_assert(lds_bytes <= 64 * 1024, "mla_decode: the tiles exceed gfx942's 64 KiB of LDS");
+  // The softmax reduces a row over the 16 lanes that hold its columns: the 16x16 accumulator
+  // layout (docs/hardware.md 1.2) puts row 4 (l / 16) + r, column l % 16 in register r of lane l.
+  static constexpr bool rows_in_lane_groups = [] {
+    for (int l = 0; l < 64; ++l)
+      for (int r = 0; r < 4; ++r)
+        if (atom::acc_row(l, r) != 4 * (l / 16) + r || atom::acc_col(l) != l % 16) return false;
+    return qk_mma::regs == 4 && pv_mma::regs == 4;
+  }();
+  static_assert(rows_in_lane_groups, "mla_decode: the softmax assumes the 16x16 accumulator layout");
+};
+
+// V^T half h of the tile into LDS from the loaders of its K steps: thread t holds 8 columns of KV
+// row t / 8; it and its partner t ^ 8 (the other row of the pair, same columns) exchange their
+// chunks, then each writes 4 columns as (row 2i, row 2i + 1) words: 4-byte stores.
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_v_half(const typename Parts::kv_loader (&loads)[Parts::steps], int half,
+                                                     unsigned char* v_lds, int tid) {
+  if (tid >= Parts::kv_loader::chunks) return;  // whole waves without a chunk
+  const int row = tid / 8, chunk = tid % 8;
+  const bool even = row % 2 == 0;
+#pragma unroll
+  for (int s = 0; s < Parts::half_steps; ++s) {
+    const arch::u32x4 mine = loads[half * Parts::half_steps + s].regs[0];
+    arch::u32x4 other;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) other[w] = static_cast<std::uint32_t>(__shfl_xor(static_cast<int>(mine[w]), 8));
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int element = (even ? 0 : 4) + e, w = element / 2;
+      const std::uint32_t selector = element % 2 == 0 ? 0x05040100u : 0x07060302u;  // low or high halves
+      const std::uint32_t pair = even ? __builtin_amdgcn_perm(other[w], mine[w], selector)
+                                      : __builtin_amdgcn_perm(mine[w], other[w], selector);
+      const int column = s * 64 + chunk * 8 + element;  // within the half
+      arch::lds_store<4>(v_lds + Parts::v_layout::offset(column, 2 * (even ? row : row - 1)), pair);
+    }
+  }
+}
+
+template <class Cfg>
+__global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params p) {
+  using parts = decode_parts<Cfg>;
+  using qk_mma = typename parts::qk_mma;
+  using pv_mma = typename parts::pv_mma;
+  constexpr int steps = parts::steps, kv_tile = parts::kv_tile, regs = parts::regs;
+  arch::declare_codegen_targets<parts::lds_bytes, 1>();
+  if constexpr (!arch::runs_on_current_target<typename parts::atom>) {
+    __builtin_trap();
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds16, parts::lds_bytes / 16);
+    unsigned char* const k_lds = reinterpret_cast<unsigned char*>(lds16);
+    unsigned char* const v_lds = k_lds + steps * parts::k_tile_bytes;
+    const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
+    unsigned char* const p_lds = v_lds + parts::v_bytes + wave * parts::p_bytes;
+    const int b = static_cast<int>(blockIdx.z), split = static_cast<int>(blockIdx.y);
+    const int row0 = static_cast<int>(blockIdx.x) * Cfg::rows;
+    const int q_begin = p.qo_indptr[b], q_len = p.qo_indptr[b + 1] - q_begin, rows = q_len * p.heads;
+    if (row0 >= rows) return;  // the whole workgroup: a group of rows this sequence lacks
+    const int kv_len = p.kv_indptr ? p.kv_indptr[b + 1] - p.kv_indptr[b] : p.kv_lens[b];
+    const int j_begin = split * p.chunk;
+    if (split > 0 && j_begin >= kv_len) return;  // a split this sequence does not have
+    const int j_end = std::min(kv_len, j_begin + p.chunk);
+    const int wave_row0 = row0 + 16 * wave;
+    const bool wave_has_rows = wave_row0 < rows;  // the same in every lane of the wave
+
+    // The wave's 16 queries as A fragments of the nine K steps, for the whole split.
+    const std::size_t q_first = static_cast<std::size_t>(q_begin) * p.heads;  // the sequence's first row
+    typename qk_mma::a_fragment q_frag[steps];
+    {
+      const arch::buffer qb = arch::buffer::over(p.q + q_first * qk_dim, static_cast<std::uint32_t>(rows) * qk_dim * 2);
+      const int row = wave_row0 + lane % 16;
+      const std::uint32_t at = row < rows ? static_cast<std::uint32_t>(row) * qk_dim * 2 : arch::out_of_range;
+#pragma unroll
+      for (int s = 0; s < steps; ++s) {
+        arch::u32x4 v[qk_mma::reads][1];
+#pragma unroll
+        for (int r = 0; r < qk_mma::reads; ++r)
+          v[r][0] = qb.load16(at, static_cast<std::uint32_t>(s * parts::step_bytes + qk_mma::read_k(lane, r)));
+        q_frag[s] = qk_mma::a_fragment_of(v);
+      }
+    }
+    // Per accumulator register r of this lane: the first KV row its query does not see.
+    int visible_end[regs];
+#pragma unroll
+    for (int r = 0; r < regs; ++r) {
+      const int row = wave_row0 + qk_mma::acc_row(lane, r), query = row / p.heads;
+      visible_end[r] = row < rows ? std::min(j_end, kv_len - q_len + 1 + query) : j_begin;
+    }
+
+    const arch::buffer cache =
+        arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * static_cast<std::uint32_t>(qk_dim) * 2);
+    const int kv_base = p.kv_indptr ? p.kv_indptr[b] : 0;
+    const int* pages = p.page_table ? p.page_table + static_cast<std::size_t>(b) * p.max_pages : nullptr;
+    auto cache_row = [&](int j) {  // the cache row of the sequence's KV row j, -1 past the split
+      if (j >= j_end) return -1;
+      return pages ? pages[j / p.page_size] * p.page_size + j % p.page_size : kv_base + j;
+    };
+
+    constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+    pv_mma o[2];  // output columns [0, 256) and [256, 512)
+    o[0].clear(), o[1].clear();
+    float m[regs], l[regs];  // running max and this lane's share of the running sum, per row
+#pragma unroll
+    for (int r = 0; r < regs; ++r) m[r] = minus_inf, l[r] = 0.0f;
+
+    typename parts::kv_loader loads[steps];
+    for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
+      loads[0].locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, tid);
+#pragma unroll
+      for (int s = 1; s < steps; ++s) loads[s] = loads[0];
+#pragma unroll
+      for (int s = 0; s < steps; ++s) loads[s].load(cache, qk_dim, s * parts::step_bytes / 2);
+#pragma unroll
+      for (int s = 0; s < steps; ++s) loads[s].wait_for_loads();
+#pragma unroll
+      for (int s = 0; s < steps; ++s) loads[s].store(k_lds + s * parts::k_tile_bytes, tid);
+      store_v_half<parts>(loads, 0, v_lds, tid);
+      __syncthreads();
+
+      if (wave_has_rows) {
+        qk_mma scores;
+        static_for<steps>([&](auto s_constant) {
+          constexpr int s = decltype(s_constant)::value;
+          scores.template step<s == 0>(q_frag[s], k_lds + s * parts::k_tile_bytes, 0, lane);
+        });
+        // Online softmax: the tile's row maxima over the 16 lanes of each row.
+        float t[qk_mma::tiles_n][regs], tile_max[regs];
+#pragma unroll
+        for (int r = 0; r < regs; ++r) tile_max[r] = minus_inf;
+#pragma unroll
+        for (int n = 0; n < qk_mma::tiles_n; ++n)
+#pragma unroll
+          for (int r = 0; r < regs; ++r) {
+            const int j = j0 + 16 * n + qk_mma::acc_col(lane);
+            const float x = scores.acc[0][n][r];
+            t[n][r] = j < visible_end[r] ? x * p.sm_scale : minus_inf;
+            tile_max[r] = t[n][r] > tile_max[r] ? t[n][r] : tile_max[r];
+          }
+        float alpha[regs];
+#pragma unroll
+        for (int r = 0; r < regs; ++r) {
+#pragma unroll
+          for (int offset = 1; offset < 16; offset *= 2) {
+            const float other = __shfl_xor(tile_max[r], offset);
+            tile_max[r] = other > tile_max[r] ? other : tile_max[r];
+          }
+          const float m_new = tile_max[r] > m[r] ? tile_max[r] : m[r];
+          alpha[r] = m_new == minus_inf ? 1.0f : expf(m[r] - m_new);  // no e^(-inf - -inf)
+          m[r] = m_new;
+        }
+        // P in bf16 (its rounded values are what the sums count too), into the wave's P tile:
+        // lanes 2c and 2c + 1 hold columns 2c and 2c + 1 of the same rows; the even lane writes rows
+        // 0 and 1 of its four, the odd one rows 2 and 3, each a (column 2c, 2c + 1) word.
+#pragma unroll
+        for (int n = 0; n < qk_mma::tiles_n; ++n) {
+          std::uint32_t bits[regs];
+#pragma unroll
+          for (int r = 0; r < regs; ++r) {
+            const float e = t[n][r] == minus_inf ? 0.0f : expf(t[n][r] - m[r]);
+            bits[r] = half_bits_rne<bf16>(e);
+            l[r] = (n == 0 ? l[r] * alpha[r] : l[r]) +
+                   widen_to_float(bf16::from_bits(static_cast<std::uint16_t>(bits[r])));
+          }
+          const bool even = lane % 2 == 0;
+          // Send the rows the partner writes: the odd lane sends rows 0 and 1, the even 2 and 3.
+          const std::uint32_t send = even ? (bits[2] | bits[3] << 16) : (bits[0] | bits[1] << 16);
+          const std::uint32_t got = static_cast<std::uint32_t>(__shfl_xor(static_cast<int>(send), 1));
+          const int column = 16 * n + qk_mma::acc_col(lane) - (even ? 0 : 1);
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            const int r = even ? q : q + 2;
+            const std::uint32_t partner = (got >> (16 * q)) & 0xFFFFu;
+            const std::uint32_t word = even ? (bits[r] | partner << 16) : (partner | bits[r] << 16);
+            arch::lds_store<4>(p_lds + parts::p_layout::offset(qk_mma::acc_row(lane, r), 2 * column), word);
+          }
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int n = 0; n < pv_mma::tiles_n; ++n)
+#pragma unroll
+            for (int r = 0; r < regs; ++r) o[h].acc[0][n][r] *= alpha[r];
+      }
+      __syncthreads();  // P tiles written, V^T half 0 in place
+      if (wave_has_rows) o[0].template step<false>(p_lds, v_lds, 0, 0, lane);
+      __syncthreads();  // every wave done with half 0
+      store_v_half<parts>(loads, 1, v_lds, tid);
+      __syncthreads();
+      if (wave_has_rows) o[1].template step<false>(p_lds, v_lds, 0, 0, lane);
+      __syncthreads();  // before the next tile's stores
+    }
+    if (!wave_has_rows) return;
+
+    // The row sums over their 16 lanes; out = O / sum, lse = max + log(sum) (natural log of the
+    // scaled scores), or zeros and -inf for a row that saw no KV row.
+    float inv[regs], lse[regs];
+#pragma unroll
+    for (int r = 0; r < regs; ++r) {
+      float sum = l[r];
+#pragma unroll
+      for (int offset = 1; offset < 16; offset *= 2) sum += __shfl_xor(sum, offset);
+      inv[r] = sum > 0.0f ? 1.0f / sum : 0.0f;
+      lse[r] = sum > 0.0f ? m[r] + logf(sum) : minus_inf;
+    }
+    const bool direct = p.splits == 1;
+    const std::uint32_t all_rows = static_cast<std::uint32_t>(rows);
+    const arch::buffer out_rows = arch::buffer::over(
+        direct ? static_cast<const void*>(p.out + q_first * v_dim) : p.partial_out + q_first * p.splits * v_dim,
+        all_rows * (direct ? 1u : static_cast<std::uint32_t>(p.splits)) * v_dim * (direct ? 2u : 4u));
+#pragma unroll
+    for (int r = 0; r < regs; ++r) {
+      const int row = wave_row0 + qk_mma::acc_row(lane, r);
+      const bool valid = row < rows;
+      // Output element index of column 0 of this row (direct: [row][512]; split: [row][split][512]).
+      const std::uint32_t first = static_cast<std::uint32_t>(direct ? row : row * p.splits + split) * v_dim;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int n = 0; n < pv_mma::tiles_n; ++n) {
+          const std::uint32_t at =
+              first + static_cast<std::uint32_t>(h * parts::v_half + 16 * n + pv_mma::acc_col(lane));
+          const float v = o[h].acc[0][n][r] * inv[r];
+          if (direct)
+            out_rows.store2(half_bits_rne<bf16>(v), valid ? at * 2 : arch::out_of_range);
+          else
+            out_rows.store4(__builtin_bit_cast(std::uint32_t, v), valid ? at * 4 : arch::out_of_range);
+        }
+      float* lse_out = direct ? p.lse : p.partial_lse;
+      if (lse_out) {
+        const arch::buffer lses =
+            arch::buffer::over(lse_out + q_first * (direct ? 1 : p.splits), all_rows * (direct ? 1u : p.splits) * 4u);
+        const std::uint32_t at = static_cast<std::uint32_t>(direct ? row : row * p.splits + split);
+        lses.store4(__builtin_bit_cast(std::uint32_t, lse[r]),
+                    valid && qk_mma::acc_col(lane) == 0 ? at * 4 : arch::out_of_range);
+      }
+    }
+  }
+}
+
+// A call's device pointers: q, the cache and the sequences' tables (the device copies of
+// sequences_view's), out, an optional lse, and the workspace of the split partials.
+struct args {
+  const bf16* q = nullptr;          // [total_q][heads][576]
+  const bf16* cache = nullptr;      // [cache_rows][576] (paged: [pages][page_size][576])
+  const int* qo_indptr = nullptr;   // [batch + 1]
+  const int* kv_indptr = nullptr;   // ragged: [batch + 1]
+  const int* kv_lens = nullptr;     // paged: [batch]
+  const int* page_table = nullptr;  // paged: [batch][max_pages]
+  bf16* out = nullptr;              // [total_q][heads][512]
+  float* lse = nullptr;             // [total_q][heads], or null
+  void* workspace = nullptr;        // workspace_bytes(...) bytes, 16-byte aligned
+  std::size_t workspace_bytes = 0;
+};
+
+// The partial buffers of a split plan (none with one split): outputs, then LSEs.
+inline std::size_t workspace_bytes(const problem& p, const sequences_view& s, const split_plan& plan) {
+  if (!plan.reduce()) return 0;
+  const std::size_t rows = std::size_t(s.q_rows()) * p.heads * plan.splits;
+  return (rows * v_dim * 4 + 255) / 256 * 256 + rows * 4;
+}
+
+inline status validate_args(const problem& p, const sequences_view& s, const args& a, const split_plan& plan) {
+  if (status st = validate_sequences(p, s); !st.ok()) return st;
+  const std::string what = "mla_decode " + p.str() + ": ";
+  const bool paged = p.layout == kv_layout::paged;
+  if (status st =
+          check_pointer_arguments(what, {{"q", a.q, 16, "16-byte vector loads"},
+                                         {"cache", a.cache, 16, "16-byte vector loads"},
+                                         {"qo_indptr", a.qo_indptr, 4, "int32"},
+                                         {paged ? "kv_lens" : "kv_indptr", paged ? a.kv_lens : a.kv_indptr, 4, "int32"},
+                                         {"out", a.out, 4, "bf16 pairs"}});
+      !st.ok())
+    return st;
+  if (paged && !a.page_table) return {status_code::null_pointer, what + "argument page_table is null"};
+  if (reinterpret_cast<std::uintptr_t>(a.lse) % 4)
+    return {status_code::bad_alignment, what + "argument lse must be 4-byte aligned (fp32)"};
+  if (plan.chunk < 32 || plan.chunk % 32 || plan.splits < 1 || plan.splits > max_splits)
+    return {status_code::bad_config, what + "the split plan needs a chunk of whole 32-row KV tiles and 1 to " +
+                                         std::to_string(max_splits) + " splits"};
+  for (int b = 0; b < p.batch; ++b)
+    if (!plan.covers(s.kv_len(b)))
+      return {status_code::bad_config, what + "the split plan does not cover sequence " + std::to_string(b) + "'s " +
+                                           std::to_string(s.kv_len(b)) + " KV rows"};
+  const std::size_t need = workspace_bytes(p, s, plan);
+  if (need && (!a.workspace || reinterpret_cast<std::uintptr_t>(a.workspace) % 16))
+    return {status_code::null_pointer, what + "argument workspace must be given, 16-byte aligned, for split partials"};
+  if (a.workspace_bytes < need)
+    return {status_code::bad_config, what + "the workspace must hold " + std::to_string(need) + " bytes (have " +
+                                         std::to_string(a.workspace_bytes) + ")"};
+  return status::success();
+}
+
+// Validates, then launches config Cfg's decode kernel over (row groups, splits, sequences) and,
+// with more than one split, the reduce: no host synchronisation, nothing allocated.
+template <class Cfg>
+status launch(const problem& p, const sequences_view& s, const args& a, const split_plan& plan, hipStream_t stream) {
+  if (status st = validate_args(p, s, a, plan); !st.ok()) return st;
+  if (p.batch == 0 || s.q_rows() == 0) return status::success();
+  int max_rows = 0;
+  for (int b = 0; b < p.batch; ++b) max_rows = std::max(max_rows, (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads);
+  const std::size_t partial_rows = std::size_t(s.q_rows()) * p.heads * plan.splits;
+  float* partial_out = plan.reduce() ? static_cast<float*>(a.workspace) : nullptr;
+  float* partial_lse = plan.reduce() ? reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) +
+                                                                (partial_rows * v_dim * 4 + 255) / 256 * 256)
+                                     : nullptr;
+  const decode_params kp{a.q,         a.cache,     a.qo_indptr, a.kv_indptr,  a.kv_lens,  a.page_table,
+                         p.heads,     p.page_size, p.max_pages, p.cache_rows, p.sm_scale, plan.chunk,
+                         plan.splits, a.out,       a.lse,       partial_out,  partial_lse};
+  const dim3 grid(static_cast<unsigned>(ceil_div(max_rows, Cfg::rows)), static_cast<unsigned>(plan.splits),
+                  static_cast<unsigned>(p.batch));
+  hipLaunchKernelGGL(mla_decode_kernel<Cfg>, grid, dim3(Cfg::threads), 0, stream, kp);
+  if (plan.reduce()) {
+    const reduce_params<bf16> rp{partial_out,
+                                 partial_lse,
+                                 a.qo_indptr,
+                                 p.layout == kv_layout::ragged ? a.kv_indptr : nullptr,
+                                 p.layout == kv_layout::paged ? a.kv_lens : nullptr,
+                                 p.batch,
+                                 p.heads,
+                                 plan.splits,
+                                 plan.chunk,
+                                 a.out,
+                                 a.lse};
+    hipLaunchKernelGGL(mla_reduce_kernel<bf16>, dim3(static_cast<unsigned>(s.q_rows() * p.heads)), dim3(merge::threads),
+                       0, stream, rp);
+  }
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, "mla_decode " + p.str() + ": " + hipGetErrorString(e)};
+  return status::success();
+}
+
+}  // namespace wavekit::ops::mla_decode

@@ -1,0 +1,160 @@
+// A random MLA decode batch on the device (bf16 queries and latent cache, ragged or paged) and its
+// check against host::reference_mla_decode at a bound computed from the formats:
+//   - scores: fp32 accumulation of exact bf16 products over 576 values, so |s - s_ref| <= delta =
+//     sm_scale * 576 * 2^-23 * |q|_2 |k|_2 (Cauchy-Schwarz over the query's row and the largest KV
+//     row); a weight e^s / sum moves by at most 2 delta relative;
+//   - P is rounded to bf16 before the P x V product and the sums count the rounded values, so each
+//     normalised weight is off by at most 2^-8 relative;
+//   - the output is rounded to bf16 (2^-8 relative, counted as a flip's worth), and the split merge
+//     adds fp32 roundings (10^-5 relative);
+//   |out - ref| <= (2^-8 + 2 delta + 10^-5) * magnitude + 2^-8 |ref|,  |lse - lse_ref| <= 2^-8 + 2 delta
+// (magnitude = sum_j p_j |V_jd|, from the reference).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/host/reference_mla_decode.hpp"
+#include "wavekit/ops/mla_decode.hpp"
+
+namespace wavekit::test {
+
+struct mla_case {
+  ops::mla_decode::problem p;
+  std::vector<int> qo, kv_indptr, kv_lens, page_table;
+  std::vector<bf16> q, cache;
+  std::vector<float> cache_f;  // the cache widened once, for the reference
+  bf16* d_q = nullptr;
+  bf16* d_cache = nullptr;
+  bf16* d_out = nullptr;
+  float* d_lse = nullptr;
+  int *d_qo = nullptr, *d_kv_indptr = nullptr, *d_kv_lens = nullptr, *d_pages = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+
+  // lens[b], q_lens[b] per sequence; page_size 0: the ragged layout, else pages of that size
+  // given to the sequences in a shuffled order (with spare pages nobody uses).
+  mla_case(int heads, const std::vector<int>& lens, const std::vector<int>& q_lens, int page_size, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    const int batch = static_cast<int>(lens.size());
+    qo.push_back(0);
+    for (int b = 0; b < batch; ++b) qo.push_back(qo.back() + q_lens[b]);
+    int cache_rows = 0, max_pages = 0;
+    if (page_size == 0) {
+      kv_indptr.push_back(3);  // the first rows belong to nobody
+      for (int len : lens) kv_indptr.push_back(kv_indptr.back() + len);
+      cache_rows = kv_indptr.back() + 5;
+      p = {batch, heads, ops::mla_decode::kv_layout::ragged, 1, cache_rows, 0, 1.0f / std::sqrt(576.0f)};
+    } else {
+      for (int len : lens) max_pages = std::max(max_pages, (len + page_size - 1) / page_size);
+      max_pages = std::max(max_pages, 1);
+      int pages = 2;  // spare pages
+      for (int len : lens) pages += (len + page_size - 1) / page_size;
+      std::vector<int> order(pages);
+      for (int i = 0; i < pages; ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), rng);
+      page_table.assign(std::size_t(batch) * max_pages, -1);  // unused entries: never read
+      int next = 0;
+      for (int b = 0; b < batch; ++b)
+        for (int i = 0; i < (lens[b] + page_size - 1) / page_size; ++i) page_table[b * max_pages + i] = order[next++];
+      kv_lens = lens;
+      cache_rows = pages * page_size;
+      p = {batch, heads, ops::mla_decode::kv_layout::paged, page_size, cache_rows, max_pages, 1.0f / std::sqrt(576.0f)};
+    }
+    q.resize(std::size_t(qo.back()) * heads * 576);
+    for (bf16& v : q) v = saturate_cast<bf16>(n(rng));
+    cache.resize(std::size_t(cache_rows) * 576);
+    cache_f.resize(cache.size());
+    for (std::size_t i = 0; i < cache.size(); ++i)
+      cache[i] = saturate_cast<bf16>(n(rng)), cache_f[i] = widen_to_float(cache[i]);
+    d_q = upload(q), d_cache = upload(cache), d_qo = upload(qo);
+    d_kv_indptr = kv_indptr.empty() ? nullptr : upload(kv_indptr);
+    d_kv_lens = kv_lens.empty() ? nullptr : upload(kv_lens);
+    d_pages = page_table.empty() ? nullptr : upload(page_table);
+    hipMalloc(&d_out, std::max<std::size_t>(q.size() / 576 * 512, 1) * 2);
+    hipMemset(d_out, 0xff, q.size() / 576 * 512 * 2);  // NaN where a result is missing
+    hipMalloc(&d_lse, std::max<std::size_t>(q.size() / 576, 1) * 4);
+  }
+  ~mla_case() {
+    hipFree(d_q), hipFree(d_cache), hipFree(d_qo), hipFree(d_kv_indptr), hipFree(d_kv_lens), hipFree(d_pages);
+    hipFree(d_out), hipFree(d_lse), hipFree(workspace);
+  }
+  mla_case(const mla_case&) = delete;
+  mla_case& operator=(const mla_case&) = delete;
+
+  template <class U>
+  static U* upload(const std::vector<U>& v) {
+    U* d = nullptr;
+    hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
+    hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
+    return d;
+  }
+
+  ops::mla_decode::sequences_view view() const { return {qo, kv_indptr, kv_lens, page_table}; }
+
+  // The arguments for a plan (the workspace sized for it).
+  ops::mla_decode::args args(const ops::mla_decode::split_plan& plan) {
+    const std::size_t need = ops::mla_decode::workspace_bytes(p, view(), plan);
+    if (need > workspace_bytes) {
+      hipFree(workspace);
+      hipMalloc(&workspace, need);
+      workspace_bytes = need;
+    }
+    return {d_q, d_cache, d_qo, d_kv_indptr, d_kv_lens, d_pages, d_out, d_lse, workspace, workspace_bytes};
+  }
+
+  const float* kv_row(int b, int j) const {
+    const int row = p.layout == ops::mla_decode::kv_layout::ragged
+                        ? kv_indptr[b] + j
+                        : page_table[b * p.max_pages + j / p.page_size] * p.page_size + j % p.page_size;
+    return cache_f.data() + std::size_t(row) * 576;
+  }
+
+  // Outputs (and lse) outside the header's bound; each printed, the first few.
+  int check(const char* label) const {
+    std::vector<float> qf(q.size());
+    for (std::size_t i = 0; i < q.size(); ++i) qf[i] = widen_to_float(q[i]);
+    std::vector<int> lens(p.batch);
+    for (int b = 0; b < p.batch; ++b) lens[b] = view().kv_len(b);
+    const auto ref =
+        host::reference_mla_decode(qf, p.heads, qo, lens, p.sm_scale, [&](int b, int j) { return kv_row(b, j); });
+    double k_norm = 0;
+    for (std::size_t r = 0; r < cache_f.size() / 576; ++r) {
+      double s = 0;
+      for (int c = 0; c < 576; ++c) s += double(cache_f[r * 576 + c]) * cache_f[r * 576 + c];
+      k_norm = std::max(k_norm, std::sqrt(s));
+    }
+    const std::size_t rows = q.size() / 576;
+    std::vector<bf16> out(rows * 512);
+    std::vector<float> lse(rows);
+    hipMemcpy(out.data(), d_out, out.size() * 2, hipMemcpyDeviceToHost);
+    hipMemcpy(lse.data(), d_lse, lse.size() * 4, hipMemcpyDeviceToHost);
+    int bad = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      double q_norm = 0;
+      for (int c = 0; c < 576; ++c) q_norm += double(qf[r * 576 + c]) * qf[r * 576 + c];
+      const double delta = p.sm_scale * 576 * 0x1p-23 * std::sqrt(q_norm) * k_norm;
+      const double e = ref.lse[r];
+      if (!(std::isinf(e) ? lse[r] == e : std::fabs(lse[r] - e) <= 0x1p-8 + 2 * delta) && bad++ < 5)
+        std::printf("%s %s: lse[row %zu] = %.6g, reference %.6g\n", label, p.str().c_str(), r, lse[r], e);
+      for (int d = 0; d < 512; ++d) {
+        const double g = widen_to_float(out[r * 512 + d]), o = ref.out[r * 512 + d];
+        const double bound = (0x1p-8 + 2 * delta + 1e-5) * ref.magnitude[r * 512 + d] + 0x1p-8 * std::fabs(o) + 1e-30;
+        if (!(std::fabs(g - o) <= bound) && bad++ < 5)
+          std::printf("%s %s: out[row %zu][%d] = %.6g, reference %.6g (bound %.3g)\n", label, p.str().c_str(), r, d, g,
+                      o, bound);
+      }
+    }
+    return bad;
+  }
+};
+
+}  // namespace wavekit::test
