@@ -65,6 +65,63 @@ TEST_CASE("mla_decode: several query rows per sequence (speculative decoding)", 
   run_case(t, nullptr, "q_len 2-4");
   const mla::split_plan many{32, 4};
   run_case(t, &many, "q_len 2-4, split");
-  test::mla_case wide(128, {50}, {2}, 0, 6);  // 256 rows: two workgroups of the 128-row config
+  test::mla_case wide(128, {50}, {2}, 0, 6);  // 256 rows: four workgroups of 64
   run_case(wide, nullptr, "128 heads x 2 queries");
+}
+
+TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu][mla]") {
+  test::mla_case t(16, {40, 7}, {1, 1}, 16, 3);
+  const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();
+  const std::string what = "mla_decode " + t.p.str() + ": ";
+  auto a = t.args(plan);
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, plan, nullptr).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  a.page_table = nullptr;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, plan, nullptr).message() == what + "argument page_table is null");
+  a = t.args(plan), a.q = nullptr;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, plan, nullptr).message() == what + "argument q is null");
+  a = t.args(plan), a.cache = reinterpret_cast<const bf16*>(reinterpret_cast<const char*>(t.d_cache) + 2);
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, plan, nullptr).code() == status_code::bad_alignment);
+  a = t.args(plan), a.kv_lens = nullptr;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, plan, nullptr).message() == what + "argument kv_lens is null");
+  // A plan that does not cover the lengths, a chunk not of whole tiles, a workspace too small.
+  a = t.args(plan);
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{32, 1}, nullptr).message() ==
+        what + "the split plan does not cover sequence 0's 40 KV rows");
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{48, 2}, nullptr).code() == status_code::bad_config);
+  const mla::split_plan split{32, 2};
+  a.workspace_bytes = 0;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).code() != status_code::ok);
+  // Tables: a page id past the cache, a decreasing qo_indptr (host copies are checked).
+  std::vector<int> pages = t.page_table;
+  pages[0] = 1000;
+  mla::sequences_view bad = t.view();
+  bad.page_table = pages;
+  CHECK(wavekit::mla_decode(t.p, bad, t.args(plan), plan, nullptr).code() == status_code::bad_shape);
+  const std::vector<int> qo{0, 2, 1};
+  bad = t.view(), bad.qo_indptr = qo;
+  CHECK(wavekit::mla_decode(t.p, bad, t.args(plan), plan, nullptr).code() == status_code::bad_shape);
+  CHECK(!wavekit::mla_decode_plan({2, 200, mla::kv_layout::paged, 16, t.p.cache_rows, t.p.max_pages, 0.04f}, t.view()));
+}
+
+TEST_CASE("mla_decode: 4 sequences of 8192 rows read each KV row once", "[emu][mla]") {
+  // amd-mixed-mla's (4, 8192) case at 16 heads; the emulator's counters: bytes read <= 1.1 x (the
+  // batch's KV rows + q + out).
+  test::mla_case t(16, {8192, 8192, 8192, 8192}, {1, 1, 1, 1}, 0, 8);
+  const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();
+  CHECK(plan.reduce());
+  const auto a = t.args(plan);
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  REQUIRE(wavekit::mla_decode(t.p, t.view(), a, plan, nullptr).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  const double read = double(emu::accumulated_counters().global_bytes_read);
+  const double ideal = 4.0 * 8192 * 576 * 2 + 4.0 * 16 * (576 + 512) * 2;
+  std::printf("mla decode traffic (16 heads, 4 x 8192, %d splits): %.2f MB read, ideal %.2f MB, ratio %.3f\n",
+              plan.splits, read / 1e6, ideal / 1e6, read / ideal);
+  CHECK(read <= 1.1 * ideal);
+#endif
+  CHECK(t.check("4 x 8192") == 0);
 }

@@ -103,13 +103,13 @@ TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
   const auto& mi300x = arch::facts_of<arch::target::gfx942>;
   const int tile = 64;
   // amd-mixed-mla's smallest batch: 4 sequences of 8192 rows, 16 heads: many splits of the minimum
-  // chunk (about 14 rows per head, in whole tiles).
-  CHECK(mla::min_chunk(16, 1, tile) == 256);
+  // chunk (about 37 rows per head, in whole tiles).
+  CHECK(mla::min_chunk(16, 1, tile) == 640);
   {
     ragged_batch b({8192, 8192, 8192, 8192});
     const auto plan = mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), mi300x, tile);
-    CHECK(plan.chunk == 256);
-    CHECK(plan.splits == 32);
+    CHECK(plan.chunk == 640);
+    CHECK(plan.splits == 13);
     CHECK(plan.reduce());
   }
   // 256 sequences of 8192 rows: 2M rows over 608 workgroups: 3 chunks of 3456 rows.
@@ -120,12 +120,12 @@ TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
     CHECK(plan.splits == 3);
   }
   // 128 heads: the partial outputs cost 8 times more, so the chunks are 8 times longer.
-  CHECK(mla::min_chunk(128, 1, tile) == 1856);
+  CHECK(mla::min_chunk(128, 1, tile) == 4672);
   {
     ragged_batch b({8192, 8192, 8192, 8192});
     const auto plan = mla::choose_splits(ragged(4, 128, 4 * 8192), b.view(), mi300x, tile);
-    CHECK(plan.chunk == 1856);
-    CHECK(plan.splits == 5);
+    CHECK(plan.chunk == 4672);
+    CHECK(plan.splits == 2);
   }
   // Short sequences, a large batch: one split, no reduce.
   {

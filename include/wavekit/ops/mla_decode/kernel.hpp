@@ -8,15 +8,15 @@
 //                whole split (warp_mma::a_fragment_of), B = the K-step tiles
 //   softmax      online, fp32, per row: running max and sum; P rounded to bf16 into the wave's P
 //                tile (lane pairs exchange a column so that every store is 4 bytes)
-//   O += P V     a warp MMA per wave, A = its P tile, B = V^T: the tile's latent half of 256
-//                columns transposed into LDS from the loaders' registers (row pairs exchanged
-//                between lanes, 4-byte stores), in two passes of 256 output columns
+//   O += P V     a warp MMA per wave, A = its P tile, B = V^T: a latent half of 256 columns of
+//                the tile transposed from the K-step tiles in LDS (row pairs exchanged between
+//                lanes, 4-byte stores), in two passes of 256 output columns
 //   epilogue     O / sum to bf16 (one split) or fp32 partials with their LSE (several), merged by
 //                the reduce (ops/mla_decode/reduce_kernel.hpp)
 //
-// LDS (gfx942's 64 KiB): the nine K-step tiles (36 KiB), one V^T half (16 KiB) and a 1 KiB P tile
-// per wave. Rows a query does not see (past its split, or causally after it) score -inf; a row
-// that sees none gets zeros and lse = -inf.
+// LDS (gfx942's 64 KiB): the nine K-step tiles (36 KiB; the second V^T half reuses the first
+// four once the first half is built from them), one V^T half (16 KiB) and a 1 KiB P tile per wave. Rows a query does
+// not see (past its split, or causally after it) score -inf; a row that sees none gets zeros and lse = -inf.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -74,7 +74,11 @@ struct decode_parts {
   using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // V^T: rows = output columns, K = KV rows
   using atom = arch::half_gemm_atom<bf16, 16>;
   using qk_mma = warp::warp_mma<atom, 1, kv_tile / 16, step_bytes, warp::from_registers, warp::from_lds<k_layout>>;
-  using pv_mma = warp::warp_mma<atom, 1, v_half / 16, kv_tile * 2, warp::from_lds<p_layout>, warp::from_lds<v_layout>>;
+  // P x V in pieces of 32 output columns: a warp MMA issues all its LDS reads before its MFMAs,
+  // and 16 column tiles at once would hold 68 registers of them next to the outputs and queries.
+  static constexpr int pv_columns = 32, pv_pieces = v_half / pv_columns;
+  using pv_mma =
+      warp::warp_mma<atom, 1, pv_columns / 16, kv_tile * 2, warp::from_lds<p_layout>, warp::from_lds<v_layout>>;
   static constexpr int k_tile_bytes = kv_tile * step_bytes;
   static constexpr int v_bytes = v_half * kv_tile * 2;
   static constexpr int p_bytes = 16 * kv_tile * 2;
@@ -94,18 +98,20 @@ struct decode_parts {
   static_assert(rows_in_lane_groups, "mla_decode: the softmax assumes the 16x16 accumulator layout");
 };
 
-// V^T half h of the tile into LDS from the loaders of its K steps: thread t holds 8 columns of KV
-// row t / 8; it and its partner t ^ 8 (the other row of the pair, same columns) exchange their
-// chunks, then each writes 4 columns as (row 2i, row 2i + 1) words: 4-byte stores.
+// V^T half h of the tile, from the K-step tiles in LDS (steps 4h .. 4h + 3) into v_lds: thread t
+// reads 8 columns of KV row t / 8; it and its partner t ^ 8 (the other row of the pair, same
+// columns) exchange them, then each writes 4 columns as (row 2i, row 2i + 1) words: 4-byte stores.
+// Built after the scores, so no register holds the tile meanwhile.
 template <class Parts>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_v_half(const typename Parts::kv_loader (&loads)[Parts::steps], int half,
-                                                     unsigned char* v_lds, int tid) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_lds, int half, unsigned char* v_lds,
+                                                         int tid) {
   if (tid >= Parts::kv_loader::chunks) return;  // whole waves without a chunk
   const int row = tid / 8, chunk = tid % 8;
   const bool even = row % 2 == 0;
 #pragma unroll
   for (int s = 0; s < Parts::half_steps; ++s) {
-    const arch::u32x4 mine = loads[half * Parts::half_steps + s].regs[0];
+    const arch::u32x4 mine = arch::lds_load<16>(k_lds + (half * Parts::half_steps + s) * Parts::k_tile_bytes +
+                                                Parts::k_layout::offset(row, 16 * chunk));
     arch::u32x4 other;
 #pragma unroll
     for (int w = 0; w < 4; ++w) other[w] = static_cast<std::uint32_t>(__shfl_xor(static_cast<int>(mine[w]), 8));
@@ -138,9 +144,13 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
     unsigned char* const p_lds = v_lds + parts::v_bytes + wave * parts::p_bytes;
     const int b = static_cast<int>(blockIdx.z), split = static_cast<int>(blockIdx.y);
     const int row0 = static_cast<int>(blockIdx.x) * Cfg::rows;
-    const int q_begin = p.qo_indptr[b], q_len = p.qo_indptr[b + 1] - q_begin, rows = q_len * p.heads;
+    // Values the whole workgroup shares, read from the tables: readfirstlane tells the compiler so
+    // (scalar registers; buffer descriptors built from them stay scalar, no waterfall loops).
+    const int q_begin = __builtin_amdgcn_readfirstlane(p.qo_indptr[b]);
+    const int q_len = __builtin_amdgcn_readfirstlane(p.qo_indptr[b + 1]) - q_begin, rows = q_len * p.heads;
     if (row0 >= rows) return;  // the whole workgroup: a group of rows this sequence lacks
-    const int kv_len = p.kv_indptr ? p.kv_indptr[b + 1] - p.kv_indptr[b] : p.kv_lens[b];
+    const int kv_base = p.kv_indptr ? __builtin_amdgcn_readfirstlane(p.kv_indptr[b]) : 0;
+    const int kv_len = __builtin_amdgcn_readfirstlane(p.kv_indptr ? p.kv_indptr[b + 1] - kv_base : p.kv_lens[b]);
     const int j_begin = split * p.chunk;
     if (split > 0 && j_begin >= kv_len) return;  // a split this sequence does not have
     const int j_end = std::min(kv_len, j_begin + p.chunk);
@@ -159,7 +169,8 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
         arch::u32x4 v[qk_mma::reads][1];
 #pragma unroll
         for (int r = 0; r < qk_mma::reads; ++r)
-          v[r][0] = qb.load16(at, static_cast<std::uint32_t>(s * parts::step_bytes + qk_mma::read_k(lane, r)));
+          v[r][0] = qb.load16(at + static_cast<std::uint32_t>(qk_mma::read_k(lane, r)),
+                              static_cast<std::uint32_t>(s * parts::step_bytes));  // the step: wave-uniform
         q_frag[s] = qk_mma::a_fragment_of(v);
       }
     }
@@ -173,7 +184,6 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 
     const arch::buffer cache =
         arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * static_cast<std::uint32_t>(qk_dim) * 2);
-    const int kv_base = p.kv_indptr ? p.kv_indptr[b] : 0;
     const int* pages = p.page_table ? p.page_table + static_cast<std::size_t>(b) * p.max_pages : nullptr;
     auto cache_row = [&](int j) {  // the cache row of the sequence's KV row j, -1 past the split
       if (j >= j_end) return -1;
@@ -181,24 +191,35 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
     };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
-    pv_mma o[2];  // output columns [0, 256) and [256, 512)
-    o[0].clear(), o[1].clear();
+    pv_mma o[2][parts::pv_pieces];  // output columns [256 h + 64 c, 256 h + 64 c + 64) in o[h][c]
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int c = 0; c < parts::pv_pieces; ++c) o[h][c].clear();
     float m[regs], l[regs];  // running max and this lane's share of the running sum, per row
 #pragma unroll
     for (int r = 0; r < regs; ++r) m[r] = minus_inf, l[r] = 0.0f;
 
-    typename parts::kv_loader loads[steps];
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
-      loads[0].locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, tid);
+      // The tile's nine K steps, in three batches so that at most three steps' loads are in
+      // registers beside the outputs and the queries.
+      {
+        typename parts::kv_loader first;
+        first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, tid);
+        static_for<3>([&](auto batch_constant) {
+          constexpr int batch = decltype(batch_constant)::value, begin = batch * 3, end = begin + 3;
+          typename parts::kv_loader loads[end - begin];
 #pragma unroll
-      for (int s = 1; s < steps; ++s) loads[s] = loads[0];
+          for (int s = begin; s < end; ++s) {
+            loads[s - begin] = first;
+            loads[s - begin].load(cache, qk_dim, s * parts::step_bytes / 2);
+          }
 #pragma unroll
-      for (int s = 0; s < steps; ++s) loads[s].load(cache, qk_dim, s * parts::step_bytes / 2);
+          for (int s = begin; s < end; ++s) loads[s - begin].wait_for_loads();
 #pragma unroll
-      for (int s = 0; s < steps; ++s) loads[s].wait_for_loads();
-#pragma unroll
-      for (int s = 0; s < steps; ++s) loads[s].store(k_lds + s * parts::k_tile_bytes, tid);
-      store_v_half<parts>(loads, 0, v_lds, tid);
+          for (int s = begin; s < end; ++s) loads[s - begin].store(k_lds + s * parts::k_tile_bytes, tid);
+        });
+      }
       __syncthreads();
 
       if (wave_has_rows) {
@@ -261,16 +282,27 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
-          for (int n = 0; n < pv_mma::tiles_n; ++n)
+          for (int c = 0; c < parts::pv_pieces; ++c)
 #pragma unroll
-            for (int r = 0; r < regs; ++r) o[h].acc[0][n][r] *= alpha[r];
+            for (int n = 0; n < pv_mma::tiles_n; ++n)
+#pragma unroll
+              for (int r = 0; r < regs; ++r) o[h][c].acc[0][n][r] *= alpha[r];
       }
-      __syncthreads();  // P tiles written, V^T half 0 in place
-      if (wave_has_rows) o[0].template step<false>(p_lds, v_lds, 0, 0, lane);
-      __syncthreads();  // every wave done with half 0
-      store_v_half<parts>(loads, 1, v_lds, tid);
+      __syncthreads();  // scores done with the K steps, P tiles written
+      transpose_v_half<parts>(k_lds, 0, v_lds, tid);
       __syncthreads();
-      if (wave_has_rows) o[1].template step<false>(p_lds, v_lds, 0, 0, lane);
+      // Half 1 goes where K steps 0-3 were (half 0 has been taken from them), while the waves
+      // multiply half 0: the two touch different bytes.
+      if (wave_has_rows)
+#pragma unroll
+        for (int c = 0; c < parts::pv_pieces; ++c)
+          o[0][c].template step<false>(p_lds, v_lds, 0, c * parts::pv_columns, lane);
+      transpose_v_half<parts>(k_lds, 1, k_lds, tid);
+      __syncthreads();
+      if (wave_has_rows)
+#pragma unroll
+        for (int c = 0; c < parts::pv_pieces; ++c)
+          o[1][c].template step<false>(p_lds, k_lds, 0, c * parts::pv_columns, lane);
       __syncthreads();  // before the next tile's stores
     }
     if (!wave_has_rows) return;
@@ -286,38 +318,46 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
       inv[r] = sum > 0.0f ? 1.0f / sum : 0.0f;
       lse[r] = sum > 0.0f ? m[r] + logf(sum) : minus_inf;
     }
-    const bool direct = p.splits == 1;
-    const std::uint32_t all_rows = static_cast<std::uint32_t>(rows);
-    const arch::buffer out_rows = arch::buffer::over(
-        direct ? static_cast<const void*>(p.out + q_first * v_dim) : p.partial_out + q_first * p.splits * v_dim,
-        all_rows * (direct ? 1u : static_cast<std::uint32_t>(p.splits)) * v_dim * (direct ? 2u : 4u));
+    // One split: the output in bf16 ([row][512]); several: this split's fp32 partial
+    // ([row][split][512]) for the reduce. The LSE likewise, where it is asked for (a buffer of no
+    // bytes drops the stores otherwise).
+    auto store_rows = [&]<bool Direct>() {
+      const std::uint32_t per_row = Direct ? 1u : static_cast<std::uint32_t>(p.splits);
+      const std::uint32_t entries = static_cast<std::uint32_t>(rows) * per_row;
+      const arch::buffer values =
+          Direct ? arch::buffer::over(p.out + q_first * v_dim, entries * v_dim * 2)
+                 : arch::buffer::over(p.partial_out + q_first * per_row * v_dim, entries * v_dim * 4);
+      float* const lse_out = Direct ? p.lse : p.partial_lse;
+      const arch::buffer lses =
+          arch::buffer::over(lse_out ? lse_out + q_first * per_row : nullptr, lse_out ? entries * 4 : 0u);
 #pragma unroll
-    for (int r = 0; r < regs; ++r) {
-      const int row = wave_row0 + qk_mma::acc_row(lane, r);
-      const bool valid = row < rows;
-      // Output element index of column 0 of this row (direct: [row][512]; split: [row][split][512]).
-      const std::uint32_t first = static_cast<std::uint32_t>(direct ? row : row * p.splits + split) * v_dim;
+      for (int r = 0; r < regs; ++r) {
+        const int row = wave_row0 + qk_mma::acc_row(lane, r);
+        const bool valid = row < rows;
+        const std::uint32_t entry = static_cast<std::uint32_t>(row) * per_row + (Direct ? 0u : split);
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
+        for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int n = 0; n < pv_mma::tiles_n; ++n) {
-          const std::uint32_t at =
-              first + static_cast<std::uint32_t>(h * parts::v_half + 16 * n + pv_mma::acc_col(lane));
-          const float v = o[h].acc[0][n][r] * inv[r];
-          if (direct)
-            out_rows.store2(half_bits_rne<bf16>(v), valid ? at * 2 : arch::out_of_range);
-          else
-            out_rows.store4(__builtin_bit_cast(std::uint32_t, v), valid ? at * 4 : arch::out_of_range);
-        }
-      float* lse_out = direct ? p.lse : p.partial_lse;
-      if (lse_out) {
-        const arch::buffer lses =
-            arch::buffer::over(lse_out + q_first * (direct ? 1 : p.splits), all_rows * (direct ? 1u : p.splits) * 4u);
-        const std::uint32_t at = static_cast<std::uint32_t>(direct ? row : row * p.splits + split);
+          for (int c = 0; c < parts::pv_pieces; ++c)
+#pragma unroll
+            for (int n = 0; n < pv_mma::tiles_n; ++n) {
+              const std::uint32_t at =
+                  entry * v_dim + static_cast<std::uint32_t>(h * parts::v_half + c * parts::pv_columns + 16 * n +
+                                                             pv_mma::acc_col(lane));
+              const float v = o[h][c].acc[0][n][r] * inv[r];
+              if constexpr (Direct)
+                values.store2(half_bits_rne<bf16>(v), valid ? at * 2 : arch::out_of_range);
+              else
+                values.store4(__builtin_bit_cast(std::uint32_t, v), valid ? at * 4 : arch::out_of_range);
+            }
         lses.store4(__builtin_bit_cast(std::uint32_t, lse[r]),
-                    valid && qk_mma::acc_col(lane) == 0 ? at * 4 : arch::out_of_range);
+                    valid && qk_mma::acc_col(lane) == 0 ? entry * 4 : arch::out_of_range);
       }
-    }
+    };
+    if (p.splits == 1)
+      store_rows.template operator()<true>();
+    else
+      store_rows.template operator()<false>();
   }
 }
 

@@ -6,9 +6,10 @@
 // chunk per sequence the decode kernel writes the output itself and no reduce runs.
 //
 // The heuristic, from the batch, the KV lengths, the heads and the device's CUs:
-//   - a split must read at least 4x the bytes its partial output costs (H x 512 fp32 values
-//     written once and read once by the reduce, for each query row): min_chunk rows, which grows
-//     with H (about 14 H rows);
+//   - a split must read at least 8x the bytes it costs besides its KV rows (its queries, read by
+//     every split, and its partial output: H x 512 fp32 values written once and read once by the
+//     reduce, for each query row), so that splitting adds well under a tenth to the bytes read:
+//     min_chunk rows, which grows with H (about 37 H rows);
 //   - beyond that, aim for two workgroups per CU over the whole batch: chunk = the batch's KV rows
 //     / (2 x CUs), so a large batch of short sequences is not split at all;
 //   - chunks are whole KV tiles of the kernel, and at most max_splits of them per sequence (the
@@ -36,11 +37,12 @@ struct split_plan {
   bool covers(int kv_len) const { return splits_of(kv_len) <= splits; }
 };
 
-// KV rows a split reads at least, so that its partial output (written and read back, fp32) costs
-// at most a quarter of its KV bytes (bf16 rows of 576): rounded up to whole KV tiles.
+// KV rows a split reads at least, so that its queries (bf16) and its partial output (written and
+// read back, fp32) cost at most an eighth of its KV bytes (bf16 rows of 576): rounded up to whole
+// KV tiles.
 inline int min_chunk(int heads, int q_rows_per_sequence, int kv_tile) {
-  const double partial_bytes = 2.0 * heads * q_rows_per_sequence * (v_dim + 1) * 4;
-  const int rows = static_cast<int>(4.0 * partial_bytes / (qk_dim * 2) + 0.999999);
+  const double split_bytes = double(heads) * q_rows_per_sequence * (2.0 * (v_dim + 1) * 4 + qk_dim * 2);
+  const int rows = static_cast<int>(8.0 * split_bytes / (qk_dim * 2) + 0.999999);
   return std::max(kv_tile, (rows + kv_tile - 1) / kv_tile * kv_tile);
 }
 
