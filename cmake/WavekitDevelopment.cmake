@@ -86,6 +86,11 @@ if(NOT WAVEKIT_BACKEND STREQUAL "hip")
     wavekit_require_file("${_wk_rt}" PACKAGE libclang-rt-19-dev FOR "the emulator's sanitizer tests"
                          WHAT "clang's ${runtime} runtime")
   endforeach()
+  # The builtins every emulated program links (cmake/wavekitEmulator.cmake says why).
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} --rtlib=compiler-rt -print-libgcc-file-name
+                  OUTPUT_VARIABLE _wk_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
+  wavekit_require_file("${_wk_rt}" PACKAGE libclang-rt-19-dev FOR "the emulated programs (bf16 narrowing helpers)"
+                       WHAT "clang's builtins runtime")
 endif()
 if(WAVEKIT_BUILD_TESTS)
   find_package(Catch2 2 QUIET)

@@ -46,6 +46,17 @@ function(_wavekit_define_emulator_targets emu_include include_dir)
   if(NOT TARGET Boost::context)
     return()
   endif()
+  # Emulated kernels are x86 code, and its backend narrows bf16 vectors it moves through registers
+  # (gfx950's bf16 MFMA operands) with compiler-rt's __truncsfbf2, which libgcc 12 lacks: clang's
+  # builtins archive goes on the link line too.
+  set(builtins)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} --rtlib=compiler-rt -print-libgcc-file-name
+                    OUTPUT_VARIABLE builtins OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(NOT EXISTS "${builtins}")
+      set(builtins)
+    endif()
+  endif()
   foreach(arch gfx942 gfx950)
     string(TOUPPER ${arch} ARCH)
     if(NOT TARGET wavekit::emulator_${arch})
@@ -61,7 +72,7 @@ function(_wavekit_define_emulator_targets emu_include include_dir)
       # 64-byte vector arguments change the x86 ABI; every caller is built alike.
       target_compile_options(wavekit_emulator_${arch} INTERFACE $<$<CXX_COMPILER_ID:Clang>:-Wno-psabi>)
       target_compile_features(wavekit_emulator_${arch} INTERFACE cxx_std_20)
-      target_link_libraries(wavekit_emulator_${arch} INTERFACE Boost::context)
+      target_link_libraries(wavekit_emulator_${arch} INTERFACE Boost::context ${builtins})
     endif()
   endforeach()
 endfunction()

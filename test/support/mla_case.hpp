@@ -1,10 +1,11 @@
-// A random MLA decode batch on the device (bf16 queries and latent cache, ragged or paged) and its
-// check against host::reference_mla_decode at a bound computed from the formats:
+// A random MLA decode batch on the device (bf16 queries, a bf16 or fp8 latent cache, ragged or
+// paged) and its check against host::reference_mla_decode (fed the cache's values: an fp8 code
+// times the scale) at a bound computed from the formats:
 //   - scores: fp32 accumulation of exact bf16 products over 576 values, so |s - s_ref| <= delta =
 //     sm_scale * 576 * 2^-23 * |q|_2 |k|_2 (Cauchy-Schwarz over the query's row and the largest KV
 //     row); a weight e^s / sum moves by at most 2 delta relative;
-//   - P is rounded to bf16 before the P x V product and the sums count the rounded values, so each
-//     normalised weight is off by at most 2^-8 relative;
+//   - P is rounded to bf16 before the P x V product (the sums count fp32 values), so each
+//     normalised weight is off by at most 2^-9 relative (2^-8 counted);
 //   - the output is rounded to bf16 (2^-8 relative, counted as a flip's worth), and the split merge
 //     adds fp32 roundings (10^-5 relative);
 //   |out - ref| <= (2^-8 + 2 delta + 10^-5) * magnitude + 2^-8 |ref|,  |lse - lse_ref| <= 2^-8 + 2 delta
@@ -18,21 +19,28 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
+#include "support/device_upload.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_mla_decode.hpp"
 #include "wavekit/ops/mla_decode.hpp"
 
 namespace wavekit::test {
 
+// KV: the cache's type, bf16 or an fp8 format (quantized with one per-tensor scale, amax /
+// max_finite, by saturate_cast: the host quantizer's rule).
+template <class KV = bf16>
 struct mla_case {
   ops::mla_decode::problem p;
   std::vector<int> qo, kv_indptr, kv_lens, page_table;
-  std::vector<bf16> q, cache;
-  std::vector<float> cache_f;  // the cache widened once, for the reference
+  std::vector<bf16> q;
+  std::vector<KV> cache;
+  float kv_scale = 1.0f;
+  std::vector<float> cache_f;  // the cache's values (codes times the scale), for the reference
   bf16* d_q = nullptr;
-  bf16* d_cache = nullptr;
+  KV* d_cache = nullptr;
   bf16* d_out = nullptr;
   float* d_lse = nullptr;
   int *d_qo = nullptr, *d_kv_indptr = nullptr, *d_kv_lens = nullptr, *d_pages = nullptr;
@@ -71,10 +79,20 @@ struct mla_case {
     }
     q.resize(std::size_t(qo.back()) * heads * 576);
     for (bf16& v : q) v = saturate_cast<bf16>(n(rng));
-    cache.resize(std::size_t(cache_rows) * 576);
-    cache_f.resize(cache.size());
-    for (std::size_t i = 0; i < cache.size(); ++i)
-      cache[i] = saturate_cast<bf16>(n(rng)), cache_f[i] = widen_to_float(cache[i]);
+    std::vector<float> values(std::size_t(cache_rows) * 576);
+    for (float& v : values) v = n(rng);
+    cache.resize(values.size());
+    cache_f.resize(values.size());
+    if constexpr (std::is_same_v<KV, bf16>) {
+      for (std::size_t i = 0; i < values.size(); ++i)
+        cache[i] = saturate_cast<bf16>(values[i]), cache_f[i] = widen_to_float(cache[i]);
+    } else {
+      float amax = 0.0f;
+      for (float v : values) amax = std::max(amax, std::fabs(v));
+      kv_scale = amax / element_limits<KV>::max_finite;
+      for (std::size_t i = 0; i < values.size(); ++i)
+        cache[i] = saturate_cast<KV>(values[i] / kv_scale), cache_f[i] = to_float(cache[i]) * kv_scale;
+    }
     d_q = upload(q), d_cache = upload(cache), d_qo = upload(qo);
     d_kv_indptr = kv_indptr.empty() ? nullptr : upload(kv_indptr);
     d_kv_lens = kv_lens.empty() ? nullptr : upload(kv_lens);
@@ -90,25 +108,17 @@ struct mla_case {
   mla_case(const mla_case&) = delete;
   mla_case& operator=(const mla_case&) = delete;
 
-  template <class U>
-  static U* upload(const std::vector<U>& v) {
-    U* d = nullptr;
-    hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
-    hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-    return d;
-  }
-
   ops::mla_decode::sequences_view view() const { return {qo, kv_indptr, kv_lens, page_table}; }
 
   // The arguments for a plan (the workspace sized for it).
-  ops::mla_decode::args args(const ops::mla_decode::split_plan& plan) {
+  ops::mla_decode::args<KV> args(const ops::mla_decode::split_plan& plan) {
     const std::size_t need = ops::mla_decode::workspace_bytes(p, view(), plan);
     if (need > workspace_bytes) {
       hipFree(workspace);
       hipMalloc(&workspace, need);
       workspace_bytes = need;
     }
-    return {d_q, d_cache, d_qo, d_kv_indptr, d_kv_lens, d_pages, d_out, d_lse, workspace, workspace_bytes};
+    return {d_q, d_cache, d_qo, d_kv_indptr, d_kv_lens, d_pages, d_out, d_lse, workspace, workspace_bytes, kv_scale};
   }
 
   const float* kv_row(int b, int j) const {

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/device_upload.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_moe.hpp"
 #include "wavekit/ops/moe/problem.hpp"
@@ -114,10 +115,7 @@ struct moe_case {
 
   template <class U>
   static U* upload(const std::vector<U>& v) {
-    U* d = nullptr;
-    hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
-    hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-    return d;
+    return test::upload(v);
   }
   T** table(const std::vector<std::vector<T>>& tensors) {
     std::vector<T*> pointers;

@@ -1,4 +1,5 @@
-// wavekit's MLA decode attention (DeepSeek's absorbed MLA over a latent KV cache, bf16): plan on
+// wavekit's MLA decode attention (DeepSeek's absorbed MLA over a latent KV cache, bf16 queries,
+// bf16 or fp8 cache): plan on
 // the host, then launch with no host synchronisation (the launch can be captured in a HIP graph;
 // a captured plan serves any lengths it covers).
 //
@@ -15,6 +16,8 @@
 #pragma once
 
 #include <hip/hip_runtime.h>
+
+#include <type_traits>
 
 #include "wavekit/arch/device.hpp"
 #include "wavekit/arch/device_facts.hpp"
@@ -45,10 +48,15 @@ inline result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode
   return m::choose_splits(p, s, facts, m::config_rows64::kv_tile);
 }
 
-inline status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequences_view& s,
-                         const ops::mla_decode::args& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
+// KV: bf16, or the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with
+// args::kv_scale.
+template <class KV>
+status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequences_view& s,
+                  const ops::mla_decode::args<KV>& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
+  if constexpr (!std::is_same_v<KV, bf16>)
+    if (status st = arch::check_device_fp8_format<KV>(arch::current_device_arch(), "mla_decode"); !st.ok()) return st;
   return m::with_config(m::choose_config(p, s),
                         [&](auto cfg) { return m::launch<decltype(cfg)>(p, s, a, plan, stream); });
 }

@@ -101,8 +101,12 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
   // A from registers: a[i][s] is the operand of MFMA s of the step for row tile i, holding what the
   // LDS reads would: row i * m + l % m, K bytes read_k(l, r) of the reads r that MFMA s takes
   // (operand_bytes / 16 of them, in order).
+  // Held as the operands' raw bits: the emulated build's x86 backend widens every element of a
+  // bf16 vector it moves through memory (and calls a runtime helper to narrow it back), which a
+  // fragment kept for many steps would do; integers move as they are.
+  using operand_bits = std::uint32_t __attribute__((ext_vector_type(sizeof(operand) / 4)));
   struct a_fragment {
-    operand v[TilesM][mfmas];
+    operand_bits v[TilesM][mfmas];
   };
 
   // The a_fragment of the 16-byte reads a lane makes of its A rows (v[r][i]: read r of row tile i,
@@ -113,7 +117,7 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
     static_for<mfmas>([&](auto s_constant) {
       constexpr int s = decltype(s_constant)::value;
 #pragma unroll
-      for (int i = 0; i < TilesM; ++i) f.v[i][s] = operand_of<s>(v, i);
+      for (int i = 0; i < TilesM; ++i) f.v[i][s] = __builtin_bit_cast(operand_bits, operand_of<s>(v, i));
     });
     return f;
   }
@@ -235,7 +239,7 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
                 if constexpr (a_in_lds)
                   return operand_of<s>(v, i);
                 else
-                  return a_regs->v[i][s];
+                  return __builtin_bit_cast(operand, a_regs->v[i][s]);
               }();
               acc[i][j] = mfma<s>(a, operand_of<s>(v, a_tiles + j), (Restart && s == 0) ? accumulator{} : acc[i][j],
                                   scales, i, j);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/device_fp8.hpp"
 #include "support/graph_safety.hpp"
 #include "support/mla_case.hpp"
 #include "wavekit/ops/mla_decode.hpp"
@@ -21,7 +22,8 @@ namespace mla = wavekit::ops::mla_decode;
 namespace {
 
 // Runs with the given plan (or the device's own), checks, and runs again for the same bits.
-void run_case(test::mla_case& t, const mla::split_plan* forced, const char* label) {
+template <class KV>
+void run_case(test::mla_case<KV>& t, const mla::split_plan* forced, const char* label) {
   const mla::split_plan plan = forced ? *forced : wavekit::mla_decode_plan(t.p, t.view()).value();
   status s;
   const auto a = t.args(plan);
@@ -44,7 +46,7 @@ void run_case(test::mla_case& t, const mla::split_plan* forced, const char* labe
 
 TEST_CASE("mla_decode: heads 1 to 128, one split and many, ragged cache", "[emu][mla]") {
   for (int heads : {1, 12, 16, 64, 128}) {
-    test::mla_case t(heads, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 10 + heads);
+    test::mla_case<bf16> t(heads, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 10 + heads);
     run_case(t, nullptr, "device plan");
     const mla::split_plan many{32, 3};  // 70 rows in three splits of a tile each
     run_case(t, &many, "3 splits");
@@ -53,7 +55,8 @@ TEST_CASE("mla_decode: heads 1 to 128, one split and many, ragged cache", "[emu]
 
 TEST_CASE("mla_decode: paged caches, lengths around a page", "[emu][mla]") {
   for (int page : {1, 16, 64}) {
-    test::mla_case t(16, {page - 1 > 0 ? page - 1 : 2, page + 1, 1, 0, 3 * page + 5}, {1, 1, 1, 1, 1}, page, page);
+    test::mla_case<bf16> t(16, {page - 1 > 0 ? page - 1 : 2, page + 1, 1, 0, 3 * page + 5}, {1, 1, 1, 1, 1}, page,
+                           page);
     run_case(t, nullptr, "paged");
     const mla::split_plan many{32, 8};
     run_case(t, &many, "paged, split");
@@ -61,16 +64,16 @@ TEST_CASE("mla_decode: paged caches, lengths around a page", "[emu][mla]") {
 }
 
 TEST_CASE("mla_decode: several query rows per sequence (speculative decoding)", "[emu][mla]") {
-  test::mla_case t(16, {40, 3, 100}, {4, 2, 3}, 16, 5);
+  test::mla_case<bf16> t(16, {40, 3, 100}, {4, 2, 3}, 16, 5);
   run_case(t, nullptr, "q_len 2-4");
   const mla::split_plan many{32, 4};
   run_case(t, &many, "q_len 2-4, split");
-  test::mla_case wide(128, {50}, {2}, 0, 6);  // 256 rows: four workgroups of 64
+  test::mla_case<bf16> wide(128, {50}, {2}, 0, 6);  // 256 rows: four workgroups of 64
   run_case(wide, nullptr, "128 heads x 2 queries");
 }
 
 TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu][mla]") {
-  test::mla_case t(16, {40, 7}, {1, 1}, 16, 3);
+  test::mla_case<bf16> t(16, {40, 7}, {1, 1}, 16, 3);
   const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();
   const std::string what = "mla_decode " + t.p.str() + ": ";
   auto a = t.args(plan);
@@ -107,7 +110,7 @@ TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu
 TEST_CASE("mla_decode: 4 sequences of 8192 rows read each KV row once", "[emu][mla]") {
   // amd-mixed-mla's (4, 8192) case at 16 heads; the emulator's counters: bytes read <= 1.1 x (the
   // batch's KV rows + q + out).
-  test::mla_case t(16, {8192, 8192, 8192, 8192}, {1, 1, 1, 1}, 0, 8);
+  test::mla_case<bf16> t(16, {8192, 8192, 8192, 8192}, {1, 1, 1, 1}, 0, 8);
   const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();
   CHECK(plan.reduce());
   const auto a = t.args(plan);
@@ -124,4 +127,30 @@ TEST_CASE("mla_decode: 4 sequences of 8192 rows read each KV row once", "[emu][m
   CHECK(read <= 1.1 * ideal);
 #endif
   CHECK(t.check("4 x 8192") == 0);
+}
+
+TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    test::mla_case<fp8> ragged(16, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 41);
+    run_case(ragged, nullptr, "fp8, ragged");
+    const mla::split_plan many{32, 3};
+    run_case(ragged, &many, "fp8, 3 splits");
+    test::mla_case<fp8> paged(64, {17, 40}, {1, 2}, 16, 42);
+    run_case(paged, nullptr, "fp8, paged");
+    // A scale that is not finite and positive; a bf16 cache given one.
+    auto a = paged.args(wavekit::mla_decode_plan(paged.p, paged.view()).value());
+    a.kv_scale = 0.0f;
+    CHECK(wavekit::mla_decode(paged.p, paged.view(), a, mla::split_plan{32, 2}, nullptr).message() ==
+          "mla_decode " + paged.p.str() + ": kv_scale must be finite and positive");
+    // The other fp8 format: the device does not read it.
+    mla::args<test::other_fp8_t<fp8>> wrong{};
+    CHECK(wavekit::mla_decode(paged.p, paged.view(), wrong, mla::split_plan{32, 2}, nullptr).code() ==
+          status_code::bad_config);
+  });
+  test::mla_case<bf16> t(16, {5}, {1}, 0, 43);
+  auto a = t.args(mla::split_plan{32, 1});
+  a.kv_scale = 2.0f;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{32, 1}, nullptr).message() ==
+        "mla_decode " + t.p.str() + ": kv_scale is an fp8 cache's scale; a bf16 cache has 1");
 }

@@ -1,4 +1,4 @@
-// The MLA decode kernel (bf16 queries and latent cache) and its launcher. One workgroup per
+// The MLA decode kernel (bf16 queries; bf16 or fp8 latent cache) and its launcher. One workgroup per
 // (sequence, split of its KV rows, group of 16 * Waves (query row, head) rows): it reads each KV
 // row of its split once, for all its rows, composed of the kit's parts:
 //
@@ -22,14 +22,17 @@
 #include <hip/hip_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/math.hpp"
@@ -47,13 +50,14 @@ namespace wavekit::ops::mla_decode {
 
 struct decode_params {
   const bf16* q;      // [total_q][heads][576]
-  const bf16* cache;  // [cache_rows][576]
+  const void* cache;  // [cache_rows][576] of the kernel's KV type
   const int* qo_indptr;
   const int* kv_indptr;   // ragged, else null
   const int* kv_lens;     // paged, else null
   const int* page_table;  // paged, else null
   int heads, page_size, max_pages, cache_rows;
   float sm_scale;
+  float kv_scale;      // fp8 cache: its per-tensor scale; bf16: 1
   int chunk, splits;   // the split plan
   bf16* out;           // [total_q][heads][512] when splits == 1
   float* lse;          // [total_q][heads] or null, when splits == 1
@@ -61,17 +65,24 @@ struct decode_params {
   float* partial_lse;  // [total_q][heads][splits]
 };
 
-template <class Cfg>
+template <class Cfg, class KV>
 struct decode_parts {
+  static_assert(std::is_same_v<KV, bf16> || std::is_same_v<KV, fp8_e4m3fnuz> || std::is_same_v<KV, fp8_e4m3fn>,
+                "mla_decode: the cache is bf16 or fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950)");
+  static constexpr bool fp8_kv = !std::is_same_v<KV, bf16>;
   static constexpr int kv_tile = Cfg::kv_tile, threads = Cfg::threads;
-  static constexpr int step_bytes = 128;                      // 64 bf16 of the 576 a K step
+  static constexpr int step_bytes = 128;                      // 64 bf16 of the 576 a K step (in LDS)
   static constexpr int steps = qk_dim * 2 / step_bytes;       // 9
   static constexpr int v_half = v_dim / 2;                    // output columns a P x V pass
   static constexpr int half_steps = v_half * 2 / step_bytes;  // K steps whose columns form a half: 4
-  using kv_loader = tile::tile_loader_k_contiguous<kv_tile, step_bytes, threads, 16>;
-  using k_layout = typename kv_loader::layout;
-  using p_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // P: 16 rows a wave, K = the tile's KV rows
-  using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // V^T: rows = output columns, K = KV rows
+  // An fp8 cache is read as it is stored (64 bytes of a row a K step) and widened to bf16 on its way
+  // into the K-step tiles (exact: e4m3 fits bf16), so the rest of the kernel is the bf16 one.
+  using kv_loader =
+      tile::tile_loader_k_contiguous<kv_tile, fp8_kv ? step_bytes / 2 : step_bytes, threads, fp8_kv ? 8 : 16>;
+  using k_layout = tile::lds_swizzled_rows<step_bytes>;
+  static constexpr int k_tile_chunks = kv_tile * step_bytes / 16;  // 16-byte chunks of a K-step tile
+  using p_layout = tile::lds_swizzled_rows<kv_tile * 2>;           // P: 16 rows a wave, K = the tile's KV rows
+  using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;           // V^T: rows = output columns, K = KV rows
   using atom = arch::half_gemm_atom<bf16, 16>;
   using qk_mma = warp::warp_mma<atom, 1, kv_tile / 16, step_bytes, warp::from_registers, warp::from_lds<k_layout>>;
   // P x V in pieces of 32 output columns: a warp MMA issues all its LDS reads before its MFMAs,
@@ -105,7 +116,7 @@ struct decode_parts {
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_lds, int half, unsigned char* v_lds,
                                                          int tid) {
-  if (tid >= Parts::kv_loader::chunks) return;  // whole waves without a chunk
+  if (tid >= Parts::k_tile_chunks) return;  // whole waves without a chunk
   const int row = tid / 8, chunk = tid % 8;
   const bool even = row % 2 == 0;
 #pragma unroll
@@ -127,15 +138,41 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_
   }
 }
 
-template <class Cfg>
+// An fp8 loader's chunk (16 values of KV row c / 4, K values 16 (c % 4) ..) widened to bf16 into the
+// K-step tile: two 16-byte stores. e4m3 has fewer exponent and mantissa bits than bf16, so the
+// widening (to fp32, then its top half) is exact.
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_loader& loaded, unsigned char* tile,
+                                                      int tid) {
+  using loader = typename Parts::kv_loader;
+  if (tid >= loader::chunks) return;  // whole waves without a chunk
+  const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
+  std::uint32_t bf16_pairs[8];
+#pragma unroll
+  for (int w = 0; w < 4; ++w)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const auto pair = __builtin_amdgcn_cvt_pk_f32_fp8(static_cast<int>(loaded.regs[0][w]), half != 0);
+      bf16_pairs[2 * w + half] = (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[0])) >> 16) |
+                                 (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[1])) & 0xFFFF0000u);
+    }
+  arch::lds_store<16>(tile + Parts::k_layout::offset(row, 32 * k),
+                      arch::u32x4{bf16_pairs[0], bf16_pairs[1], bf16_pairs[2], bf16_pairs[3]});
+  arch::lds_store<16>(tile + Parts::k_layout::offset(row, 32 * k + 16),
+                      arch::u32x4{bf16_pairs[4], bf16_pairs[5], bf16_pairs[6], bf16_pairs[7]});
+}
+
+template <class Cfg, class KV>
 __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params p) {
-  using parts = decode_parts<Cfg>;
+  using parts = decode_parts<Cfg, KV>;
   using qk_mma = typename parts::qk_mma;
   using pv_mma = typename parts::pv_mma;
   constexpr int steps = parts::steps, kv_tile = parts::kv_tile, regs = parts::regs;
   arch::declare_codegen_targets<parts::lds_bytes, 1>();
-  if constexpr (!arch::runs_on_current_target<typename parts::atom>) {
-    __builtin_trap();
+  if constexpr (!arch::runs_on_current_target<typename parts::atom> ||
+                (parts::fp8_kv && !arch::reads_fp8<KV>(arch::current_target) &&
+                 arch::current_target != arch::target::host)) {
+    __builtin_trap();  // the converter reads the target's own fp8 format, not KV
   } else {
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds16, parts::lds_bytes / 16);
     unsigned char* const k_lds = reinterpret_cast<unsigned char*>(lds16);
@@ -183,7 +220,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
     }
 
     const arch::buffer cache =
-        arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * static_cast<std::uint32_t>(qk_dim) * 2);
+        arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * qk_dim * sizeof(KV));
     const int* pages = p.page_table ? p.page_table + static_cast<std::size_t>(b) * p.max_pages : nullptr;
     auto cache_row = [&](int j) {  // the cache row of the sequence's KV row j, -1 past the split
       if (j >= j_end) return -1;
@@ -191,7 +228,8 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
     };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
-    pv_mma o[2][parts::pv_pieces];  // output columns [256 h + 64 c, 256 h + 64 c + 64) in o[h][c]
+    const float score_scale = p.sm_scale * p.kv_scale;  // an fp8 cache's scale, once per score
+    pv_mma o[2][parts::pv_pieces];                      // output columns [256 h + 64 c, 256 h + 64 c + 64) in o[h][c]
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -217,7 +255,12 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 #pragma unroll
           for (int s = begin; s < end; ++s) loads[s - begin].wait_for_loads();
 #pragma unroll
-          for (int s = begin; s < end; ++s) loads[s - begin].store(k_lds + s * parts::k_tile_bytes, tid);
+          for (int s = begin; s < end; ++s) {
+            if constexpr (parts::fp8_kv)
+              store_widened<parts>(loads[s - begin], k_lds + s * parts::k_tile_bytes, tid);
+            else
+              loads[s - begin].store(k_lds + s * parts::k_tile_bytes, tid);
+          }
         });
       }
       __syncthreads();
@@ -238,7 +281,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           for (int r = 0; r < regs; ++r) {
             const int j = j0 + 16 * n + qk_mma::acc_col(lane);
             const float x = scores.acc[0][n][r];
-            t[n][r] = j < visible_end[r] ? x * p.sm_scale : minus_inf;
+            t[n][r] = j < visible_end[r] ? x * score_scale : minus_inf;
             tile_max[r] = t[n][r] > tile_max[r] ? t[n][r] : tile_max[r];
           }
         float alpha[regs];
@@ -253,7 +296,8 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           alpha[r] = m_new == minus_inf ? 1.0f : expf(m[r] - m_new);  // no e^(-inf - -inf)
           m[r] = m_new;
         }
-        // P in bf16 (its rounded values are what the sums count too), into the wave's P tile:
+        // P in bf16 (each weight then within 2^-9 of its fp32 value, which the sums count), into the
+        // wave's P tile:
         // lanes 2c and 2c + 1 hold columns 2c and 2c + 1 of the same rows; the even lane writes rows
         // 0 and 1 of its four, the odd one rows 2 and 3, each a (column 2c, 2c + 1) word.
 #pragma unroll
@@ -263,8 +307,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           for (int r = 0; r < regs; ++r) {
             const float e = t[n][r] == minus_inf ? 0.0f : expf(t[n][r] - m[r]);
             bits[r] = half_bits_rne<bf16>(e);
-            l[r] = (n == 0 ? l[r] * alpha[r] : l[r]) +
-                   widen_to_float(bf16::from_bits(static_cast<std::uint16_t>(bits[r])));
+            l[r] = (n == 0 ? l[r] * alpha[r] : l[r]) + e;
           }
           const bool even = lane % 2 == 0;
           // Send the rows the partner writes: the odd lane sends rows 0 and 1, the even 2 and 3.
@@ -315,7 +358,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
       float sum = l[r];
 #pragma unroll
       for (int offset = 1; offset < 16; offset *= 2) sum += __shfl_xor(sum, offset);
-      inv[r] = sum > 0.0f ? 1.0f / sum : 0.0f;
+      inv[r] = sum > 0.0f ? p.kv_scale / sum : 0.0f;  // and once per output value
       lse[r] = sum > 0.0f ? m[r] + logf(sum) : minus_inf;
     }
     // One split: the output in bf16 ([row][512]); several: this split's fp32 partial
@@ -362,10 +405,13 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 }
 
 // A call's device pointers: q, the cache and the sequences' tables (the device copies of
-// sequences_view's), out, an optional lse, and the workspace of the split partials.
+// sequences_view's), out, an optional lse, and the workspace of the split partials. KV: the cache's
+// type, bf16, or the fp8 format the device reads with its per-tensor fp32 scale (kv_scale: the
+// value of a code is code * kv_scale).
+template <class KV = bf16>
 struct args {
   const bf16* q = nullptr;          // [total_q][heads][576]
-  const bf16* cache = nullptr;      // [cache_rows][576] (paged: [pages][page_size][576])
+  const KV* cache = nullptr;        // [cache_rows][576] (paged: [pages][page_size][576])
   const int* qo_indptr = nullptr;   // [batch + 1]
   const int* kv_indptr = nullptr;   // ragged: [batch + 1]
   const int* kv_lens = nullptr;     // paged: [batch]
@@ -374,6 +420,7 @@ struct args {
   float* lse = nullptr;             // [total_q][heads], or null
   void* workspace = nullptr;        // workspace_bytes(...) bytes, 16-byte aligned
   std::size_t workspace_bytes = 0;
+  float kv_scale = 1.0f;  // fp8 cache only
 };
 
 // The partial buffers of a split plan (none with one split): outputs, then LSEs.
@@ -383,9 +430,14 @@ inline std::size_t workspace_bytes(const problem& p, const sequences_view& s, co
   return (rows * v_dim * 4 + 255) / 256 * 256 + rows * 4;
 }
 
-inline status validate_args(const problem& p, const sequences_view& s, const args& a, const split_plan& plan) {
+template <class KV>
+status validate_args(const problem& p, const sequences_view& s, const args<KV>& a, const split_plan& plan) {
   if (status st = validate_sequences(p, s); !st.ok()) return st;
   const std::string what = "mla_decode " + p.str() + ": ";
+  if (std::is_same_v<KV, bf16> ? a.kv_scale != 1.0f : !(std::isfinite(a.kv_scale) && a.kv_scale > 0.0f))
+    return {status_code::bad_config,
+            what + (std::is_same_v<KV, bf16> ? "kv_scale is an fp8 cache's scale; a bf16 cache has 1"
+                                             : "kv_scale must be finite and positive")};
   const bool paged = p.layout == kv_layout::paged;
   if (status st =
           check_pointer_arguments(what, {{"q", a.q, 16, "16-byte vector loads"},
@@ -416,8 +468,9 @@ inline status validate_args(const problem& p, const sequences_view& s, const arg
 
 // Validates, then launches config Cfg's decode kernel over (row groups, splits, sequences) and,
 // with more than one split, the reduce: no host synchronisation, nothing allocated.
-template <class Cfg>
-status launch(const problem& p, const sequences_view& s, const args& a, const split_plan& plan, hipStream_t stream) {
+template <class Cfg, class KV>
+status launch(const problem& p, const sequences_view& s, const args<KV>& a, const split_plan& plan,
+              hipStream_t stream) {
   if (status st = validate_args(p, s, a, plan); !st.ok()) return st;
   if (p.batch == 0 || s.q_rows() == 0) return status::success();
   int max_rows = 0;
@@ -427,12 +480,12 @@ status launch(const problem& p, const sequences_view& s, const args& a, const sp
   float* partial_lse = plan.reduce() ? reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) +
                                                                 (partial_rows * v_dim * 4 + 255) / 256 * 256)
                                      : nullptr;
-  const decode_params kp{a.q,         a.cache,     a.qo_indptr, a.kv_indptr,  a.kv_lens,  a.page_table,
-                         p.heads,     p.page_size, p.max_pages, p.cache_rows, p.sm_scale, plan.chunk,
-                         plan.splits, a.out,       a.lse,       partial_out,  partial_lse};
+  const decode_params kp{a.q,        a.cache,     a.qo_indptr, a.kv_indptr,  a.kv_lens,   a.page_table,
+                         p.heads,    p.page_size, p.max_pages, p.cache_rows, p.sm_scale,  a.kv_scale,
+                         plan.chunk, plan.splits, a.out,       a.lse,        partial_out, partial_lse};
   const dim3 grid(static_cast<unsigned>(ceil_div(max_rows, Cfg::rows)), static_cast<unsigned>(plan.splits),
                   static_cast<unsigned>(p.batch));
-  hipLaunchKernelGGL(mla_decode_kernel<Cfg>, grid, dim3(Cfg::threads), 0, stream, kp);
+  hipLaunchKernelGGL((mla_decode_kernel<Cfg, KV>), grid, dim3(Cfg::threads), 0, stream, kp);
   if (plan.reduce()) {
     const reduce_params<bf16> rp{partial_out,
                                  partial_lse,
