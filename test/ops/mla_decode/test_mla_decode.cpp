@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -153,4 +154,26 @@ TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
   a.kv_scale = 2.0f;
   CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{32, 1}, nullptr).message() ==
         "mla_decode " + t.p.str() + ": kv_scale is an fp8 cache's scale; a bf16 cache has 1");
+}
+
+TEST_CASE("mla_decode: a seeded random sweep over legal problems", "[emu][mla]") {
+  std::mt19937 rng(2026);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int page_sizes[] = {0, 1, 5, 16, 64};  // 0: the ragged layout
+  for (int trial = 0; trial < 6; ++trial) {
+    const int batch = pick(1, 5), heads = pick(1, 64), page = page_sizes[pick(0, 4)];
+    std::vector<int> lens, q_lens;
+    for (int b = 0; b < batch; ++b) lens.push_back(pick(0, 200)), q_lens.push_back(pick(0, 4));
+    INFO("trial " << trial << ": " << batch << " sequences, " << heads << " heads, page " << page);
+    const mla::split_plan forced{32 * pick(1, 3), 8};  // covers 96 x 8 rows: every length drawn
+    if (trial % 2) {
+      test::mla_case<bf16> t(heads, lens, q_lens, page, 300 + trial);
+      run_case(t, pick(0, 1) ? nullptr : &forced, "sweep, bf16");
+    } else {
+      test::with_device_fp8([&](auto fp8_format) {
+        test::mla_case<decltype(fp8_format)> t(heads, lens, q_lens, page, 300 + trial);
+        run_case(t, pick(0, 1) ? nullptr : &forced, "sweep, fp8");
+      });
+    }
+  }
 }

@@ -148,14 +148,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
   if (tid >= loader::chunks) return;  // whole waves without a chunk
   const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
   std::uint32_t bf16_pairs[8];
+  // The top half of an fp32 value is its bf16 (exact here: no bits below are set).
+  auto pack = [](auto pair) {
+    return (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[0])) >> 16) |
+           (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[1])) & 0xFFFF0000u);
+  };
 #pragma unroll
-  for (int w = 0; w < 4; ++w)
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const auto pair = __builtin_amdgcn_cvt_pk_f32_fp8(static_cast<int>(loaded.regs[0][w]), half != 0);
-      bf16_pairs[2 * w + half] = (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[0])) >> 16) |
-                                 (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[1])) & 0xFFFF0000u);
-    }
+  for (int w = 0; w < 4; ++w) {
+    const int word = static_cast<int>(loaded.regs[0][w]);
+    bf16_pairs[2 * w] = pack(__builtin_amdgcn_cvt_pk_f32_fp8(word, false));     // bytes 0 and 1
+    bf16_pairs[2 * w + 1] = pack(__builtin_amdgcn_cvt_pk_f32_fp8(word, true));  // bytes 2 and 3
+  }
   arch::lds_store<16>(tile + Parts::k_layout::offset(row, 32 * k),
                       arch::u32x4{bf16_pairs[0], bf16_pairs[1], bf16_pairs[2], bf16_pairs[3]});
   arch::lds_store<16>(tile + Parts::k_layout::offset(row, 32 * k + 16),
