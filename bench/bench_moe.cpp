@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "support/emulator_bench_main.hpp"
+#include "support/gpu_timing.hpp"
 #include "support/moe_blockscale_case.hpp"
 #include "support/moe_case.hpp"
 #include "wavekit/ops/moe.hpp"
@@ -62,27 +63,6 @@ void report_counters(benchmark::State& state, const emu::launch_counters& c, con
   state.counters["read_vs_weights_once"] = double(c.global_bytes_read) / (double(weight_bytes) + activations);
   state.counters["mfma"] = double(c.mfma_total());
   state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
-}
-#else
-// On a GPU: each iteration times one call, operands evicted from L2 first.
-template <class F>
-void time_calls(benchmark::State& state, F&& call) {
-  void* flush = nullptr;
-  const std::size_t flush_bytes = std::size_t(512) << 20;
-  hipMalloc(&flush, flush_bytes);
-  hipEvent_t start, stop;
-  hipEventCreate(&start), hipEventCreate(&stop);
-  for (auto _ : state) {
-    hipMemsetAsync(flush, 0, flush_bytes, nullptr);
-    hipEventRecord(start, nullptr);
-    call();
-    hipEventRecord(stop, nullptr);
-    hipEventSynchronize(stop);
-    float ms = 0;
-    hipEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
-  hipEventDestroy(start), hipEventDestroy(stop), hipFree(flush);
 }
 #endif
 
@@ -134,7 +114,7 @@ void moe_config(benchmark::State& state) {
 #if defined(WAVEKIT_EMULATOR)
   report_counters(state, c, ids, t.active_weight_bytes(), tokens, hidden);
 #else
-  time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
+  test::time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
 #endif
 }
 
@@ -175,7 +155,7 @@ void moe_layer_fp8(benchmark::State& state) {
 #if defined(WAVEKIT_EMULATOR)
     report_counters(state, c, ids, t.active_weight_bytes(), tokens, hidden);
 #else
-    time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
+    test::time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
 #endif
   });
 }

@@ -6,6 +6,5 @@
 
 namespace mla = wavekit::ops::mla_decode;
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, wavekit::bf16>(mla::decode_params);
-template __global__ void mla::mla_decode_kernel<mla::config_rows64,
-                                                wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>>(
-    mla::decode_params);
+template __global__ void mla::mla_decode_kernel<
+    mla::config_rows64, wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>>(mla::decode_params);

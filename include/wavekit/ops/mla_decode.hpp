@@ -17,6 +17,7 @@
 
 #include <hip/hip_runtime.h>
 
+#include <string>
 #include <type_traits>
 
 #include "wavekit/arch/device.hpp"
@@ -35,17 +36,23 @@ namespace ops::mla_decode {
 // row, head) rows takes several workgroups, each reading its KV rows).
 inline config_id choose_config(const problem&, const sequences_view&) { return config_id::rows64; }
 
+inline std::string config_name(config_id id) {
+  return with_config(id, [](auto cfg) { return decltype(cfg)::name(); });
+}
+
 }  // namespace ops::mla_decode
 
-// The split plan for the current device (its CU count), after checking the problem and the tables.
-inline result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::problem& p,
-                                                           const ops::mla_decode::sequences_view& s) {
+// The split plan for the current device (its CU count) and a cache of KV elements (bf16 or fp8:
+// the bytes a split reads), after checking the problem and the tables.
+template <class KV = bf16>
+result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::problem& p,
+                                                    const ops::mla_decode::sequences_view& s) {
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
   const arch::device_facts& facts = arch::current_device_arch().kind == arch::target::gfx950
                                         ? arch::facts_of<arch::target::gfx950>
                                         : arch::facts_of<arch::target::gfx942>;
-  return m::choose_splits(p, s, facts, m::config_rows64::kv_tile);
+  return m::choose_splits(p, s, facts, m::config_rows64::kv_tile, static_cast<int>(sizeof(KV)));
 }
 
 // KV: bf16, or the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with

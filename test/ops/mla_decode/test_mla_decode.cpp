@@ -25,7 +25,7 @@ namespace {
 // Runs with the given plan (or the device's own), checks, and runs again for the same bits.
 template <class KV>
 void run_case(test::mla_case<KV>& t, const mla::split_plan* forced, const char* label) {
-  const mla::split_plan plan = forced ? *forced : wavekit::mla_decode_plan(t.p, t.view()).value();
+  const mla::split_plan plan = forced ? *forced : wavekit::mla_decode_plan<KV>(t.p, t.view()).value();
   status s;
   const auto a = t.args(plan);
   const auto unsafe =
@@ -140,7 +140,7 @@ TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
     test::mla_case<fp8> paged(64, {17, 40}, {1, 2}, 16, 42);
     run_case(paged, nullptr, "fp8, paged");
     // A scale that is not finite and positive; a bf16 cache given one.
-    auto a = paged.args(wavekit::mla_decode_plan(paged.p, paged.view()).value());
+    auto a = paged.args(wavekit::mla_decode_plan<fp8>(paged.p, paged.view()).value());
     a.kv_scale = 0.0f;
     CHECK(wavekit::mla_decode(paged.p, paged.view(), a, mla::split_plan{32, 2}, nullptr).message() ==
           "mla_decode " + paged.p.str() + ": kv_scale must be finite and positive");

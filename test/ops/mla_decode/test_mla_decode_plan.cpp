@@ -105,6 +105,7 @@ TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
   // amd-mixed-mla's smallest batch: 4 sequences of 8192 rows, 16 heads: many splits of the minimum
   // chunk (about 37 rows per head, in whole tiles).
   CHECK(mla::min_chunk(16, 1, tile) == 640);
+  CHECK(mla::min_chunk(16, 1, tile, 1) == 1216);  // an fp8 cache: half the bytes a row, twice the rows
   {
     ragged_batch b({8192, 8192, 8192, 8192});
     const auto plan = mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), mi300x, tile);

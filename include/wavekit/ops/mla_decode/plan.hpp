@@ -38,18 +38,18 @@ struct split_plan {
 };
 
 // KV rows a split reads at least, so that its queries (bf16) and its partial output (written and
-// read back, fp32) cost at most an eighth of its KV bytes (bf16 rows of 576): rounded up to whole
-// KV tiles.
-inline int min_chunk(int heads, int q_rows_per_sequence, int kv_tile) {
+// read back, fp32) cost at most an eighth of its KV bytes (rows of 576 elements of kv_element_bytes:
+// 2 for bf16, 1 for fp8): rounded up to whole KV tiles.
+inline int min_chunk(int heads, int q_rows_per_sequence, int kv_tile, int kv_element_bytes = 2) {
   const double split_bytes = double(heads) * q_rows_per_sequence * (2.0 * (v_dim + 1) * 4 + qk_dim * 2);
-  const int rows = static_cast<int>(8.0 * split_bytes / (qk_dim * 2) + 0.999999);
+  const int rows = static_cast<int>(8.0 * split_bytes / (qk_dim * kv_element_bytes) + 0.999999);
   return std::max(kv_tile, (rows + kv_tile - 1) / kv_tile * kv_tile);
 }
 
 // The split plan for sequences s on a device with the given facts; the sequences must be valid
 // (validate_sequences).
 inline split_plan choose_splits(const problem& p, const sequences_view& s, const arch::device_facts& device,
-                                int kv_tile) {
+                                int kv_tile, int kv_element_bytes = 2) {
   long total = 0;
   int longest = 0, max_q = 1;
   for (int b = 0; b < p.batch; ++b) {
@@ -59,7 +59,8 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, const
   split_plan plan;
   const long workgroups = 2L * device.compute_units;
   const long per_workgroup = (total + workgroups - 1) / workgroups;
-  long chunk = std::max<long>(min_chunk(p.heads, max_q, kv_tile), (per_workgroup + kv_tile - 1) / kv_tile * kv_tile);
+  long chunk = std::max<long>(min_chunk(p.heads, max_q, kv_tile, kv_element_bytes),
+                              (per_workgroup + kv_tile - 1) / kv_tile * kv_tile);
   chunk = std::max<long>(chunk, ((longest + max_splits - 1) / max_splits + kv_tile - 1) / kv_tile * kv_tile);
   plan.chunk = static_cast<int>(std::max<long>(chunk, kv_tile));
   plan.splits = plan.splits_of(longest);
