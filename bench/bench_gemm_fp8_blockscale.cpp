@@ -20,6 +20,7 @@
 
 #include "support/blockscale_case.hpp"
 #include "support/emulator_bench_main.hpp"
+#include "support/gpu_timing.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
 
@@ -75,23 +76,8 @@ void blockscale_shape(benchmark::State& state) {
   state.counters["lds_bank_conflict_cycles"] = static_cast<double>(c.lds_bank_conflict_cycles);
   state.counters["emulated_GFLOP_per_s"] = flops / emulated_seconds / 1e9;
 #else
-  void* flush = nullptr;
-  const std::size_t flush_bytes = std::size_t(512) << 20;
-  hipMalloc(&flush, flush_bytes);
-  hipEvent_t start, stop;
-  hipEventCreate(&start), hipEventCreate(&stop);
-  for (auto _ : state) {
-    hipMemsetAsync(flush, 0, flush_bytes, nullptr);  // evict the operands from L2 and MALL
-    hipEventRecord(start, nullptr);
-    (void)gemm_fp8_blockscale(p, t.args(), nullptr);
-    hipEventRecord(stop, nullptr);
-    hipEventSynchronize(stop);
-    float ms = 0;
-    hipEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
+  test::time_calls(state, [&] { (void)gemm_fp8_blockscale(p, t.args(), nullptr); });
   state.counters["TFLOPS"] = benchmark::Counter(flops * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
-  hipEventDestroy(start), hipEventDestroy(stop), hipFree(flush);
 #endif
 }
 

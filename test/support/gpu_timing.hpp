@@ -17,7 +17,7 @@ void time_calls(benchmark::State& state, F&& call) {
   hipEvent_t start, stop;
   hipEventCreate(&start), hipEventCreate(&stop);
   for (auto _ : state) {
-    hipMemsetAsync(flush, 0, flush_bytes, nullptr);
+    hipMemsetAsync(flush, 0, flush_bytes, nullptr);  // evict the operands from L2 and MALL
     hipEventRecord(start, nullptr);
     call();
     hipEventRecord(stop, nullptr);
