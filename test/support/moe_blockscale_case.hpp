@@ -206,6 +206,15 @@ struct moe_blockscale_case {
     return false;
   }
 
+  // The three steps for the standard layout run with M tiles of tile_m rows: the workspace's
+  // intermediates where plan_workspace puts them, each row's slot from the sort's output.
+  int check_standard(int tile_m, const char* label) const {
+    const ops::moe::workspace_layout w =
+        ops::moe::plan_workspace(p, tile_m, sizeof(T), ops::moe::weight_format::fp8_blockscale);
+    return check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows},
+                 read_workspace<int>(w.sorted_slots, w.cap.rows), label);
+  }
+
   // every_token: the output of every token is checked (the standard layout); false: only of tokens
   // with a local expert (the batched layout leaves the other rows unspecified).
   int check(const moe_quantized_intermediates& at, const std::vector<int>& row_slot, const char* label,

@@ -39,10 +39,7 @@ void run_case(const moe::problem& p, const std::vector<int>& ids, std::uint32_t 
   REQUIRE(s.ok());
   CHECK(unsafe.empty());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  const moe::workspace_layout w = moe::plan_workspace(p, Cfg::block_m, sizeof(T), moe::weight_format::fp8_blockscale);
-  const std::vector<int> row_slot = t.template read_workspace<int>(w.sorted_slots, w.cap.rows);
-  CHECK(t.check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows}, row_slot,
-                Cfg::name().c_str()) == 0);
+  CHECK(t.check_standard(Cfg::block_m, Cfg::name().c_str()) == 0);
   // The same bits again.
   const std::vector<T> first = t.output();
   REQUIRE(moe::launch<Cfg>(p, t.args(), nullptr).ok());
@@ -104,9 +101,7 @@ TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 for
     REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
     CHECK(ran == moe::blockscale::config_medium::name());
-    const moe::workspace_layout w = moe::plan_workspace(p, 64, 2, moe::weight_format::fp8_blockscale);
-    CHECK(t.check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows},
-                  t.template read_workspace<int>(w.sorted_slots, w.cap.rows), ran.c_str()) == 0);
+    CHECK(t.check_standard(moe::blockscale::config_medium::block_m, ran.c_str()) == 0);
     // The other fp8 format: the device does not read it.
     using other = test::other_fp8_t<fp8>;
     const moe::blockscale_args<bf16, other> wrong{};

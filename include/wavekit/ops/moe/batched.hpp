@@ -167,11 +167,9 @@ status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStr
                                        a.gate, a.up, a.down, a.out, a.workspace, a.workspace_bytes, w.bytes);
       !s.ok())
     return s;
-  auto* base = static_cast<unsigned char*>(a.workspace);
-  int* tile_expert = reinterpret_cast<int*>(base + w.tile_expert);
-  int* row_index = reinterpret_cast<int*>(base + w.row_index);
-  T* gate = reinterpret_cast<T*>(base + w.gate);
-  T* hidden = reinterpret_cast<T*>(base + w.hidden);
+  const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
+  int *tile_expert = ws.at<int>(w.tile_expert), *row_index = ws.at<int>(w.row_index);
+  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden);
   const int rows = p.local_experts * p.max_tokens;
   launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
@@ -203,25 +201,15 @@ status launch_batched(const batched_problem& p, const batched_blockscale_args<T,
                                        a.out, a.workspace, a.workspace_bytes, w.bytes);
       !s.ok())
     return s;
-  auto* base = static_cast<unsigned char*>(a.workspace);
-  auto at = [&]<class U>(std::size_t offset) { return reinterpret_cast<U*>(base + offset); };
-  int* tile_expert = at.template operator()<int>(w.tile_expert);
-  int* row_index = at.template operator()<int>(w.row_index);
-  T* gate = at.template operator()<T>(w.gate);
-  T* hidden = at.template operator()<T>(w.hidden);
-  Fp8* hidden_fp8 = at.template operator()<Fp8>(w.hidden_fp8);
-  float* hidden_scale = at.template operator()<float>(w.hidden_scale);
+  const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
+  int *tile_expert = ws.at<int>(w.tile_expert), *row_index = ws.at<int>(w.row_index);
+  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden);
+  Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);
+  float* hidden_scale = ws.at<float>(w.hidden_scale);
   const int rows = p.local_experts * p.max_tokens;
   launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
-  const Fp8* x = a.x_fp8;
-  const float* x_scale = a.x_scale;
-  if (a.x) {
-    Fp8* xq = at.template operator()<Fp8>(w.x_fp8);
-    float* xs = at.template operator()<float>(w.x_scale);
-    launch_quantize(a.x, rows, p.hidden, row_index, xq, xs, stream);
-    x = xq, x_scale = xs;
-  }
-  const bool per_token = !a.x && a.x_scaling == activation_scaling::per_token;
+  const auto [x, x_scale, per_token] =
+      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scaling, rows, p.hidden, row_index, w, ws, stream);
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {

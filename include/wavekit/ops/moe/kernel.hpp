@@ -306,19 +306,35 @@ status validate(const problem& p, const blockscale_args<T, Fp8>& a, int tile_m, 
                                a.workspace_bytes, need);
 }
 
-// The workspace's parts as typed pointers.
+// A workspace's parts (offsets of a layout, either layout's) as typed pointers.
 struct workspace_view {
-  const workspace_layout& w;
   unsigned char* base;
   template <class U>
   U* at(std::size_t offset) const {
     return reinterpret_cast<U*>(base + offset);
   }
-  sort_outputs sort() const {
+  sort_outputs sort(const workspace_layout& w) const {
     return {at<int>(w.counts),    at<int>(w.offsets),     at<int>(w.sorted_slots), at<int>(w.sorted_tokens),
             at<int>(w.row_index), at<int>(w.tile_expert), at<int>(w.inverse),      at<int>(w.invalid_ids)};
   }
 };
+
+// The fp8 GEMMs' A operand: x quantized 1x128 into the workspace (its rows in use, rows_in_use as
+// in block::quantize_1x128_args), or x_fp8 with its scales as it arrived.
+template <class Fp8>
+struct quantized_input {
+  const Fp8* x;
+  const float* scale;
+  bool per_token;  // one scale per row (activation_scaling::per_token)
+};
+template <class T, class Fp8>
+quantized_input<Fp8> quantize_or_take(const T* x, const Fp8* x_fp8, const float* x_scale, activation_scaling scaling,
+                                      int rows, int hidden, const int* rows_in_use, const quantized_intermediates& w,
+                                      const workspace_view& ws, hipStream_t stream) {
+  if (!x) return {x_fp8, x_scale, scaling == activation_scaling::per_token};
+  launch_quantize(x, rows, hidden, rows_in_use, ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), stream);
+  return {ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), false};
+}
 
 // Sums (out) or copies (out_unreduced) each slot's weighted down projection.
 template <class T>
@@ -353,8 +369,8 @@ template <class Cfg, class T>
 status launch(const problem& p, const args<T>& a, hipStream_t stream) {
   const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T));
   if (status s = validate(p, a, Cfg::block_m, w.bytes); !s.ok()) return s;
-  const workspace_view ws{w, static_cast<unsigned char*>(a.workspace)};
-  const sort_outputs so = ws.sort();
+  const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
+  const sort_outputs so = ws.sort(w);
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
   if (p.tokens == 0) return status::success();
   T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
@@ -379,20 +395,15 @@ template <class Cfg, class T, class Fp8>
 status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t stream) {
   const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T), weight_format::fp8_blockscale);
   if (status s = validate(p, a, Cfg::block_m, w.bytes); !s.ok()) return s;
-  const workspace_view ws{w, static_cast<unsigned char*>(a.workspace)};
-  const sort_outputs so = ws.sort();
+  const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
+  const sort_outputs so = ws.sort(w);
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
   if (p.tokens == 0) return status::success();
   T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
   Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);
   float* hidden_scale = ws.at<float>(w.hidden_scale);
-  const Fp8* x = a.x_fp8;
-  const float* x_scale = a.x_scale;
-  if (a.x) {
-    launch_quantize(a.x, p.tokens, p.hidden, nullptr, ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), stream);
-    x = ws.at<Fp8>(w.x_fp8), x_scale = ws.at<float>(w.x_scale);
-  }
-  const bool per_token = !a.x && a.x_scaling == activation_scaling::per_token;
+  const auto [x, x_scale, per_token] =
+      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scaling, p.tokens, p.hidden, nullptr, w, ws, stream);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {
