@@ -1,6 +1,7 @@
 // MLA decode (wavekit::mla_decode) over amd-mixed-mla's cases: batch 4, 32, 64 and 256 at KV
-// lengths 1024 and 8192, 16 heads, one query per sequence, with a bf16 cache and with an fp8 one
-// (the device's format, a per-tensor scale); and DeepSeek's 128 heads. Each case is verified first
+// lengths 1024 and 8192, 16 heads, one query per sequence, with a bf16 cache, an fp8 one (the
+// device's format, a per-tensor scale), and fp8 queries too (`fp8`: 0, 1, 2); and DeepSeek's 128
+// heads. Each case is verified first
 // against the host reference (test/support/mla_case.hpp's bound). On a GPU: microseconds per
 // call, operands evicted from L2 between calls. On the CPU emulator: one call, reporting the bytes
 // read against the batch's KV rows, queries and outputs (each KV row to be read once per
@@ -24,10 +25,10 @@ namespace mla = wavekit::ops::mla_decode;
 
 namespace {
 
-template <class KV>
+template <class KV, class Q = bf16>
 void run(benchmark::State& state) {
   const int batch = int(state.range(0)), kv_len = int(state.range(1)), heads = int(state.range(2));
-  test::mla_case<KV> t(heads, std::vector<int>(batch, kv_len), std::vector<int>(batch, 1), 0, 7);
+  test::mla_case<KV, Q> t(heads, std::vector<int>(batch, kv_len), std::vector<int>(batch, 1), 0, 7);
   const mla::split_plan plan = wavekit::mla_decode_plan<KV>(t.p, t.view()).value();
   const auto a = t.args(plan);
 #if defined(WAVEKIT_EMULATOR)
@@ -53,7 +54,7 @@ void run(benchmark::State& state) {
   for (auto _ : state) {
   }
   const double kv_bytes = double(batch) * kv_len * mla::qk_dim * sizeof(KV);
-  const double once = kv_bytes + double(batch) * heads * (mla::qk_dim + mla::v_dim) * 2;
+  const double once = kv_bytes + double(batch) * heads * (mla::qk_dim * sizeof(Q) + mla::v_dim * 2);
   state.counters["splits"] = plan.splits;
   state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
   state.counters["read_vs_kv_once"] = double(c.global_bytes_read) / once;
@@ -67,8 +68,10 @@ void run(benchmark::State& state) {
 void mla_decode_bench(benchmark::State& state) {
   if (state.range(3) == 0)
     run<bf16>(state);
-  else
+  else if (state.range(3) == 1)
     arch::with_device_fp8([&](auto fp8_format) { run<decltype(fp8_format)>(state); });
+  else
+    arch::with_device_fp8([&](auto fp8_format) { run<decltype(fp8_format), decltype(fp8_format)>(state); });
 }
 
 }  // namespace
@@ -77,8 +80,10 @@ BENCHMARK(mla_decode_bench)
     ->Name("mla_decode")
     ->ArgNames({"batch", "kv", "heads", "fp8"})
     ->ArgsProduct({{4, 32, 64, 256}, {1024, 8192}, {16}, {0, 1}})
+    ->Args({4, 1024, 16, 2})
     ->Args({4, 8192, 128, 0})
     ->Args({4, 8192, 128, 1})
+    ->Args({4, 8192, 128, 2})
 #if defined(WAVEKIT_EMULATOR)
     ->Iterations(1)
 #else

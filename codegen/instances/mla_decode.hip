@@ -1,10 +1,14 @@
-// Codegen instance: the MLA decode kernel (ops/mla_decode/kernel.hpp), bf16 queries, bf16 and
-// fp8 (the target's format) latent cache, each shipped config.
+// Codegen instance: the MLA decode kernel (ops/mla_decode/kernel.hpp), each shipped config over a
+// bf16 and an fp8 (the target's format) latent cache with bf16 queries, and with fp8 queries too.
 // wavekit-codegen-archs: gfx942 gfx950
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/ops/mla_decode/kernel.hpp"
 
 namespace mla = wavekit::ops::mla_decode;
+using fp8 = wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>;
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, wavekit::bf16>(mla::decode_params);
-template __global__ void mla::mla_decode_kernel<
-    mla::config_rows64, wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows64, fp8>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows64, fp8, fp8>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows128, wavekit::bf16>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows128, fp8>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows128, fp8, fp8>(mla::decode_params);

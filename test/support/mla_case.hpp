@@ -1,6 +1,6 @@
-// A random MLA decode batch on the device (bf16 queries, a bf16 or fp8 latent cache, ragged or
-// paged) and its check against host::reference_mla_decode (fed the cache's values: an fp8 code
-// times the scale) at a bound computed from the formats:
+// A random MLA decode batch on the device (bf16 or fp8 queries, a bf16 or fp8 latent cache, ragged
+// or paged) and its check against host::reference_mla_decode (fed the values the kernel reads: an
+// fp8 code times its scale) at a bound computed from the formats:
 //   - scores: fp32 accumulation of exact bf16 products over 576 values, so |s - s_ref| <= delta =
 //     sm_scale * 576 * 2^-23 * |q|_2 |k|_2 (Cauchy-Schwarz over the query's row and the largest KV
 //     row); a weight e^s / sum moves by at most 2 delta relative;
@@ -30,16 +30,16 @@
 namespace wavekit::test {
 
 // KV: the cache's type, bf16 or an fp8 format (quantized with one per-tensor scale, amax /
-// max_finite, by saturate_cast: the host quantizer's rule).
-template <class KV = bf16>
+// max_finite, by saturate_cast: the host quantizer's rule); Q: the queries' type, likewise.
+template <class KV = bf16, class Q = bf16>
 struct mla_case {
   ops::mla_decode::problem p;
   std::vector<int> qo, kv_indptr, kv_lens, page_table;
-  std::vector<bf16> q;
+  std::vector<Q> q;
   std::vector<KV> cache;
-  float kv_scale = 1.0f;
-  std::vector<float> cache_f;  // the cache's values (codes times the scale), for the reference
-  bf16* d_q = nullptr;
+  float kv_scale = 1.0f, q_scale = 1.0f;
+  std::vector<float> q_f, cache_f;  // the values (codes times the scale), for the reference
+  Q* d_q = nullptr;
   KV* d_cache = nullptr;
   bf16* d_out = nullptr;
   float* d_lse = nullptr;
@@ -77,22 +77,11 @@ struct mla_case {
       cache_rows = pages * page_size;
       p = {batch, heads, ops::mla_decode::kv_layout::paged, page_size, cache_rows, max_pages, 1.0f / std::sqrt(576.0f)};
     }
-    q.resize(std::size_t(qo.back()) * heads * 576);
-    for (bf16& v : q) v = saturate_cast<bf16>(n(rng));
-    std::vector<float> values(std::size_t(cache_rows) * 576);
+    std::vector<float> q_values(std::size_t(qo.back()) * heads * 576), values(std::size_t(cache_rows) * 576);
+    for (float& v : q_values) v = n(rng);
     for (float& v : values) v = n(rng);
-    cache.resize(values.size());
-    cache_f.resize(values.size());
-    if constexpr (std::is_same_v<KV, bf16>) {
-      for (std::size_t i = 0; i < values.size(); ++i)
-        cache[i] = saturate_cast<bf16>(values[i]), cache_f[i] = widen_to_float(cache[i]);
-    } else {
-      float amax = 0.0f;
-      for (float v : values) amax = std::max(amax, std::fabs(v));
-      kv_scale = amax / element_limits<KV>::max_finite;
-      for (std::size_t i = 0; i < values.size(); ++i)
-        cache[i] = saturate_cast<KV>(values[i] / kv_scale), cache_f[i] = to_float(cache[i]) * kv_scale;
-    }
+    quantize(q_values, q, q_f, q_scale);
+    quantize(values, cache, cache_f, kv_scale);
     d_q = upload(q), d_cache = upload(cache), d_qo = upload(qo);
     d_kv_indptr = kv_indptr.empty() ? nullptr : upload(kv_indptr);
     d_kv_lens = kv_lens.empty() ? nullptr : upload(kv_lens);
@@ -106,19 +95,38 @@ struct mla_case {
     hipFree(d_out), hipFree(d_lse), hipFree(workspace);
   }
   mla_case(const mla_case&) = delete;
+
+  // values as T (bf16: rounded; fp8: a per-tensor scale, amax / max_finite) and what they stand for.
+  template <class T>
+  static void quantize(const std::vector<float>& values, std::vector<T>& codes, std::vector<float>& as_read,
+                       float& scale) {
+    codes.resize(values.size());
+    as_read.resize(values.size());
+    if constexpr (std::is_same_v<T, bf16>) {
+      for (std::size_t i = 0; i < values.size(); ++i)
+        codes[i] = saturate_cast<bf16>(values[i]), as_read[i] = widen_to_float(codes[i]);
+    } else {
+      float amax = 0.0f;
+      for (float v : values) amax = std::max(amax, std::fabs(v));
+      scale = amax / element_limits<T>::max_finite;
+      for (std::size_t i = 0; i < values.size(); ++i)
+        codes[i] = saturate_cast<T>(values[i] / scale), as_read[i] = to_float(codes[i]) * scale;
+    }
+  }
   mla_case& operator=(const mla_case&) = delete;
 
   ops::mla_decode::sequences_view view() const { return {qo, kv_indptr, kv_lens, page_table}; }
 
   // The arguments for a plan (the workspace sized for it).
-  ops::mla_decode::args<KV> args(const ops::mla_decode::split_plan& plan) {
+  ops::mla_decode::args<KV, Q> args(const ops::mla_decode::split_plan& plan) {
     const std::size_t need = ops::mla_decode::workspace_bytes(p, view(), plan);
     if (need > workspace_bytes) {
       hipFree(workspace);
       hipMalloc(&workspace, need);
       workspace_bytes = need;
     }
-    return {d_q, d_cache, d_qo, d_kv_indptr, d_kv_lens, d_pages, d_out, d_lse, workspace, workspace_bytes, kv_scale};
+    return {d_q,   d_cache, d_qo,      d_kv_indptr,     d_kv_lens, d_pages,
+            d_out, d_lse,   workspace, workspace_bytes, kv_scale,  q_scale};
   }
 
   const float* kv_row(int b, int j) const {
@@ -130,8 +138,7 @@ struct mla_case {
 
   // Outputs (and lse) outside the header's bound; each printed, the first few.
   int check(const char* label) const {
-    std::vector<float> qf(q.size());
-    for (std::size_t i = 0; i < q.size(); ++i) qf[i] = widen_to_float(q[i]);
+    const std::vector<float>& qf = q_f;
     std::vector<int> lens(p.batch);
     for (int b = 0; b < p.batch; ++b) lens[b] = view().kv_len(b);
     const auto ref =

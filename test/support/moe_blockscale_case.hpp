@@ -209,10 +209,10 @@ struct moe_blockscale_case {
   // The three steps for the standard layout run with M tiles of tile_m rows: the workspace's
   // intermediates where plan_workspace puts them, each row's slot from the sort's output.
   int check_standard(int tile_m, const char* label) const {
-    const ops::moe::workspace_layout w =
+    const ops::moe::workspace_layout at =
         ops::moe::plan_workspace(p, tile_m, sizeof(T), ops::moe::weight_format::fp8_blockscale);
-    return check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, w.cap.rows},
-                 read_workspace<int>(w.sorted_slots, w.cap.rows), label);
+    return check({at.hidden, at.hidden_fp8, at.hidden_scale, at.x_fp8, at.x_scale, at.cap.rows},
+                 read_workspace<int>(at.sorted_slots, at.cap.rows), label);
   }
 
   // every_token: the output of every token is checked (the standard layout); false: only of tokens

@@ -1,6 +1,6 @@
 // warp/warp_mma.hpp on its own: one wave, a 64 x 64 C tile, A and B tiles written straight into
 // their LDS layout, K steps of 64 or 128 bytes with fp8, bf16 and f16 atoms of the device's target;
-// and A taken from registers (filled by the contract warp_mma::a_fragment states). On gfx950 also
+// and A or B taken from registers (filled by the contract warp_mma::fragment states). On gfx950 also
 // the scaled atoms (MXFP8, MXFP4) reading K in the atom's order with instruction scales: every row
 // and 32-K block its own e8m0 scale. Values are small multiples of 1/2 and scales small powers of
 // two, so every sum is exact in fp32 and results must equal the exact product.
@@ -28,12 +28,16 @@ namespace {
 
 constexpr int tile = 64, k_bytes_total = 256;
 
+// Which operand, if any, the warp MMA takes from registers.
+enum class in_registers { none, a, b };
+
 // a, b: [64][256 bytes] K-contiguous; out: 64 x 64 fp32.
-template <class Atom, int KBytes, bool ARegisters>
+template <class Atom, int KBytes, in_registers Regs>
 __global__ void run_warp_mma(const std::uint8_t* a, const std::uint8_t* b, float* out) {
   using layout = tile::lds_swizzled_rows<KBytes>;
-  using a_source = std::conditional_t<ARegisters, warp::from_registers, warp::from_lds<layout>>;
-  using mma = warp::warp_mma<Atom, tile / Atom::m, tile / Atom::m, KBytes, a_source, warp::from_lds<layout>>;
+  using a_source = std::conditional_t<Regs == in_registers::a, warp::from_registers, warp::from_lds<layout>>;
+  using b_source = std::conditional_t<Regs == in_registers::b, warp::from_registers, warp::from_lds<layout>>;
+  using mma = warp::warp_mma<Atom, tile / Atom::m, tile / Atom::m, KBytes, a_source, b_source>;
   if constexpr (!arch::runs_on_current_target<Atom>) {
     __builtin_trap();  // a GPU build's pass for a target without this atom: never launched there
   } else {
@@ -55,17 +59,24 @@ __global__ void run_warp_mma(const std::uint8_t* a, const std::uint8_t* b, float
     static_for<steps>([&](auto s_constant) {
       constexpr int s = decltype(s_constant)::value;
       const unsigned char* base = bytes + s * 2 * tile * KBytes;
-      if constexpr (ARegisters) {
-        // a_fragment's contract: operand q of row tile i holds row i * m + l % m, K bytes
-        // (l / m) * slice + q * operand_bytes onward of the step.
-        typename mma::a_fragment frag;
-        for (int i = 0; i < mma::tiles_m; ++i)
+      // A fragment's contract: operand q of tile t holds row t * m + l % m of its operand, K bytes
+      // (l / m) * slice + q * operand_bytes onward of the step.
+      auto fragment_of = [&](const std::uint8_t* rows, auto& frag, int tiles) {
+        for (int t = 0; t < tiles; ++t)
           for (int q = 0; q < mma::mfmas; ++q)
-            std::memcpy(&frag.v[i][q],
-                        a + (i * mma::m + lane % mma::m) * k_bytes_total + s * KBytes + (lane / mma::m) * mma::slice +
-                            q * mma::operand_bytes,
+            std::memcpy(&frag.v[t][q],
+                        rows + (t * mma::m + lane % mma::m) * k_bytes_total + s * KBytes +
+                            (lane / mma::m) * mma::slice + q * mma::operand_bytes,
                         mma::operand_bytes);
+      };
+      if constexpr (Regs == in_registers::a) {
+        typename mma::a_fragment frag;
+        fragment_of(a, frag, mma::tiles_m);
         w.template step<s == 0>(frag, base + tile * KBytes, 0, lane);
+      } else if constexpr (Regs == in_registers::b) {
+        typename mma::b_fragment frag;
+        fragment_of(b, frag, mma::tiles_n);
+        w.template step<s == 0>(base, frag, 0, lane);
       } else {
         w.template step<s == 0>(base, base + tile * KBytes, 0, 0, lane);
       }
@@ -77,12 +88,14 @@ __global__ void run_warp_mma(const std::uint8_t* a, const std::uint8_t* b, float
   }
 }
 
-template <class Atom, int KBytes, bool ARegisters>
+template <class Atom, int KBytes, in_registers Regs>
 void check_warp_mma() {
   using T = typename Atom::a_type;
   constexpr int elem = Atom::element_bits / 8, k = k_bytes_total / elem;
-  INFO(Atom::name() << " " << T::format::name << ", " << KBytes << "-byte K steps, A from "
-                    << (ARegisters ? "registers" : "LDS"));
+  INFO(Atom::name() << " " << T::format::name << ", " << KBytes << "-byte K steps, "
+                    << (Regs == in_registers::a   ? "A from registers"
+                        : Regs == in_registers::b ? "B from registers"
+                                                  : "A and B from LDS"));
   std::uint8_t *a, *b;
   float* out;
   REQUIRE(hipMallocManaged(&a, tile * k_bytes_total) == hipSuccess);
@@ -97,7 +110,7 @@ void check_warp_mma() {
     av[i] = to_float(x), bv[i] = to_float(y);
     std::memcpy(a + i * elem, &x.bits, elem), std::memcpy(b + i * elem, &y.bits, elem);
   }
-  hipLaunchKernelGGL((run_warp_mma<Atom, KBytes, ARegisters>), dim3(1), dim3(64), 0, nullptr, a, b, out);
+  hipLaunchKernelGGL((run_warp_mma<Atom, KBytes, Regs>), dim3(1), dim3(64), 0, nullptr, a, b, out);
   REQUIRE(hipGetLastError() == hipSuccess);
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
@@ -240,11 +253,13 @@ void check_runnable(std::tuple<Atoms...>*) {
       [&] {
         if (!arch::atom_runs_on(Atoms::targets, t)) return;
         ++ran;
-        check_warp_mma<Atoms, 128, false>();
-        check_warp_mma<Atoms, 128, true>();
+        check_warp_mma<Atoms, 128, in_registers::none>();
+        check_warp_mma<Atoms, 128, in_registers::a>();
+        check_warp_mma<Atoms, 128, in_registers::b>();
         if constexpr (64 * Atoms::m / 64 >= Atoms::operand_bytes && Atoms::m * 64 / 64 % 16 == 0) {
-          check_warp_mma<Atoms, 64, false>();
-          check_warp_mma<Atoms, 64, true>();
+          check_warp_mma<Atoms, 64, in_registers::none>();
+          check_warp_mma<Atoms, 64, in_registers::a>();
+          check_warp_mma<Atoms, 64, in_registers::b>();
         }
       }(),
       ...);

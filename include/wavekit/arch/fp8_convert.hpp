@@ -1,4 +1,6 @@
-// fp32 -> fp8 on the device, as quantizers need it: clamp to the format's largest finite value,
+// fp8 <-> wider types on the device.
+//
+// fp32 -> fp8, as quantizers need it: clamp to the format's largest finite value,
 // then v_cvt_pk_fp8_f32 (round to nearest even). The clamp matters: the converter turns an
 // out-of-range value into NaN (docs/hardware.md 2.2), and x / scale can land a rounding step past
 // the largest finite value for a block's own amax. Clamped this way the result is
@@ -8,12 +10,17 @@
 // One instruction serves both targets: v_cvt_pk_fp8_f32 writes the fp8 format the target's matrix
 // cores read (fnuz e4m3 on gfx942, OCP e4m3 on gfx950; arch/matrix_formats.hpp), so Fp8 must be
 // that format (checked where the kernel picks it: arch::reads_fp8).
+//
+// fp8 -> bf16, exact: e4m3 has fewer exponent and mantissa bits than bf16, so v_cvt_pk_f32_fp8
+// (which reads the target's format, likewise) gives fp32 values whose low halves are zero, and
+// their top halves are the bf16 values.
 #pragma once
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdint>
 
+#include "wavekit/arch/buffer.hpp"  // u32x2
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 
@@ -31,6 +38,16 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t pack_fp8x4_saturating(float v0,
   const int low = __builtin_amdgcn_cvt_pk_fp8_f32(clamp_to_finite<Fp8>(v0), clamp_to_finite<Fp8>(v1), 0, false);
   return static_cast<std::uint32_t>(
       __builtin_amdgcn_cvt_pk_fp8_f32(clamp_to_finite<Fp8>(v2), clamp_to_finite<Fp8>(v3), low, true));
+}
+
+// Four fp8 bytes (the lowest first) to four bf16 values, two a word (the first in the low half).
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x2 widen_fp8x4_to_bf16(std::uint32_t bytes) {
+  auto pack = [](auto pair) {
+    return (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[0])) >> 16) |
+           (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[1])) & 0xFFFF0000u);
+  };
+  const int word = static_cast<int>(bytes);
+  return u32x2{pack(__builtin_amdgcn_cvt_pk_f32_fp8(word, false)), pack(__builtin_amdgcn_cvt_pk_f32_fp8(word, true))};
 }
 
 }  // namespace wavekit::arch

@@ -12,4 +12,15 @@ namespace wavekit::arch {
 // No instruction is moved across this point by the scheduler (s_sched_barrier with mask 0).
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void schedule_fence() { __builtin_amdgcn_sched_barrier(0); }
 
+// A copy of v the compiler cannot see through. Lane addresses computed from it inside a loop are
+// recomputed there (a few instructions an iteration) instead of hoisted out of the loop and held
+// in registers across it: what a loop short of registers wants (MLA decode's).
+template <class T>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE T opaque_copy(T v) {
+#if defined(__AMDGCN__)
+  asm volatile("" : "+v"(v));
+#endif
+  return v;
+}
+
 }  // namespace wavekit::arch

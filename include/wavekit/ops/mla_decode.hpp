@@ -1,7 +1,6 @@
-// wavekit's MLA decode attention (DeepSeek's absorbed MLA over a latent KV cache, bf16 queries,
-// bf16 or fp8 cache): plan on
-// the host, then launch with no host synchronisation (the launch can be captured in a HIP graph;
-// a captured plan serves any lengths it covers).
+// wavekit's MLA decode attention (DeepSeek's absorbed MLA over a latent KV cache; bf16 or fp8
+// queries, bf16 or fp8 cache): plan on the host, then launch with no host synchronisation (the
+// launch can be captured in a HIP graph; a captured plan serves any lengths it covers).
 //
 //   namespace mla = wavekit::ops::mla_decode;
 //   mla::problem p{batch, heads, mla::kv_layout::ragged, 1, cache_rows, 0, 1.0f / std::sqrt(576.0f)};
@@ -32,10 +31,6 @@ namespace wavekit {
 
 namespace ops::mla_decode {
 
-// The config for a problem (one shipped today: 64 rows a workgroup; a sequence with more (query
-// row, head) rows takes several workgroups, each reading its KV rows).
-inline config_id choose_config(const problem&, const sequences_view&) { return config_id::rows64; }
-
 inline std::string config_name(config_id id) {
   return with_config(id, [](auto cfg) { return decltype(cfg)::name(); });
 }
@@ -56,14 +51,17 @@ result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::probl
 }
 
 // KV: bf16, or the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with
-// args::kv_scale.
-template <class KV>
+// args::kv_scale; Q likewise, with args::q_scale.
+template <class KV, class Q>
 status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequences_view& s,
-                  const ops::mla_decode::args<KV>& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
+                  const ops::mla_decode::args<KV, Q>& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
   if constexpr (!std::is_same_v<KV, bf16>)
     if (status st = arch::check_device_fp8_format<KV>(arch::current_device_arch(), "mla_decode"); !st.ok()) return st;
+  if constexpr (!std::is_same_v<Q, bf16>)
+    if (status st = arch::check_device_fp8_format<Q>(arch::current_device_arch(), "mla_decode (argument q)"); !st.ok())
+      return st;
   return m::with_config(m::choose_config(p, s),
                         [&](auto cfg) { return m::launch<decltype(cfg)>(p, s, a, plan, stream); });
 }

@@ -1,7 +1,7 @@
 // A warp MMA: one wave's tiles_m x tiles_n MFMA tiles of C in one accumulator set, advanced one K
-// step at a time with the MFMAs of an atom (arch/mfma_atoms.hpp). B's fragments come from an LDS
-// tile; A's from an LDS tile too, or from registers the caller computed (MLA's P x V multiplies
-// a softmax result still in registers).
+// step at a time with the MFMAs of an atom (arch/mfma_atoms.hpp). Each operand's fragments come
+// from an LDS tile, or from registers the caller filled (MLA decode keeps its queries there, and
+// multiplies V by a softmax result still in registers).
 //
 // Operands, in one of two K orders (k_order):
 //   step_slices  In a K step of KBytes bytes, lane l reads KBytes * m / 64 contiguous bytes of its
@@ -14,6 +14,8 @@
 //                lane holding exactly the K the atom's layout names (operand_k): what scales per
 //                32 K inside the instruction need (gfx950's MX formats), since the atom applies
 //                block b's scale to the K it calls block b. Same reads, other addresses.
+// A's rows are C's rows; B's rows (as read: B^T) are C's columns. A fragment in registers holds
+// what the LDS reads would (fragment_of).
 //
 // Scaled atoms run with neutral e8m0 scales unless a step is given instruction_scales: one scale
 // register per lane per A row tile (B column tile) per MFMA of the step, its low byte the e8m0
@@ -63,19 +65,28 @@ struct from_lds {
 };
 struct from_registers {};
 
+template <class S>
+inline constexpr bool is_operand_source = false;
+template <tile::lds_layout Layout>
+inline constexpr bool is_operand_source<from_lds<Layout>> = true;
+template <>
+inline constexpr bool is_operand_source<from_registers> = true;
+
 template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, class BSource,
           k_order KOrder = k_order::step_slices>
 struct warp_mma {
   static_assert(dependent_false<ASource>,
-                "warp_mma: B comes from LDS (warp::from_lds<Layout>); A from LDS or warp::from_registers");
+                "warp_mma: each operand comes from LDS (warp::from_lds<Layout>) or warp::from_registers");
 };
 
-template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, tile::lds_layout BLayout, k_order KOrder>
-struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder> {
+template <class Atom, int TilesM, int TilesN, int KBytes, class ASource, class BSource, k_order KOrder>
+  requires(is_operand_source<ASource> && is_operand_source<BSource>)
+struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
   using atom = Atom;
   using accumulator = typename Atom::accumulator;
   using operand = typename Atom::operand;
   static constexpr bool a_in_lds = !std::is_same_v<ASource, from_registers>;
+  static constexpr bool b_in_lds = !std::is_same_v<BSource, from_registers>;
   static constexpr int m = Atom::m, tiles_m = TilesM, tiles_n = TilesN;
   static constexpr int slice = KBytes * m / 64;  // bytes of a row each lane reads per K step
   static constexpr int reads = slice / 16;       // 16-byte LDS reads per row fragment
@@ -98,28 +109,38 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
     int b[TilesN][mfmas];
   };
 
-  // A from registers: a[i][s] is the operand of MFMA s of the step for row tile i, holding what the
-  // LDS reads would: row i * m + l % m, K bytes read_k(l, r) of the reads r that MFMA s takes
-  // (operand_bytes / 16 of them, in order).
+  // An operand in registers: v[t][s] is the operand of MFMA s of the step for tile t (row tile of
+  // A, column tile of B), holding what the LDS reads would: row t * m + l % m, K bytes
+  // read_k(l, r) of the reads r that MFMA s takes (operand_bytes / 16 of them, in order).
   // Held as the operands' raw bits: the emulated build's x86 backend widens every element of a
   // bf16 vector it moves through memory (and calls a runtime helper to narrow it back), which a
   // fragment kept for many steps would do; integers move as they are.
   using operand_bits = std::uint32_t __attribute__((ext_vector_type(sizeof(operand) / 4)));
-  struct a_fragment {
-    operand_bits v[TilesM][mfmas];
+  template <int Tiles>
+  struct fragment {
+    operand_bits v[Tiles][mfmas];
   };
+  using a_fragment = fragment<TilesM>;
+  using b_fragment = fragment<TilesN>;
 
-  // The a_fragment of the 16-byte reads a lane makes of its A rows (v[r][i]: read r of row tile i,
-  // at K byte read_k(lane, r) of the step), as step() would feed them to the MFMAs: for A computed
-  // or loaded into registers by its user (MLA decode keeps its queries there).
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static a_fragment a_fragment_of(const arch::u32x4 (&v)[reads][TilesM]) {
-    a_fragment f;
+  // The fragment of the 16-byte reads a lane makes of its rows (v[r][t]: read r of tile t, at K
+  // byte read_k(lane, r) of the step), as step() would feed them to the MFMAs: for an operand
+  // computed or loaded into registers by its user.
+  template <int Tiles>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static fragment<Tiles> fragment_of(const arch::u32x4 (&v)[reads][Tiles]) {
+    fragment<Tiles> f;
     static_for<mfmas>([&](auto s_constant) {
       constexpr int s = decltype(s_constant)::value;
 #pragma unroll
-      for (int i = 0; i < TilesM; ++i) f.v[i][s] = __builtin_bit_cast(operand_bits, operand_of<s>(v, i));
+      for (int t = 0; t < Tiles; ++t) f.v[t][s] = __builtin_bit_cast(operand_bits, operand_of<s>(v, t));
     });
     return f;
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static a_fragment a_fragment_of(const arch::u32x4 (&v)[reads][TilesM]) {
+    return fragment_of<TilesM>(v);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static b_fragment b_fragment_of(const arch::u32x4 (&v)[reads][TilesN]) {
+    return fragment_of<TilesN>(v);
   }
 
   accumulator acc[TilesM][TilesN];
@@ -138,15 +159,22 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
   template <bool Restart, class Scales = neutral_scales>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const unsigned char* a_lds, const unsigned char* b_lds, int row0,
                                                int col0, int lane, const Scales& scales = {}) {
-    static_assert(a_in_lds, "warp_mma: this warp MMA takes A from registers: step(a_fragment, b_lds, col0, lane)");
-    run<Restart>(nullptr, a_lds, b_lds, row0, col0, lane, scales);
+    static_assert(a_in_lds && b_in_lds, "warp_mma: this warp MMA takes an operand from registers (a fragment)");
+    run<Restart>(nullptr, a_lds, nullptr, b_lds, row0, col0, lane, scales);
   }
   // One K step with A from registers.
   template <bool Restart, class Scales = neutral_scales>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const a_fragment& a, const unsigned char* b_lds, int col0, int lane,
                                                const Scales& scales = {}) {
-    static_assert(!a_in_lds, "warp_mma: this warp MMA reads A from LDS: step(a_lds, b_lds, row0, col0, lane)");
-    run<Restart>(&a, nullptr, b_lds, 0, col0, lane, scales);
+    static_assert(!a_in_lds && b_in_lds, "warp_mma: this warp MMA does not take A, and only A, from registers");
+    run<Restart>(&a, nullptr, nullptr, b_lds, 0, col0, lane, scales);
+  }
+  // One K step with B from registers.
+  template <bool Restart, class Scales = neutral_scales>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const unsigned char* a_lds, const b_fragment& b, int row0, int lane,
+                                               const Scales& scales = {}) {
+    static_assert(a_in_lds && !b_in_lds, "warp_mma: this warp MMA does not take B, and only B, from registers");
+    run<Restart>(nullptr, a_lds, &b, nullptr, row0, 0, lane, scales);
   }
 
   // Row and column (within the MFMA tile) of accumulator register r of this lane.
@@ -202,12 +230,13 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
 
   template <bool Restart, class Scales>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run(const a_fragment* a_regs, const unsigned char* a_lds,
-                                              const unsigned char* b_lds, int row0, int col0, int lane,
-                                              const Scales& scales) {
-    constexpr int a_tiles = a_in_lds ? TilesM : 0, tiles = a_tiles + TilesN;
-    // v[r][t]: 16-byte read r of tile t's fragment (A tiles first, then B). All first reads are
-    // issued before the second ones, and each read index is pinned (waited for) only before the
-    // MFMAs that use it, so the MFMAs of read 0 overlap the arrival of read 1.
+                                              const b_fragment* b_regs, const unsigned char* b_lds, int row0, int col0,
+                                              int lane, const Scales& scales) {
+    constexpr int a_tiles = a_in_lds ? TilesM : 0, b_tiles = b_in_lds ? TilesN : 0;
+    constexpr int tiles = a_tiles + b_tiles > 0 ? a_tiles + b_tiles : 1;
+    // v[r][t]: 16-byte read r of LDS tile t's fragment (A tiles first, then B). All first reads
+    // are issued before the second ones, and each read index is pinned (waited for) only before
+    // the MFMAs that use it, so the MFMAs of read 0 overlap the arrival of read 1.
     arch::u32x4 v[reads][tiles];
     const int row = lane % m;
 #pragma unroll
@@ -218,14 +247,16 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
         for (int i = 0; i < TilesM; ++i)
           v[r][i] = arch::lds_load<16>(a_lds + ASource::layout::offset(row0 + i * m + row, k));
       }
+      if constexpr (b_in_lds) {
 #pragma unroll
-      for (int j = 0; j < TilesN; ++j)
-        v[r][a_tiles + j] = arch::lds_load<16>(b_lds + BLayout::offset(col0 + j * m + row, k));
+        for (int j = 0; j < TilesN; ++j)
+          v[r][a_tiles + j] = arch::lds_load<16>(b_lds + BSource::layout::offset(col0 + j * m + row, k));
+      }
     }
     // MFMA s of the step needs reads [s * operand_bytes / 16, (s + 1) * operand_bytes / 16).
     static_for<reads>([&](auto r_constant) {
       constexpr int r = decltype(r_constant)::value;
-      arch::keep_whole(v[r]);
+      if constexpr (a_tiles + b_tiles > 0) arch::keep_whole(v[r]);
       constexpr int first = r * 16 / operand_bytes, last = ((r + 1) * 16 - 1) / operand_bytes;
       // 32-byte operands: the MFMA waits for its second read.
       if constexpr ((r + 1) * 16 % operand_bytes == 0 || operand_bytes < 16) {
@@ -241,8 +272,13 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, from_lds<BLayout>, KOrder
                 else
                   return __builtin_bit_cast(operand, a_regs->v[i][s]);
               }();
-              acc[i][j] = mfma<s>(a, operand_of<s>(v, a_tiles + j), (Restart && s == 0) ? accumulator{} : acc[i][j],
-                                  scales, i, j);
+              const operand b = [&] {
+                if constexpr (b_in_lds)
+                  return operand_of<s>(v, a_tiles + j);
+                else
+                  return __builtin_bit_cast(operand, b_regs->v[j][s]);
+              }();
+              acc[i][j] = mfma<s>(a, b, (Restart && s == 0) ? accumulator{} : acc[i][j], scales, i, j);
             }
         });
       }

@@ -2,12 +2,14 @@
 // host::reference_mla_decode at test/support/mla_case.hpp's bound, on the CPU emulator and, in the
 // GPU build, on the device: heads 1 to 128, uneven lengths in a batch, KV lengths 0, 1 and around
 // a page, ragged and paged caches (pages of 1, 16, 64), one split and many, several query rows per
-// sequence (speculative decoding), the same bits on every run, no host synchronisation inside the
-// call, and every bad input's status.
+// sequence (speculative decoding), fp8 caches and fp8 queries, the same bits on every run, no host
+// synchronisation inside the call, and every bad input's status.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,8 +25,8 @@ namespace mla = wavekit::ops::mla_decode;
 namespace {
 
 // Runs with the given plan (or the device's own), checks, and runs again for the same bits.
-template <class KV>
-void run_case(test::mla_case<KV>& t, const mla::split_plan* forced, const char* label) {
+template <class KV, class Q>
+void run_case(test::mla_case<KV, Q>& t, const mla::split_plan* forced, const char* label) {
   const mla::split_plan plan = forced ? *forced : wavekit::mla_decode_plan<KV>(t.p, t.view()).value();
   status s;
   const auto a = t.args(plan);
@@ -46,7 +48,9 @@ void run_case(test::mla_case<KV>& t, const mla::split_plan* forced, const char* 
 }  // namespace
 
 TEST_CASE("mla_decode: heads 1 to 128, one split and many, ragged cache", "[emu][mla]") {
-  for (int heads : {1, 12, 16, 64, 128}) {
+  // 64 and 128 rows fill a workgroup of either config (rows64, rows128); 65 and 127 leave the
+  // larger one's last wave part-filled.
+  for (int heads : {1, 12, 16, 64, 65, 127, 128}) {
     test::mla_case<bf16> t(heads, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 10 + heads);
     run_case(t, nullptr, "device plan");
     const mla::split_plan many{32, 3};  // 70 rows in three splits of a tile each
@@ -69,7 +73,7 @@ TEST_CASE("mla_decode: several query rows per sequence (speculative decoding)", 
   run_case(t, nullptr, "q_len 2-4");
   const mla::split_plan many{32, 4};
   run_case(t, &many, "q_len 2-4, split");
-  test::mla_case<bf16> wide(128, {50}, {2}, 0, 6);  // 256 rows: four workgroups of 64
+  test::mla_case<bf16> wide(128, {50}, {2}, 0, 6);  // 256 rows: two workgroups of 128
   run_case(wide, nullptr, "128 heads x 2 queries");
 }
 
@@ -134,12 +138,43 @@ TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
         "mla_decode " + t.p.str() + ": kv_scale is an fp8 cache's scale; a bf16 cache has 1");
 }
 
+TEST_CASE("mla_decode: fp8 queries with their per-tensor scale", "[emu][mla]") {
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    // With a bf16 cache and with an fp8 one (DeepSeek's all-fp8 decode), one split and many, both
+    // configs (16 and 128 heads), ragged and paged.
+    test::mla_case<bf16, fp8> q8(16, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 51);
+    run_case(q8, nullptr, "fp8 q, bf16 cache");
+    const mla::split_plan many{32, 3};
+    run_case(q8, &many, "fp8 q, bf16 cache, 3 splits");
+    test::mla_case<fp8, fp8> all8(128, {40, 90}, {1, 2}, 16, 52);
+    run_case(all8, nullptr, "fp8 q, fp8 cache, paged");
+    run_case(all8, &many, "fp8 q, fp8 cache, paged, 3 splits");
+    // A scale that is not finite and positive; bf16 queries given one; the other fp8 format.
+    auto a = q8.args(mla::split_plan{32, 3});
+    a.q_scale = std::numeric_limits<float>::infinity();
+    CHECK(wavekit::mla_decode(q8.p, q8.view(), a, many, nullptr).message() ==
+          "mla_decode " + q8.p.str() + ": q_scale must be finite and positive");
+    a = q8.args(many);
+    a.q = reinterpret_cast<const fp8*>(reinterpret_cast<std::uintptr_t>(a.q) + 4);
+    CHECK(wavekit::mla_decode(q8.p, q8.view(), a, many, nullptr).code() == status_code::bad_alignment);
+    mla::args<bf16, test::other_fp8_t<fp8>> wrong{};
+    CHECK(wavekit::mla_decode(q8.p, q8.view(), wrong, many, nullptr).message().rfind("mla_decode (argument q): ", 0) ==
+          0);
+  });
+  test::mla_case<bf16> t(16, {5}, {1}, 0, 53);
+  auto a = t.args(mla::split_plan{32, 1});
+  a.q_scale = 0.5f;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{32, 1}, nullptr).message() ==
+        "mla_decode " + t.p.str() + ": q_scale is fp8 queries' scale; bf16 queries have 1");
+}
+
 TEST_CASE("mla_decode: a seeded random sweep over legal problems", "[emu][mla]") {
   std::mt19937 rng(2026);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int page_sizes[] = {0, 1, 5, 16, 64};  // 0: the ragged layout
   for (int trial = 0; trial < 6; ++trial) {
-    const int batch = pick(1, 5), heads = pick(1, 64), page = page_sizes[pick(0, 4)];
+    const int batch = pick(1, 5), heads = pick(1, 128), page = page_sizes[pick(0, 4)];
     std::vector<int> lens, q_lens;
     for (int b = 0; b < batch; ++b) lens.push_back(pick(0, 200)), q_lens.push_back(pick(0, 4));
     INFO("trial " << trial << ": " << batch << " sequences, " << heads << " heads, page " << page);
@@ -149,8 +184,14 @@ TEST_CASE("mla_decode: a seeded random sweep over legal problems", "[emu][mla]")
       run_case(t, pick(0, 1) ? nullptr : &forced, "sweep, bf16");
     } else {
       test::with_device_fp8([&](auto fp8_format) {
-        test::mla_case<decltype(fp8_format)> t(heads, lens, q_lens, page, 300 + trial);
-        run_case(t, pick(0, 1) ? nullptr : &forced, "sweep, fp8");
+        using fp8 = decltype(fp8_format);
+        if (trial % 4 == 0) {
+          test::mla_case<fp8> t(heads, lens, q_lens, page, 300 + trial);
+          run_case(t, pick(0, 1) ? nullptr : &forced, "sweep, fp8 cache");
+        } else {
+          test::mla_case<fp8, fp8> t(heads, lens, q_lens, page, 300 + trial);
+          run_case(t, pick(0, 1) ? nullptr : &forced, "sweep, fp8 cache and queries");
+        }
       });
     }
   }

@@ -1,7 +1,8 @@
 // ops/mla_decode's host side: every rule of the problem and of the sequences' tables gives its
 // status (naming the table and the rule), and the split plan follows the batch, the KV lengths,
 // the heads and the device's CUs (a few sequences of 8K rows split into many chunks, a large
-// batch not at all, many heads split less, the longest sequence bounded by max_splits).
+// batch not at all, many heads split less, the longest sequence bounded by max_splits), and the
+// kernel config a problem gets.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -154,4 +155,16 @@ TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
     CHECK(plan.chunk == 4096);
     CHECK(plan.splits == 2);
   }
+}
+
+TEST_CASE("mla_decode: the config holds every sequence's rows in one workgroup", "[unit][mla]") {
+  // Rows = query rows x heads of the longest sequence: up to 64 the 4-wave config, up to 128 the
+  // 8-wave one (DeepSeek's 128 heads: one read of each KV row), beyond that several of it.
+  CHECK(mla::choose_config(ragged(2, 16, 100), ragged_batch({50, 50}, 4).view()) == mla::config_id::rows64);
+  CHECK(mla::choose_config(ragged(2, 64, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows64);
+  CHECK(mla::choose_config(ragged(2, 65, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows128);
+  CHECK(mla::choose_config(ragged(2, 128, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows128);
+  CHECK(mla::choose_config(ragged(2, 128, 100), ragged_batch({50, 50}, 2).view()) == mla::config_id::rows128);
+  CHECK(mla::config_rows64::rows == 64);
+  CHECK(mla::config_rows128::rows == 128);
 }

@@ -1,6 +1,7 @@
 // MLA decode at amd-mixed-mla's sizes on the emulator's counters: (4, 8192) and (32, 1024) at 16
-// heads read each KV row once per workgroup (bytes read <= 1.1 x (the batch's KV rows + q + out)),
-// and the (4, 8192) output against the host reference. The largest MLA cases: full tier, gfx942.
+// heads, and (4, 8192) at DeepSeek's 128, read each KV row once (bytes read <= 1.1 x (the batch's
+// KV rows + q + out)) with no LDS bank conflicts, and the (4, 8192) output against the host
+// reference. The largest MLA cases: full tier, gfx942.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -16,10 +17,10 @@ namespace mla = wavekit::ops::mla_decode;
 
 namespace {
 
-// A batch of `batch` sequences of kv rows, 16 heads, one query each, run with the device's plan:
-// the bytes read against the KV rows, queries and outputs once.
-void check_traffic(int batch, int kv) {
-  test::mla_case<bf16> t(16, std::vector<int>(batch, kv), std::vector<int>(batch, 1), 0, 8);
+// A batch of `batch` sequences of kv rows, one query each, run with the device's plan: the bytes
+// read against the KV rows, queries and outputs once.
+void check_traffic(int batch, int kv, int heads) {
+  test::mla_case<bf16> t(heads, std::vector<int>(batch, kv), std::vector<int>(batch, 1), 0, 8);
   const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();
   const auto a = t.args(plan);
 #if defined(WAVEKIT_EMULATOR)
@@ -29,17 +30,23 @@ void check_traffic(int batch, int kv) {
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
   const double read = double(emu::accumulated_counters().global_bytes_read);
-  const double ideal = double(batch) * kv * 576 * 2 + double(batch) * 16 * (576 + 512) * 2;
-  std::printf("mla decode traffic (16 heads, %d x %d, %d splits): %.2f MB read, ideal %.2f MB, ratio %.3f\n", batch, kv,
-              plan.splits, read / 1e6, ideal / 1e6, read / ideal);
+  const double ideal = double(batch) * kv * 576 * 2 + double(batch) * heads * (576 + 512) * 2;
+  std::printf("mla decode traffic (%d heads, %d x %d, %d splits): %.2f MB read, ideal %.2f MB, ratio %.3f\n", heads,
+              batch, kv, plan.splits, read / 1e6, ideal / 1e6, read / ideal);
   CHECK(read <= 1.1 * ideal);
+  // The tiles' layouts and the transposes' lane order: no LDS bank conflicts on gfx942.
+  CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
 #endif
 }
 
 }  // namespace
 
 TEST_CASE("mla_decode: amd-mixed-mla's (4, 8192) and (32, 1024) read each KV row once", "[emu][mla]") {
-  for (const auto& [batch, kv] : {std::pair{4, 8192}, std::pair{32, 1024}}) check_traffic(batch, kv);
+  for (const auto& [batch, kv] : {std::pair{4, 8192}, std::pair{32, 1024}}) check_traffic(batch, kv, 16);
+}
+
+TEST_CASE("mla_decode: 128 heads read each KV row once (one workgroup of 128 rows)", "[emu][mla]") {
+  check_traffic(4, 8192, 128);
 }
 
 TEST_CASE("mla_decode: 4 sequences of 8192 rows against the reference", "[emu][mla]") {

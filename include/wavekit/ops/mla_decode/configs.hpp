@@ -19,13 +19,14 @@ struct config {
   static std::string name() { return "mla_decode<w" + std::to_string(Waves) + ", kv" + std::to_string(KvTile) + ">"; }
 };
 
-// The one list (X(name, Waves)): up to 64 rows (64 heads of one query, 16 heads of four). More rows
-// take more workgroups, each reading the KV rows: a 128-row workgroup (8 waves, 2 a SIMD) would
-// hold 128 rows x 512 outputs and the queries (200 of its 256 registers a lane) and spills as
-// written today.
+// The one list (X(name, Waves)): 64 rows (4 waves, one a SIMD) and 128 rows (8 waves, two a
+// SIMD: DeepSeek's 128 heads read each KV row once). A wave holds its 16 rows' outputs (128
+// registers a lane) and queries (72) for the whole split; two waves a SIMD leave the rest 56 of
+// their 256 (the kernel recomputes its lane addresses each tile to stay within them).
 // clang-format off
 #define WAVEKIT_MLA_DECODE_SHIPPED_CONFIGS(X) \
-  X(rows64, 4)
+  X(rows64, 4) \
+  X(rows128, 8)
 // clang-format on
 
 WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_MLA_DECODE_SHIPPED_CONFIGS)

@@ -1,9 +1,9 @@
 // How an MLA decode call splits its KV rows (flash decoding), asked on the host before launching
-// (plain C++, no HIP). Each sequence's rows are cut into chunks of `chunk` rows, one workgroup per
-// (sequence, chunk) computing every head and query row of the sequence over its chunk (so each KV
-// row is read once for all heads); where a sequence has more than one chunk, the workgroups write
-// partial outputs with their log-sum-exp and a reduce merges them (block/lse_merge.hpp). With one
-// chunk per sequence the decode kernel writes the output itself and no reduce runs.
+// (plain C++, no HIP), with the kernel config it launches. Each sequence's rows are cut into chunks of `chunk` rows,
+// one workgroup per (sequence, chunk) computing every head and query row of the sequence over its chunk (so each KV row
+// is read once for all heads); where a sequence has more than one chunk, the workgroups write partial outputs with
+// their log-sum-exp and a reduce merges them (block/lse_merge.hpp). With one chunk per sequence the decode kernel
+// writes the output itself and no reduce runs.
 //
 // The heuristic, from the batch, the KV lengths, the heads and the device's CUs:
 //   - a split must read at least 8x the bytes it costs besides its KV rows (its queries, read by
@@ -22,6 +22,7 @@
 #include <cstddef>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
 
 namespace wavekit::ops::mla_decode {
@@ -65,6 +66,15 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, const
   plan.chunk = static_cast<int>(std::max<long>(chunk, kv_tile));
   plan.splits = plan.splits_of(longest);
   return plan;
+}
+
+// The config for a problem: the fewest rows a workgroup that still holds every sequence's (query
+// row, head) rows, so that each KV row is read once (a sequence with more than 128 rows takes
+// several workgroups, each reading its KV rows).
+inline config_id choose_config(const problem& p, const sequences_view& s) {
+  int max_rows = 0;
+  for (int b = 0; b < p.batch; ++b) max_rows = std::max(max_rows, (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads);
+  return max_rows <= config_rows64::rows ? config_id::rows64 : config_id::rows128;
 }
 
 }  // namespace wavekit::ops::mla_decode

@@ -1,0 +1,293 @@
+// One MLA decode layer, composed from wavekit's ops: a decode step of DeepSeek's attention as
+// amd-mla-decode (the 2025 problem, shared/reference/problems.md) defines it, checked against the
+// host reference of the whole layer (host/reference_mla_layer.hpp) at the problem's tolerance
+// (rtol 2e-2, atol 8e-3), the output and the updated cache both.
+//
+//   q_lora = x Wq_down^T, kv_lora = x Wkv_down^T          wavekit::gemm_half (bf16)
+//   append: cache[b][prefill] = kv_lora                   the problem's cache (rope part as computed)
+//           and the attention cache's row: its rope part rotated at its position, as serving
+//           engines store it (the absorbed kernel cannot rotate per row)
+//   q = q_lora Wq_up^T; per head: q_nope W_UK (W_UK absorbed into the query: 128 -> 512 columns)
+//       and q_rope rotated at position prefill            gemm_half, one per head
+//   attention over the latent rows                        wavekit::mla_decode (bf16 cache, pages
+//                                                         of max_seq rows: one per sequence)
+//   per head: o_latent W_UV^T (W_UV absorbed after it)    gemm_half, one per head
+//   y = o Wo^T                                            gemm_half
+//
+// Between them, copies that regroup rows by head or by sequence for the dense GEMMs, and the RoPE
+// (as the problem's reference computes it, in bf16 steps, from the host's table): the glue
+// kernels below. W_UK is transposed once on the host, a weight preparation like an engine's at load.
+//
+//   mla_decode_layer [batch dim q_lora heads prefill max_seq]   default: 4 512 256 16 100 256
+//   mla_decode_layer 128 7168 1536 128 512 8192                  the problem's size (on a GPU)
+#include <hip/hip_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/core/half_convert.hpp"
+#include "wavekit/host/reference_mla_layer.hpp"
+#include "wavekit/ops/gemm_half.hpp"
+#include "wavekit/ops/mla_decode.hpp"
+
+using namespace wavekit;
+namespace mla = wavekit::ops::mla_decode;
+namespace gh = wavekit::ops::gemm_half;
+using layer = host::mla_layer_config;
+
+namespace {
+
+// --- glue kernels: bf16 moved as its 16-bit patterns ---
+
+// dst + g * dst_group + r * dst_row [0, width) = the same of src, for r < gridDim.x, g < gridDim.y.
+__global__ void copy_rows(const std::uint16_t* src, long src_group, long src_row, std::uint16_t* dst, long dst_group,
+                          long dst_row, int width) {
+  const long g = blockIdx.y, r = blockIdx.x;
+  for (int i = static_cast<int>(threadIdx.x); i < width; i += static_cast<int>(blockDim.x))
+    dst[g * dst_group + r * dst_row + i] = src[g * src_group + r * src_row + i];
+}
+
+__device__ float from_bits(std::uint16_t b) { return __builtin_bit_cast(float, std::uint32_t{b} << 16); }
+__device__ float round_bf16(float x) { return from_bits(half_bits_rne<bf16>(x)); }
+
+// The 64 rope values at src + g * src_group + r * src_row rotated into the same place of dst, at
+// position `position` (+ r where per_row): the problem's RoPE, each product and sum rounded to bf16
+// (exact in fp32 before the rounding, so these are the host reference's bits). cos, sin:
+// [position][32] bf16 (host::mla_rope_table).
+__global__ void rotate_rows(const std::uint16_t* src, long src_group, long src_row, std::uint16_t* dst, long dst_group,
+                            long dst_row, const std::uint16_t* cos, const std::uint16_t* sin, int position,
+                            bool per_row) {
+  const long g = blockIdx.y, r = blockIdx.x;
+  const int i = static_cast<int>(threadIdx.x), half = layer::rope / 2;  // one thread a pair
+  if (i >= half) return;
+  const long p = position + (per_row ? r : 0);
+  const std::uint16_t* x = src + g * src_group + r * src_row;
+  std::uint16_t* out = dst + g * dst_group + r * dst_row;
+  const float x1 = from_bits(x[i]), x2 = from_bits(x[i + half]);
+  const float c = from_bits(cos[p * half + i]), s = from_bits(sin[p * half + i]);
+  out[i] = half_bits_rne<bf16>(round_bf16(x1 * c) - round_bf16(x2 * s));
+  out[i + half] = half_bits_rne<bf16>(round_bf16(x2 * c) + round_bf16(x1 * s));
+}
+
+template <class U>
+U* upload(const std::vector<U>& v) {
+  U* d = nullptr;
+  hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
+  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
+  return d;
+}
+template <class U>
+U* device_array(std::size_t n) {
+  U* d = nullptr;
+  hipMalloc(&d, std::max<std::size_t>(n, 1) * sizeof(U));
+  return d;
+}
+std::uint16_t* bits(bf16* p) { return reinterpret_cast<std::uint16_t*>(p); }
+
+// C [m][n] = A [m][k] B [n][k]^T in bf16, through one split-K workspace that grows as needed.
+struct gemm_runner {
+  void* workspace = nullptr;
+  std::size_t bytes = 0;
+  status operator()(int m, int n, int k, const bf16* a, const bf16* b, bf16* c) {
+    const gh::problem p{m, n, k, layout::k_contiguous};
+    const result<std::size_t> need = gemm_half_workspace_bytes(p);
+    if (!need) return need.error();
+    if (need.value() > bytes) {
+      hipFree(workspace);
+      hipMalloc(&workspace, need.value());
+      bytes = need.value();
+    }
+    return gemm_half(p, gh::args<bf16, bf16>{a, b, c, workspace, bytes}, nullptr);
+  }
+  ~gemm_runner() { hipFree(workspace); }
+};
+
+std::vector<bf16> random_bf16(std::size_t n, float scale, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<bf16> v(n);
+  for (bf16& x : v) x = saturate_cast<bf16>(normal(rng) * scale);
+  return v;
+}
+std::vector<float> as_floats(const std::vector<bf16>& v) {
+  std::vector<float> f(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) f[i] = widen_to_float(v[i]);
+  return f;
+}
+
+#define WAVEKIT_TRY(call)                                                                                      \
+  do {                                                                                                         \
+    if (const status st_ = (call); !st_.ok()) return std::printf("%s: %s\n", #call, st_.message().c_str()), 1; \
+  } while (0)
+
+int run(const layer& c) {
+  const int bs = c.batch, H = c.heads, row = layer::kv_lora + layer::rope, qh = c.q_head(), kvh = c.kv_head();
+  std::mt19937 rng(2025);
+  // The problem's data: weights randn / sqrt(fan in), x and the prefilled cache rows randn, bf16.
+  const std::vector<bf16> x = random_bf16(std::size_t(bs) * c.dim, 1.0f, rng);
+  const std::vector<bf16> wq_down = random_bf16(std::size_t(c.q_lora) * c.dim, 1.0f / std::sqrt(float(c.dim)), rng);
+  const std::vector<bf16> wkv_down = random_bf16(std::size_t(row) * c.dim, 1.0f / std::sqrt(float(c.dim)), rng);
+  const std::vector<bf16> wq_up = random_bf16(std::size_t(H) * qh * c.q_lora, 1.0f / std::sqrt(float(c.q_lora)), rng);
+  const std::vector<bf16> wkv_up = random_bf16(std::size_t(H) * kvh * layer::kv_lora, 1.0f / std::sqrt(512.0f), rng);
+  const std::vector<bf16> wo = random_bf16(std::size_t(c.dim) * H * c.v, 1.0f / std::sqrt(float(H * c.v)), rng);
+  std::vector<bf16> cache(std::size_t(bs) * c.max_seq * row, bf16{});
+  {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (int b = 0; b < bs; ++b)
+      for (std::size_t i = 0; i < std::size_t(c.prefill) * row; ++i)
+        cache[std::size_t(b) * c.max_seq * row + i] = saturate_cast<bf16>(normal(rng));
+  }
+  // W_UK per head transposed to [512][128] (rows of kv_up: head h's k_nope part is [h * 256, + 128)).
+  std::vector<bf16> w_uk_t(std::size_t(H) * layer::kv_lora * c.nope);
+  for (int h = 0; h < H; ++h)
+    for (int d = 0; d < c.nope; ++d)
+      for (int l = 0; l < layer::kv_lora; ++l)
+        w_uk_t[(std::size_t(h) * layer::kv_lora + l) * c.nope + d] =
+            wkv_up[(std::size_t(h) * kvh + d) * layer::kv_lora + l];
+  const host::mla_rope_table table(c.prefill + 1);
+  std::vector<bf16> cos_bits(table.cos.size()), sin_bits(table.sin.size());
+  for (std::size_t i = 0; i < table.cos.size(); ++i)
+    cos_bits[i] = saturate_cast<bf16>(table.cos[i]), sin_bits[i] = saturate_cast<bf16>(table.sin[i]);
+
+  bf16 *d_x = upload(x), *d_wq_down = upload(wq_down), *d_wkv_down = upload(wkv_down), *d_wq_up = upload(wq_up);
+  bf16 *d_wkv_up = upload(wkv_up), *d_wo = upload(wo), *d_w_uk_t = upload(w_uk_t), *d_cache = upload(cache);
+  bf16 *d_cos = upload(cos_bits), *d_sin = upload(sin_bits);
+  bf16* d_att = device_array<bf16>(cache.size());  // the attention cache: rope parts rotated
+  bf16 *d_q_lora = device_array<bf16>(std::size_t(bs) * c.q_lora),
+       *d_kv_lora = device_array<bf16>(std::size_t(bs) * row);
+  bf16 *d_q = device_array<bf16>(std::size_t(bs) * H * qh), *d_qn = device_array<bf16>(std::size_t(H) * bs * c.nope);
+  bf16 *d_qa = device_array<bf16>(std::size_t(H) * bs * 512), *d_q_att = device_array<bf16>(std::size_t(bs) * H * row);
+  bf16 *d_o_lat = device_array<bf16>(std::size_t(bs) * H * 512), *d_ol = device_array<bf16>(std::size_t(H) * bs * 512);
+  bf16 *d_ov = device_array<bf16>(std::size_t(H) * bs * c.v), *d_attn = device_array<bf16>(std::size_t(bs) * H * c.v);
+  bf16* d_y = device_array<bf16>(std::size_t(bs) * c.dim);
+  const long seq = long(c.max_seq) * row;  // a sequence's cache rows
+  auto copy = [](dim3 grid, const bf16* src, long sg, long sr, bf16* dst, long dg, long dr, int width) {
+    hipLaunchKernelGGL(copy_rows, grid, dim3(64), 0, nullptr, reinterpret_cast<const std::uint16_t*>(src), sg, sr,
+                       bits(dst), dg, dr, width);
+  };
+  auto rotate = [&](dim3 grid, const bf16* src, long sg, long sr, bf16* dst, long dg, long dr, int position,
+                    bool per_row) {
+    hipLaunchKernelGGL(rotate_rows, grid, dim3(64), 0, nullptr, reinterpret_cast<const std::uint16_t*>(src), sg, sr,
+                       bits(dst), dg, dr, reinterpret_cast<const std::uint16_t*>(d_cos),
+                       reinterpret_cast<const std::uint16_t*>(d_sin), position, per_row);
+  };
+  // The attention cache of the prefilled rows, as the engine's prefill would have written it.
+  if (c.prefill > 0) {
+    copy(dim3(c.prefill, bs), d_cache, seq, row, d_att, seq, row, layer::kv_lora);
+    rotate(dim3(c.prefill, bs), d_cache + layer::kv_lora, seq, row, d_att + layer::kv_lora, seq, row, 0, true);
+  }
+
+  // The decode step.
+  gemm_runner gemm;
+  WAVEKIT_TRY(gemm(bs, c.q_lora, c.dim, d_x, d_wq_down, d_q_lora));
+  WAVEKIT_TRY(gemm(bs, row, c.dim, d_x, d_wkv_down, d_kv_lora));
+  const long at = long(c.prefill) * row;  // the new row of each sequence
+  copy(dim3(1, bs), d_kv_lora, row, 0, d_cache + at, seq, 0, row);
+  copy(dim3(1, bs), d_kv_lora, row, 0, d_att + at, seq, 0, layer::kv_lora);
+  rotate(dim3(1, bs), d_kv_lora + layer::kv_lora, row, 0, d_att + at + layer::kv_lora, seq, 0, c.prefill, false);
+  WAVEKIT_TRY(gemm(bs, H * qh, c.q_lora, d_q_lora, d_wq_up, d_q));
+  // q_nope by head ([head][sequence][128]) for W_UK; q_rope rotated into the attention's queries.
+  copy(dim3(bs, H), d_q, qh, long(H) * qh, d_qn, long(bs) * c.nope, c.nope, c.nope);
+  rotate(dim3(H, bs), d_q + c.nope, long(H) * qh, qh, d_q_att + layer::kv_lora, long(H) * row, row, c.prefill, false);
+  for (int h = 0; h < H; ++h)
+    WAVEKIT_TRY(gemm(bs, layer::kv_lora, c.nope, d_qn + std::size_t(h) * bs * c.nope,
+                     d_w_uk_t + std::size_t(h) * layer::kv_lora * c.nope, d_qa + std::size_t(h) * bs * 512));
+  copy(dim3(bs, H), d_qa, long(bs) * 512, 512, d_q_att, row, long(H) * row, layer::kv_lora);
+
+  // Attention: one page of max_seq rows a sequence, prefill + 1 of them in use.
+  std::vector<int> qo(bs + 1), lens(bs, c.prefill + 1), pages(bs);
+  for (int b = 0; b <= bs; ++b) qo[b] = b;
+  for (int b = 0; b < bs; ++b) pages[b] = b;
+  const mla::problem p{
+      bs, H, mla::kv_layout::paged, c.max_seq, bs * c.max_seq, 1, static_cast<float>(1.0 / std::sqrt(double(qh)))};
+  const mla::sequences_view s{qo, {}, lens, pages};
+  const result<mla::split_plan> plan = mla_decode_plan(p, s);
+  if (!plan) return std::printf("%s\n", plan.error().message().c_str()), 1;
+  const std::size_t ws = mla::workspace_bytes(p, s, plan.value());
+  void* workspace = ws ? device_array<unsigned char>(ws) : nullptr;
+  int *d_qo = upload(qo), *d_lens = upload(lens), *d_pages = upload(pages);
+  WAVEKIT_TRY(
+      mla_decode(p, s, mla::args<bf16>{d_q_att, d_att, d_qo, nullptr, d_lens, d_pages, d_o_lat, nullptr, workspace, ws},
+                 plan.value(), nullptr));
+
+  // W_UV per head (rows [h * 256 + 128, + 128) of kv_up, [128][512]: K-contiguous as it is).
+  copy(dim3(bs, H), d_o_lat, 512, long(H) * 512, d_ol, long(bs) * 512, 512, 512);
+  for (int h = 0; h < H; ++h)
+    WAVEKIT_TRY(gemm(bs, c.v, layer::kv_lora, d_ol + std::size_t(h) * bs * 512,
+                     d_wkv_up + (std::size_t(h) * kvh + c.nope) * layer::kv_lora, d_ov + std::size_t(h) * bs * c.v));
+  copy(dim3(bs, H), d_ov, long(bs) * c.v, c.v, d_attn, c.v, long(H) * c.v, c.v);
+  WAVEKIT_TRY(gemm(bs, c.dim, H * c.v, d_attn, d_wo, d_y));
+  if (hipDeviceSynchronize() != hipSuccess) return std::printf("the device failed\n"), 1;
+
+  // The host reference over a few sequences (all of a small batch), and the whole cache.
+  std::vector<int> check;
+  if (bs <= 4)
+    for (int b = 0; b < bs; ++b) check.push_back(b);
+  else
+    check = {0, bs / 2, bs - 1};
+  host::mla_layer_weights w{as_floats(wq_down), as_floats(wkv_down), as_floats(wq_up), as_floats(wkv_up),
+                            as_floats(wo)};
+  std::vector<float> ref_cache = as_floats(cache);
+  const std::vector<float> ref_y = host::reference_mla_layer(c, w, as_floats(x), ref_cache, check);
+  std::vector<bf16> y(std::size_t(bs) * c.dim), got_cache(cache.size());
+  hipMemcpy(y.data(), d_y, y.size() * 2, hipMemcpyDeviceToHost);
+  hipMemcpy(got_cache.data(), d_cache, got_cache.size() * 2, hipMemcpyDeviceToHost);
+  const double rtol = 2e-2, atol = 8e-3;
+  auto compare = [&](double got, double want, double& worst) {
+    const double err = std::fabs(got - want);
+    worst = std::max(worst, err / (atol + rtol * std::fabs(want)));
+    return err <= atol + rtol * std::fabs(want);
+  };
+  int bad_y = 0, bad_cache = 0;
+  double worst_y = 0, worst_cache = 0;
+  for (int b : check)
+    for (int i = 0; i < c.dim; ++i)
+      bad_y += !compare(widen_to_float(y[std::size_t(b) * c.dim + i]), ref_y[std::size_t(b) * c.dim + i], worst_y);
+  for (std::size_t i = 0; i < got_cache.size(); ++i)
+    bad_cache += !compare(widen_to_float(got_cache[i]), ref_cache[i], worst_cache);
+
+  std::printf("mla decode layer: batch %d, dim %d, q_lora %d, %d heads, position %d (cache of %d rows)\n", bs, c.dim,
+              c.q_lora, H, c.prefill, c.max_seq);
+  std::printf("attention: %s, %d splits of %d rows\n", mla::config_name(mla::choose_config(p, s)).c_str(),
+              plan.value().splits, plan.value().chunk);
+  std::printf("y (%zu sequences checked): largest error %.2f of the tolerance; %d outside\n", check.size(), worst_y,
+              bad_y);
+  std::printf("cache (%d sequences x %d rows): largest error %.2f of the tolerance; %d outside\n", bs, c.max_seq,
+              worst_cache, bad_cache);
+  std::printf("%s the problem's tolerance (rtol 2e-2, atol 8e-3)\n",
+              bad_y + bad_cache ? "FAILED: not within" : "ok: within");
+  for (bf16* d : {d_x,      d_wq_down, d_wkv_down, d_wq_up, d_wkv_up, d_wo,    d_w_uk_t, d_cache, d_cos, d_sin,  d_att,
+                  d_q_lora, d_kv_lora, d_q,        d_qn,    d_qa,     d_q_att, d_o_lat,  d_ol,    d_ov,  d_attn, d_y})
+    hipFree(d);
+  hipFree(workspace), hipFree(d_qo), hipFree(d_lens), hipFree(d_pages);
+  return bad_y + bad_cache ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* usage = "usage: mla_decode_layer [batch dim q_lora heads prefill max_seq]\n";
+  if (argc == 2 && std::string(argv[1]) == "--help") return std::printf("%s", usage), 0;
+  int v[6] = {4, 512, 256, 16, 100, 256};
+  if (argc != 1 && argc != 7) return std::fprintf(stderr, "%s", usage), 2;
+  for (int i = 1; i < argc; ++i) {
+    char* end = nullptr;
+    const long n = std::strtol(argv[i], &end, 10);
+    if (*end || n < 0 || n > (1 << 20)) return std::fprintf(stderr, "the sizes must be integers >= 0\n%s", usage), 2;
+    v[i - 1] = static_cast<int>(n);
+  }
+  const layer c{v[0], v[1], v[2], v[3], v[4], v[5]};
+  // The GEMMs' rules (N a multiple of 16, K of 8) and the attention's (heads 1 to 128).
+  if (c.batch < 1 || c.dim < 16 || c.dim % 16 || c.q_lora < 16 || c.q_lora % 16 || c.heads < 1 || c.heads > 128 ||
+      c.prefill >= c.max_seq)
+    return std::fprintf(stderr, "batch >= 1; dim and q_lora multiples of 16; heads 1 to 128; prefill < max_seq\n%s",
+                        usage),
+           2;
+  return run(c);
+}
