@@ -2,6 +2,9 @@
 // magnitude changes from block to block (2^-8 .. 2^3), so every 32-K block of a row has its own
 // e8m0 scale and a scale applied to the wrong block shows; and its check against the exact
 // product of the quantized values at a bound computed from K, the splits and C's format.
+// gemm_mx_quantizing_a_case: the same with A given as bf16 / fp16 values, which the kernel
+// quantizes; the reference multiplies the host quantizer's MXFP4 of them (the kernel's must be
+// the same bits, so the bound is the same).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -19,6 +22,34 @@
 #include "wavekit/ops/gemm_mx/problem.hpp"
 
 namespace wavekit::test {
+
+// |C - exact| per element may be: the matrix core's accumulation (bounded as a fused sum of each
+// 32-K block, the scale being a power of two, then one fp32 accumulation per block: the spec
+// leaves gfx950's internal order open, docs/hardware.md 1.3 and 1.4), one fp32 rounding per split in the
+// reduction, and C's rounding (2^-8 relative for bf16, 2^-11 for fp16).
+template <class Out>
+int check_mx_product(const ops::gemm_mx::problem& p, const std::vector<float>& xa, const std::vector<float>& xb,
+                     const Out* c, int splits, const char* label) {
+  const auto dot = host::reference_gemm_nt(
+      p.m, p.n, p.k, [&](int i, int k) { return double(xa[std::size_t(i) * p.k + k]); },
+      [&](int j, int k) { return double(xb[std::size_t(j) * p.k + k]); });
+  const auto abs_sum = host::reference_gemm_nt(
+      p.m, p.n, p.k, [&](int i, int k) { return std::fabs(double(xa[std::size_t(i) * p.k + k])); },
+      [&](int j, int k) { return std::fabs(double(xb[std::size_t(j) * p.k + k])); });
+  std::vector<Out> got(std::size_t(p.m) * p.n);
+  hipMemcpy(got.data(), c, got.size() * sizeof(Out), hipMemcpyDeviceToHost);
+  const double out_unit = std::is_same_v<Out, bf16> ? 0x1p-8 : 0x1p-11;
+  int bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double e = dot[i], g = to_float(got[i]);
+    const double acc = host::mfma_fp32_error_bound(p.k, 32, abs_sum[i]) + splits * 0x1p-24 * abs_sum[i];
+    const double bound = acc + (std::fabs(e) + acc) * out_unit;
+    if (!(std::fabs(g - e) <= bound) && bad++ < 5)
+      std::printf("%s %s: C[%zu][%zu] = %.8g, reference %.8g (bound %.3g)\n", label, p.str().c_str(), i / p.n, i % p.n,
+                  g, e, bound);
+  }
+  return bad;
+}
 
 template <class Elem, class Out>
 struct gemm_mx_case {
@@ -66,31 +97,54 @@ struct gemm_mx_case {
 
   ops::gemm_mx::args<Elem, Out> args() const { return {a, b, a_scale, b_scale, c, workspace, workspace_bytes}; }
 
-  // |C - exact| per element may be: the matrix core's accumulation (bounded as a fused sum of each
-  // 32-K block, the scale being a power of two, then one fp32 accumulation per block: the spec
-  // leaves gfx950's internal order open, docs/hardware.md 1.3 and 1.4), one fp32 rounding per split in the
-  // reduction, and C's rounding (2^-8 relative for bf16, 2^-11 for fp16).
-  int check(int splits, const char* label) const {
-    const auto dot = host::reference_gemm_nt(
-        p.m, p.n, p.k, [&](int i, int k) { return double(xa[std::size_t(i) * p.k + k]); },
-        [&](int j, int k) { return double(xb[std::size_t(j) * p.k + k]); });
-    const auto abs_sum = host::reference_gemm_nt(
-        p.m, p.n, p.k, [&](int i, int k) { return std::fabs(double(xa[std::size_t(i) * p.k + k])); },
-        [&](int j, int k) { return std::fabs(double(xb[std::size_t(j) * p.k + k])); });
-    std::vector<Out> got(std::size_t(p.m) * p.n);
-    hipMemcpy(got.data(), c, got.size() * sizeof(Out), hipMemcpyDeviceToHost);
-    const double out_unit = std::is_same_v<Out, bf16> ? 0x1p-8 : 0x1p-11;
-    int bad = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      const double e = dot[i], g = to_float(got[i]);
-      const double acc = host::mfma_fp32_error_bound(p.k, 32, abs_sum[i]) + splits * 0x1p-24 * abs_sum[i];
-      const double bound = acc + (std::fabs(e) + acc) * out_unit;
-      if (!(std::fabs(g - e) <= bound) && bad++ < 5)
-        std::printf("%s %s: C[%zu][%zu] = %.8g, reference %.8g (bound %.3g)\n", label, p.str().c_str(), i / p.n,
-                    i % p.n, g, e, bound);
-    }
-    return bad;
+  int check(int splits, const char* label) const { return check_mx_product(p, xa, xb, c, splits, label); }
+};
+
+// T: A's 16-bit type; B MXFP4.
+template <class T, class Out>
+struct gemm_mx_quantizing_a_case {
+  ops::gemm_mx::problem p;
+  T* a = nullptr;
+  fp4x2_e2m1* b = nullptr;
+  e8m0* b_scale = nullptr;
+  Out* c = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  std::vector<T> a_values;
+  host::mx_tensor<fp4_e2m1> qa, qb;  // qa: the host's quantization of a_values (the kernel's bits)
+  std::vector<float> xa, xb;
+
+  gemm_mx_quantizing_a_case(ops::gemm_mx::problem problem, std::uint32_t seed, int max_splits = 8) : p(problem) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::uniform_int_distribution<int> exponent(-8, 3);
+    a_values.resize(std::size_t(p.m) * p.k);
+    std::vector<float> af(a_values.size());
+    for (int r = 0; r < p.m; ++r)
+      for (int blk = 0; blk < p.k / 32; ++blk) {
+        const float magnitude = std::ldexp(1.0f, exponent(rng));
+        for (int i = 0; i < 32; ++i) {
+          const std::size_t at = std::size_t(r) * p.k + blk * 32 + i;
+          a_values[at] = saturate_cast<T>(n(rng) * magnitude);
+          af[at] = to_float(a_values[at]);
+        }
+      }
+    qa = host::quantize_mx<fp4_e2m1>(std::span<const float>(af), p.m, p.k);
+    qb = gemm_mx_case<fp4_e2m1, Out>::random_mx(p.n, p.k, rng);
+    xa = host::dequantize(qa), xb = host::dequantize(qb);
+    gemm_mx_case<fp4_e2m1, Out>::upload(a, a_values), gemm_mx_case<fp4_e2m1, Out>::upload(b, qb.data);
+    gemm_mx_case<fp4_e2m1, Out>::upload(b_scale, qb.scales);
+    hipMalloc(&c, std::size_t(p.m) * p.n * sizeof(Out));
+    hipMemset(c, 0xff, std::size_t(p.m) * p.n * sizeof(Out));
+    workspace_bytes = std::size_t(max_splits) * p.m * p.n * sizeof(float);
+    hipMalloc(&workspace, workspace_bytes);
   }
+  ~gemm_mx_quantizing_a_case() { hipFree(a), hipFree(b), hipFree(b_scale), hipFree(c), hipFree(workspace); }
+  gemm_mx_quantizing_a_case(const gemm_mx_quantizing_a_case&) = delete;
+  gemm_mx_quantizing_a_case& operator=(const gemm_mx_quantizing_a_case&) = delete;
+
+  ops::gemm_mx::args_quantizing_a<T, Out> args() const { return {a, b, b_scale, c, workspace, workspace_bytes}; }
+  int check(int splits, const char* label) const { return check_mx_product(p, xa, xb, c, splits, label); }
 };
 
 }  // namespace wavekit::test

@@ -54,6 +54,9 @@ struct buffer {
     return __builtin_amdgcn_raw_buffer_load_b8(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),
                                                0);
   }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store1(std::uint8_t v, std::uint32_t byte_offset) const {
+    __builtin_amdgcn_raw_buffer_store_b8(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store2(std::uint16_t v, std::uint32_t byte_offset) const {
     __builtin_amdgcn_raw_buffer_store_b16(v, rsrc, static_cast<int>(byte_offset), 0, 0);
   }

@@ -12,7 +12,10 @@
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
+#include <cstdint>
+
 #include "wavekit/arch/matrix_formats.hpp"
+#include "wavekit/arch/target.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/core/vector.hpp"
@@ -27,6 +30,7 @@ __device__ floatx4 wavekit_gfx950_mfma_f32_16x16x32_bf16(bf16x8, bf16x8, floatx4
 __device__ floatx16 wavekit_gfx950_mfma_f32_32x32x16_bf16(bf16x8, bf16x8, floatx16, int, int, int) __asm("llvm.amdgcn.mfma.f32.32x32x16.bf16");
 __device__ floatx4 wavekit_gfx950_mfma_scale_f32_16x16x128_f8f6f4(int32x8, int32x8, floatx4, int, int, int, int, int, int) __asm("llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32");
 __device__ floatx16 wavekit_gfx950_mfma_scale_f32_32x32x64_f8f6f4(int32x8, int32x8, floatx16, int, int, int, int, int, int) __asm("llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32");
+__device__ unsigned wavekit_gfx950_cvt_scalef32_pk_fp4_f32(unsigned, float, float, float, int) __asm("llvm.amdgcn.cvt.scalef32.pk.fp4.f32");
 }
 // clang-format on
 }  // namespace wavekit::arch::gfx950::intrinsic
@@ -85,5 +89,21 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx16 mfma_scale_f32_32x32x64_f8f6f4(int32
                                                                            int scale_a, int scale_b) {
   return WAVEKIT_GFX950_INSTRUCTION(mfma_scale_f32_32x32x64_f8f6f4)(a, b, c, FormatA, FormatB, OpselA, scale_a, OpselB,
                                                                     scale_b);
+}
+
+// v_cvt_scalef32_pk_fp4_f32 (docs/hardware.md 2.3): a and b divided by the scale, exactly, then
+// rounded to nearest-even e2m1 saturating at +-6, into byte Byte of old (a in the low nibble). Only
+// the scale's exponent field e counts: the divisor is 2^(e - 127), an e8m0 code as it stands.
+template <int Byte>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t cvt_scalef32_pk_fp4_f32(std::uint32_t old, float a, float b,
+                                                                         float scale) {
+  static_assert(Byte >= 0 && Byte < 4, "cvt_scalef32_pk_fp4_f32: byte 0 to 3");
+#if defined(__HIP__) || WAVEKIT_TARGET_GFX950
+  return WAVEKIT_GFX950_INSTRUCTION(cvt_scalef32_pk_fp4_f32)(old, a, b, scale, Byte);
+#else
+  // The emulator has gfx950's conversions in its gfx950 builds only; callers check the target.
+  (void)old, (void)a, (void)b, (void)scale;
+  __builtin_trap();
+#endif
 }
 }  // namespace wavekit::arch::gfx950

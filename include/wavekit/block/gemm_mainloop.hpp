@@ -14,6 +14,8 @@
 // the others carries no conditions. The policy's hooks, in the order a step calls them:
 //   group_begin(g)           before a group's first step
 //   issue_loads<s>(g, more)  before the next step's tile loads (more: there is a next step)
+//   stage_in_lds<s>(a_tile)  optional: the step's tiles are in LDS, A's at a_tile (a policy that
+//                            reads scales its A loader left there: tile_loader_quantize_fp4)
 //   before_mma<s>(g)         before the step's MFMAs
 //   mma_scales<s>()          the scales the step's MFMAs take (warp::neutral_scales, or the warp
 //                            MMA's instruction_scales where the scales ride in the instruction)
@@ -57,6 +59,16 @@ concept scale_policy = requires(P policy, const P& const_policy, Mma& mma, int g
   const_policy.epilogue_transform();
 };
 
+// The LDS bytes a loader's tile takes: its tile_bytes where it has more than its rows (a quantizing
+// loader's scales), else rows x row_bytes.
+template <class Loader, int Rows>
+inline constexpr int loader_tile_bytes = [] {
+  if constexpr (requires { Loader::tile_bytes; })
+    return Loader::tile_bytes;
+  else
+    return Rows * Loader::row_bytes;
+}();
+
 // Where the operands are: buffers over A and B, their strides (elements) and extents.
 struct gemm_sources {
   arch::buffer a, b;
@@ -79,8 +91,8 @@ struct gemm_mainloop {
   static_assert(ALoader::row_bytes * 8 == step_k * ALoader::element_bits,
                 "gemm_mainloop: the loaders' rows are one K step (Cfg::block_k elements)");
   static_assert(Policy::group_k == kps * step_k, "gemm_mainloop: a scale group is a whole number of K steps");
-  static constexpr int a_tile_bytes = Cfg::block_m * ALoader::row_bytes;
-  static constexpr int tile_bytes = (Cfg::block_m + Cfg::block_n) * ALoader::row_bytes;
+  static constexpr int a_tile_bytes = loader_tile_bytes<ALoader, Cfg::block_m>;
+  static constexpr int tile_bytes = a_tile_bytes + loader_tile_bytes<BLoader, Cfg::block_n>;
   static constexpr int policy_lds_offset = Cfg::stages * tile_bytes;  // the policy's LDS follows the tiles
   static constexpr int lds_bytes = policy_lds_offset + Policy::lds_bytes;
   static constexpr bool k_tail = KTail;
@@ -140,6 +152,7 @@ struct gemm_mainloop {
           b_load.load(src.b, src.b_ld, k_next);
           a_load.load(src.a, src.a_ld, k_next);
         }
+        if constexpr (requires { policy.template stage_in_lds<s>(cur); }) policy.template stage_in_lds<s>(cur);
         policy.template before_mma<s>(g);
         w.template step<Policy::restarts && s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane,
                                                     policy.template mma_scales<s>());

@@ -17,11 +17,18 @@
 // elements are 0 too, and a neighbouring row's scale there could be NaN's 0xFF).
 //
 // Scale tensors: a_scale [M][K/32], b_scale [N][K/32] (e8m0, K-contiguous, the plain layout).
+//
+// Or A's scales come from LDS, where a loader that quantizes A on its way in left them beside the
+// tile (ALdsScales: tile/tile_loader_quantize_fp4.hpp, its scale_offset and scales_per_row): each
+// step reads its lanes' rows' scales there once the step's tiles are in LDS (the mainloop's
+// stage_in_lds hook), one 8-byte read per row tile, and a_scale is not read.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/lds.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -35,7 +42,7 @@ struct mx_scale_args {
   const e8m0* b_scale;  // [N][K/32]
 };
 
-template <class Mma, int StepK>
+template <class Mma, int StepK, class ALdsScales = void>
 struct scale_in_instruction {
   using atom = typename Mma::atom;
   static_assert(Mma::scaled, "scale_in_instruction: the warp MMA's atom must be a scaled one (arch::mfma_scaled_atom)");
@@ -49,6 +56,15 @@ struct scale_in_instruction {
   static constexpr int lds_bytes = 0;
   static constexpr int tiles_m = Mma::tiles_m, tiles_n = Mma::tiles_n, mfmas = Mma::mfmas;
   static constexpr int blocks_per_step = StepK / atom::scale_k, blocks_per_mfma = atom::k / atom::scale_k;
+  static constexpr bool a_in_lds = !std::is_void_v<ALdsScales>;
+  static_assert(
+      [] {
+        if constexpr (a_in_lds)
+          return ALdsScales::scales_per_row == blocks_per_step && blocks_per_step == 8;
+        else
+          return true;
+      }(),
+      "scale_in_instruction: A's scales in LDS are a step's 8 blocks a row (one 8-byte read)");
   using args = mx_scale_args;
   using mma_type = Mma;  // the warp MMA whose accumulators it scales
   using scales = typename Mma::instruction_scales;
@@ -56,13 +72,15 @@ struct scale_in_instruction {
   arch::buffer a, b;
   std::uint32_t a_row[tiles_m], b_row[tiles_n];  // byte offset of this lane's row's scale in its MFMA block 0
   int lane_block;                                // Atom::scale_block(lane)
+  int a_lds_row[tiles_m];                        // A scales in LDS: this lane's rows, within the tile
   int skip_blocks;                               // blocks the K steps start early (KTail; else 0)
   scales current, next;
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void begin(const args& p, int m, int n, int k, const gemm_tile& t, float*, int,
                                                 int wave_row, int wave_col, int lane) {
     const int blocks = k / atom::scale_k;  // scales per row
-    a = arch::buffer::over(p.a_scale, static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(blocks));
+    a = arch::buffer::over(a_in_lds ? nullptr : p.a_scale,
+                           a_in_lds ? 0u : static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(blocks));
     b = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(blocks));
     lane_block = atom::scale_block(lane);
     auto offset = [&](int row, int rows) {
@@ -70,7 +88,10 @@ struct scale_in_instruction {
                         : arch::out_of_range;
     };
 #pragma unroll
-    for (int i = 0; i < tiles_m; ++i) a_row[i] = offset(t.m0 + wave_row + i * Mma::m + lane % Mma::m, m);
+    for (int i = 0; i < tiles_m; ++i) {
+      a_row[i] = offset(t.m0 + wave_row + i * Mma::m + lane % Mma::m, m);
+      a_lds_row[i] = wave_row + i * Mma::m + lane % Mma::m;
+    }
 #pragma unroll
     for (int j = 0; j < tiles_n; ++j) b_row[j] = offset(t.n0 + wave_col + j * Mma::m + lane % Mma::m, n);
     // Step g starts at K = g * StepK - skip, skip being the mainloop's KTail (0 when K is whole steps).
@@ -82,8 +103,10 @@ struct scale_in_instruction {
 #pragma unroll
     for (int s = 0; s < mfmas; ++s) {
       const std::uint32_t uniform = static_cast<std::uint32_t>(block + s * blocks_per_mfma);
+      if constexpr (!a_in_lds) {
 #pragma unroll
-      for (int i = 0; i < tiles_m; ++i) to.a[i][s] = static_cast<int>(a.load1(a_row[i], uniform));
+        for (int i = 0; i < tiles_m; ++i) to.a[i][s] = static_cast<int>(a.load1(a_row[i], uniform));
+      }
 #pragma unroll
       for (int j = 0; j < tiles_n; ++j) to.b[j][s] = static_cast<int>(b.load1(b_row[j], uniform));
     }
@@ -95,9 +118,11 @@ struct scale_in_instruction {
     for (int s = 0; s < mfmas; ++s) {
       const int block = first_block + s * blocks_per_mfma;  // of the lane's MFMA block 0
       const bool before_k = block + lane_block < 0;
+      if constexpr (!a_in_lds) {
 #pragma unroll
-      for (int i = 0; i < tiles_m; ++i)
-        to.a[i][s] = static_cast<int>(a.load1(before_k ? arch::out_of_range : a_row[i] + block));
+        for (int i = 0; i < tiles_m; ++i)
+          to.a[i][s] = static_cast<int>(a.load1(before_k ? arch::out_of_range : a_row[i] + block));
+      }
 #pragma unroll
       for (int j = 0; j < tiles_n; ++j)
         to.b[j][s] = static_cast<int>(b.load1(before_k ? arch::out_of_range : b_row[j] + block));
@@ -110,6 +135,23 @@ struct scale_in_instruction {
   template <int S>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void issue_loads(int g, bool more) {
     if (more) load((g + 1) * blocks_per_step - skip_blocks, next);
+  }
+  // A's scales of the step from LDS (a_in_lds only; the mainloop calls it when the step's tiles
+  // are there): byte s * blocks_per_mfma + lane_block of each row's eight.
+  template <int S>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void stage_in_lds(const unsigned char* a_tile)
+    requires(a_in_lds)
+  {
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i) {
+      const arch::u32x2 codes =
+          arch::lds_load<8>(a_tile + ALdsScales::scale_offset + a_lds_row[i] * ALdsScales::scales_per_row);
+#pragma unroll
+      for (int s = 0; s < mfmas; ++s) {
+        const int block = s * blocks_per_mfma + lane_block;
+        current.a[i][s] = static_cast<int>(((block < 4 ? codes[0] : codes[1]) >> (8 * (block % 4))) & 0xFFu);
+      }
+    }
   }
   template <int S>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void before_mma(int) {}

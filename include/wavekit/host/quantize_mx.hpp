@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "wavekit/core/mx_scale.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 
@@ -54,16 +55,6 @@ struct mx_tensor {
   e8m0 scale_at(int r, int c) const { return scales[std::size_t(r) * scale_cols() + c / mx_block_size]; }
   float value_at(int r, int c) const { return to_float(element_at(r, c)) * to_float(scale_at(r, c)); }
 };
-
-// The block exponent for a block whose largest magnitude is amax (see the header comment).
-template <class Elem>
-constexpr int mx_scale_exponent(float amax) {
-  const std::uint32_t rounded = (__builtin_bit_cast(std::uint32_t, amax) + 0x200000u) & 0xFF800000u;
-  const int field = static_cast<int>((rounded >> 23) & 0xFF);
-  if (field == 0) return -127;                               // log2(0) = -inf, clamped
-  const int floor_log2 = field == 0xFF ? 255 : field - 127;  // +inf clamps to 127 below
-  return std::clamp(floor_log2 - element_limits<Elem>::max_exponent, -127, 127);
-}
 
 template <class Elem>
 mx_tensor<Elem> quantize_mx(std::span<const float> x, int rows, int cols) {

@@ -8,6 +8,11 @@
 //   gx::args<wavekit::fp4_e2m1, wavekit::bf16> args{a, b, a_scale, b_scale, c, workspace, ws};
 //   wavekit::status s = wavekit::gemm_mx(p, args, stream);
 //
+// MXFP4 with A in bf16 / fp16, quantized as the kernel loads it (amd-mxfp4-mm):
+//   gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16};
+//   gx::args_quantizing_a<wavekit::bf16, wavekit::bf16> args{a, b, b_scale, c, workspace, ws};
+//   wavekit::status s = wavekit::gemm_mx(p, args, stream);
+//
 // It validates everything before launching, refuses a device without scaled MFMAs (gfx942) and
 // picks a plan (ops/gemm_mx/plan.hpp answers the same without HIP). Experts pick a config:
 // gx::launch<gx::config_medium>(p, args, splits, stream).
@@ -32,6 +37,22 @@ inline result<ops::gemm_mx::plan_info> gemm_mx_select_plan(const ops::gemm_mx::p
 // Validates, picks the plan and launches. When `ran` is given it receives the plan that ran.
 template <class Elem, class Out>
 status gemm_mx(const ops::gemm_mx::problem& p, const ops::gemm_mx::args<Elem, Out>& args, hipStream_t stream,
+               ops::gemm_mx::plan_info* ran = nullptr) {
+  namespace gx = ops::gemm_mx;
+  if (status s = gx::validate(p, args); !s.ok()) return s;
+  const arch::device_arch device = arch::current_device_arch();
+  const result<gx::plan_info> plan = gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
+  if (!plan) return plan.error();
+  const status s = gx::with_config(plan.value().plan.config, [&](auto cfg) {
+    return gx::launch<decltype(cfg)>(p, args, plan.value().plan.splits, device.kind, stream);
+  });
+  if (s.ok() && ran) *ran = plan.value();
+  return s;
+}
+
+// MXFP4 with a 16-bit A quantized in the kernel (problem's a_storage bf16 / fp16).
+template <class T, class Out>
+status gemm_mx(const ops::gemm_mx::problem& p, const ops::gemm_mx::args_quantizing_a<T, Out>& args, hipStream_t stream,
                ops::gemm_mx::plan_info* ran = nullptr) {
   namespace gx = ops::gemm_mx;
   if (status s = gx::validate(p, args); !s.ok()) return s;

@@ -22,6 +22,7 @@
 #include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
 #include "wavekit/tile/tile_loader_k_contiguous.hpp"
+#include "wavekit/tile/tile_loader_quantize_fp4.hpp"
 #include "wavekit/warp/warp_mma.hpp"
 
 namespace wavekit::ops::gemm_mx {
@@ -48,6 +49,33 @@ struct parts {
 template <class Elem, class Out>
 using params = block::gemm_params<mx_storage_t<Elem>, mx_storage_t<Elem>, block::mx_scale_args, Out>;
 
+// MXFP4 with a 16-bit A (T) quantized as each A tile is loaded: the same parts but A's loader
+// (tile_loader_quantize_fp4: fp4 rows and their scales into LDS) and the policy reading A's
+// scales from beside the tile. Only configs whose A step fits the loader (quantizes_a_config).
+template <class Cfg, class T, class Out>
+struct parts_quantizing_a {
+  using mx = parts<Cfg, fp4_e2m1, Out>;
+  using shape = typename mx::shape;
+  static_assert(quantizes_a_config<Cfg>, "gemm_mx: this config's A tile is too large to quantize as it loads");
+  using a_loader = tile::tile_loader_quantize_fp4<shape::block_m, shape::row_bytes, shape::threads, T>;
+  using b_loader = typename mx::b_loader;
+  using atom = typename mx::atom;
+  using mma = typename mx::mma;
+  static_assert(std::is_same_v<typename a_loader::layout, typename mx::a_loader::layout>,
+                "gemm_mx: the quantized A tile sits in LDS as an fp4 A would");
+  using policy = block::scale_in_instruction<mma, shape::block_k, a_loader>;
+  using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/true>;
+  using body =
+      block::gemm_block<shape, layout::k_contiguous, typename mx::scheduler, mainloop, block::epilogue_store<Out>>;
+  static constexpr int lds_bytes = mainloop::lds_bytes;
+  static constexpr arch::device_facts device = arch::facts_of<arch::target::gfx950>;
+  static constexpr int min_waves_per_simd = (device.lds_bytes_per_cu / lds_bytes) * shape::waves / 4 >= 2 ? 2 : 1;
+  static_assert(lds_bytes <= device.lds_bytes_per_workgroup, "gemm_mx: the tiles exceed gfx950's LDS");
+};
+
+template <class T, class Out>
+using params_quantizing_a = block::gemm_params<T, fp4x2_e2m1, block::mx_scale_args, Out>;
+
 template <class Cfg, class Elem, class Out>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     parts<Cfg, Elem, Out>::shape::min_waves_per_simd) void gemm_mx_kernel(params<Elem, Out> p) {
@@ -58,6 +86,20 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
   } else {
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
+    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
+template <class Cfg, class T, class Out>
+__global__ __launch_bounds__(Cfg::threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(parts_quantizing_a<Cfg, T, Out>::min_waves_per_simd) void gemm_mx_quantizing_a_kernel(
+        params_quantizing_a<T, Out> p) {
+  using composed = parts_quantizing_a<Cfg, T, Out>;
+  arch::declare_codegen_targets<composed::lds_bytes, composed::min_waves_per_simd, 0>();
+  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
+    __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, composed::lds_bytes / 16);
     composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
   }
 }
@@ -84,9 +126,39 @@ status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::targ
   return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
 }
 
+// The same for MXFP4 with a 16-bit A quantized in the kernel.
+template <class Cfg, class T, class Out>
+status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, arch::target device,
+              hipStream_t stream) {
+  using K = typename Cfg::kernel_config;
+  if (status s = validate(p, a); !s.ok()) return s;
+  if (status s = check_target(p, device); !s.ok()) return s;
+  const std::string name = Cfg::name(splits);
+  if (!quantizes_a_config<K>)
+    return {status_code::bad_config,
+            "gemm_mx " + p.str() + ": " + name + "'s A tile is too large to quantize as it loads"};
+  const int step_k = block_k_of<Cfg>(p.format), steps = ceil_div(p.k, step_k);
+  const std::size_t need = workspace_bytes(p, splits);
+  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
+      !s.ok())
+    return s;
+  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
+  const params_quantizing_a<T, Out> kp{
+      a.a, a.b,       {nullptr, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n,
+      p.k, per_split, steps * step_k - p.k};
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  if constexpr (quantizes_a_config<K>)
+    hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
+}
+
 // The same on the current device's target.
 template <class Cfg, class Elem, class Out>
 status launch(const problem& p, const args<Elem, Out>& a, int splits, hipStream_t stream) {
+  return launch<Cfg>(p, a, splits, arch::current_device_arch().kind, stream);
+}
+template <class Cfg, class T, class Out>
+status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, hipStream_t stream) {
   return launch<Cfg>(p, a, splits, arch::current_device_arch().kind, stream);
 }
 

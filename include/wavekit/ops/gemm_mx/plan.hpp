@@ -48,20 +48,33 @@ inline std::string plan_name(plan pl) {
   return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
 }
 
+// The configs a kernel that quantizes a 16-bit A as it loads it can take: the A tile's K step in
+// at most 8 16-byte chunks a thread (32 registers held across a step's MFMAs), every thread busy.
+template <class C>
+inline constexpr bool quantizes_a_config = [] {
+  constexpr int chunks = C::block_m * C::shape::row_bytes * 4 / 16;  // 16-bit values of a K step
+  return chunks % C::threads == 0 && chunks / C::threads <= 8;
+}();
+inline bool quantizes_a(config_id id) {
+  return with_config(id, [](auto cfg) { return quantizes_a_config<decltype(cfg)>; });
+}
+
 // Estimated seconds of a plan on MI355X at the format's matrix rate; operand bytes include the
 // scales (one byte per 32 elements).
 inline double model_seconds(const problem& p, plan pl) {
   constexpr arch::target t = arch::target::gfx950;
   const double element = element_bits(p.format) / 8.0 + 1.0 / scale_block;
+  const double a_element = p.a == a_storage::mx ? element : 2.0;
   const double tflops = p.format == mx_format::mxfp8 ? block::planned_facts(t).fp8_dense_tflops
                                                      : block::planned_facts(t).fp4_dense_tflops;
-  return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config), pl.splits, tflops, {element, element, 2}, t);
+  return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config), pl.splits, tflops, {a_element, element, 2}, t);
 }
 
 inline plan choose_plan(const problem& p, std::size_t workspace) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
-  for (config_id id : all_configs)
+  for (config_id id : all_configs) {
+    if (p.a != a_storage::mx && !quantizes_a(id)) continue;
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 && (k_steps(p, id) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
       const double time = model_seconds(p, {id, splits});
@@ -71,6 +84,7 @@ inline plan choose_plan(const problem& p, std::size_t workspace) {
         best_time = std::min(best_time, time), best_work = work;
       }
     }
+  }
   return best;
 }
 

@@ -8,6 +8,11 @@
 // Both operands K-contiguous (A [M][K], B [N][K]), read in place. gfx950 only: its scaled MFMAs
 // apply the scales inside the instruction (block/scale_in_instruction.hpp). Legal shapes: M >= 1,
 // N a multiple of 16, K a multiple of 32 (the MX block).
+//
+// MXFP4 with A as 16-bit values (amd-mxfp4-mm): a_storage::bf16 or fp16 in the problem and
+// args_quantizing_a; the kernel quantizes A to MXFP4 as it loads each tile, by the host
+// quantizer's rule bit for bit (tile/tile_loader_quantize_fp4.hpp), and the quantized A never
+// reaches memory.
 #pragma once
 
 #include <cstddef>
@@ -39,12 +44,23 @@ inline constexpr mx_format format_of = [] {
 
 inline constexpr int scale_block = 32;  // K elements per e8m0 scale
 
+// How A is stored: an MX tensor of the problem's format, or 16-bit values quantized in the kernel.
+enum class a_storage { mx, bf16, fp16 };
+
+constexpr const char* to_string(a_storage s) {
+  return s == a_storage::mx ? "mx" : s == a_storage::bf16 ? "bf16" : "fp16";
+}
+constexpr int a_bits(a_storage s, mx_format f) { return s == a_storage::mx ? element_bits(f) : 16; }
+
 struct problem {
-  problem(int m_, int n_, int k_, mx_format format_) : m(m_), n(n_), k(k_), format(format_) {}
+  problem(int m_, int n_, int k_, mx_format format_, a_storage a_ = a_storage::mx)
+      : m(m_), n(n_), k(k_), format(format_), a(a_) {}
   int m, n, k;
   mx_format format;
+  a_storage a;
   std::string str() const {
-    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(format);
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(format) +
+           (a == a_storage::mx ? "" : std::string(", A ") + to_string(a) + " quantized in the kernel");
   }
 };
 
@@ -63,6 +79,21 @@ struct args {
   std::size_t workspace_bytes = 0;
 };
 
+// MXFP4 with A 16-bit (T: bf16 or fp16), quantized in the kernel: no a_scale.
+template <class T, class Out>
+struct args_quantizing_a {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "gemm_mx: a quantized A is bf16 or fp16");
+  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16>, "gemm_mx: C is bf16 or fp16");
+  static constexpr mx_format format = mx_format::mxfp4;
+  static constexpr a_storage a_stored = std::is_same_v<T, bf16> ? a_storage::bf16 : a_storage::fp16;
+  const T* a = nullptr;           // [M][K]
+  const fp4x2_e2m1* b = nullptr;  // [N][K / 2]
+  const e8m0* b_scale = nullptr;  // [N][K/32]
+  Out* c = nullptr;
+  void* workspace = nullptr;  // fp32 split-K partials; see workspace_bytes
+  std::size_t workspace_bytes = 0;
+};
+
 inline std::size_t workspace_bytes(const problem& p, int splits) {
   return block::splitk_workspace_bytes(p.m, p.n, splits);
 }
@@ -74,9 +105,11 @@ inline status validate_shape(const problem& p) {
     return {status_code::bad_shape, what + "format must be mx_format::mxfp8 or mx_format::mxfp4"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
   if (p.k % scale_block) return {status_code::bad_shape, what + "K must be a multiple of 32 (the MX scale block)"};
+  if (p.a != a_storage::mx && p.format != mx_format::mxfp4)
+    return {status_code::bad_shape, what + "a 16-bit A is quantized to MXFP4 only (the format must be mxfp4)"};
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t m = p.m, n = p.n, k = p.k, bits = element_bits(p.format);
-  if (m * k * bits / 8 > limit || n * k * bits / 8 > limit || m * n * 4 > limit)
+  if (m * k * a_bits(p.a, p.format) / 8 > limit || n * k * bits / 8 > limit || m * n * 4 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
   return status::success();
 }
@@ -85,12 +118,27 @@ template <class Elem, class Out>
 status validate(const problem& p, const args<Elem, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "gemm_mx " + p.str() + ": ";
-  if (p.format != a.format)
-    return {status_code::bad_config,
-            what + "the arguments hold " + to_string(a.format) + " tensors, the problem says " + to_string(p.format)};
+  if (p.format != a.format || p.a != a_storage::mx)
+    return {status_code::bad_config, what + "the arguments hold " + to_string(a.format) +
+                                         " tensors, the problem says " + to_string(p.format) +
+                                         (p.a == a_storage::mx ? "" : std::string(" with A ") + to_string(p.a))};
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
                                         {"b", a.b, 16, "16-byte vector loads"},
                                         {"a_scale", a.a_scale, 1, "e8m0 bytes"},
+                                        {"b_scale", a.b_scale, 1, "e8m0 bytes"},
+                                        {"c", a.c, 8, "vector stores of the split-K reduction"}});
+}
+
+template <class T, class Out>
+status validate(const problem& p, const args_quantizing_a<T, Out>& a) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  const std::string what = "gemm_mx " + p.str() + ": ";
+  if (p.format != mx_format::mxfp4 || p.a != a.a_stored)
+    return {status_code::bad_config, what + "the arguments hold a " + to_string(a.a_stored) +
+                                         " A and MXFP4 B; the problem says " + to_string(p.format) + " with A " +
+                                         to_string(p.a)};
+  return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
+                                        {"b", a.b, 16, "16-byte vector loads"},
                                         {"b_scale", a.b_scale, 1, "e8m0 bytes"},
                                         {"c", a.c, 8, "vector stores of the split-K reduction"}});
 }

@@ -1,0 +1,112 @@
+// Activations to MXFP4 (fp4 e2m1 with one e8m0 scale per row per 32 columns) on gfx950, by the
+// rule of the host quantizer (host/quantize_mx.hpp: aiter's MXFP4 rule, docs/hardware.md 7.3), bit
+// for bit:
+//   exponent = core/mx_scale.hpp's rule on the block's amax (its bits rounded to a power of two,
+//              floor(log2) - 2, clamped to [-127, 127])
+//   element  = x / 2^exponent rounded to nearest-even e2m1, saturating at +-6
+// The elements come from gfx950's v_cvt_scalef32_pk_fp4_f32, which divides by the scale exactly
+// and rounds the same way (docs/hardware.md 2.3): the host's one fp32 multiply by 2^-exponent is
+// exact wherever the result is not below fp4's resolution, so both give the same bits. Two
+// elements a byte, the even column in the low nibble; the scale as its e8m0 byte.
+//
+// Work items: one thread per 8 consecutive elements (one 16-byte load of bf16 / fp16), so a
+// 32-column block is 4 neighbouring lanes, whose amax is two xor shuffles. Every lane runs the
+// shuffles (missing rows load zeros and store nothing): no divergence around them. A GEMM that
+// quantizes its A tile as it loads it calls quantize_1x32_fp4_item's arithmetic on registers; the
+// kernel form here runs it over a whole tensor.
+#pragma once
+
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include <cstdint>
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/gfx950.hpp"
+#include "wavekit/arch/target.hpp"
+#include "wavekit/core/half_convert.hpp"
+#include "wavekit/core/mx_scale.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/platform.hpp"
+
+namespace wavekit::block {
+
+inline constexpr int mx_group = 32;                  // columns per scale
+inline constexpr int mx_quantize_lane_elements = 8;  // elements per work item
+inline constexpr int mx_quantize_group_lanes = 4;    // work items per scale
+
+template <class T>
+struct quantize_1x32_fp4_args {
+  const T* x;           // [rows][cols], cols a multiple of 32
+  std::uint8_t* q;      // [rows][cols / 2]: two e2m1 a byte
+  std::uint8_t* scale;  // [rows][cols / 32]: e8m0
+  int rows, cols;
+
+  // Work items (threads) the whole tensor needs.
+  WAVEKIT_HOST_DEVICE int items() const { return rows * (cols / mx_quantize_lane_elements); }
+};
+
+// Eight values of a 32-column block (the block's other 24 in the three neighbouring lanes of the
+// group of four) to four bytes of e2m1, and the block's e8m0 exponent + 127.
+struct fp4_octet {
+  std::uint32_t bytes;
+  std::uint32_t scale;
+};
+// (A template so that only gfx950 code instantiates the conversion.)
+template <class Elem = fp4_e2m1>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp4_octet quantize_fp4_octet(const float (&v)[mx_quantize_lane_elements]) {
+  static_assert(std::is_same_v<Elem, fp4_e2m1>, "quantize_fp4_octet: fp4 e2m1");
+  float amax = 0.0f;
+#pragma unroll
+  for (int h = 0; h < mx_quantize_lane_elements; ++h) {
+    const float m = v[h] < 0.0f ? -v[h] : v[h];
+    amax = m > amax ? m : amax;  // a NaN element is not the amax
+  }
+#pragma unroll
+  for (int offset = mx_quantize_group_lanes / 2; offset > 0; offset /= 2) {
+    const float other = __shfl_xor(amax, offset);
+    amax = other > amax ? other : amax;
+  }
+  const std::uint32_t code = static_cast<std::uint32_t>(mx_scale_exponent<Elem>(amax) + 127);
+  const float scale = __builtin_bit_cast(float, code << 23);  // the conversion reads its exponent field
+  std::uint32_t bytes = 0;
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<0>(bytes, v[0], v[1], scale);
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<1>(bytes, v[2], v[3], scale);
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<2>(bytes, v[4], v[5], scale);
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<3>(bytes, v[6], v[7], scale);
+  return {bytes, code};
+}
+
+// Quantizes work item `item` (every lane of a wave calls it; items past the tensor do nothing).
+template <class T>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_fp4_item(const quantize_1x32_fp4_args<T>& a, int item) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "quantize_1x32_fp4: activations are bf16 or fp16");
+  const int per_row = a.cols / mx_quantize_lane_elements;
+  const int row = item / per_row, col = item % per_row * mx_quantize_lane_elements;
+  const bool active = row < a.rows;
+  const std::uint32_t elements = static_cast<std::uint32_t>(a.rows) * static_cast<std::uint32_t>(a.cols);
+  const std::uint32_t at = static_cast<std::uint32_t>(row) * a.cols + col;  // used only when active
+  const arch::u32x4 raw = arch::buffer::over(a.x, elements * 2).load16(active ? at * 2 : arch::out_of_range);
+  float v[mx_quantize_lane_elements];
+#pragma unroll
+  for (int h = 0; h < mx_quantize_lane_elements; ++h)
+    v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(raw[h / 2] >> (16 * (h % 2)))));
+  const fp4_octet q = quantize_fp4_octet(v);
+  arch::buffer::over(a.q, elements / 2).store4(q.bytes, active ? at / 2 : arch::out_of_range);
+  if (col % mx_group == 0)
+    arch::buffer::over(a.scale, elements / mx_group)
+        .store1(static_cast<std::uint8_t>(q.scale), active ? at / mx_group : arch::out_of_range);
+}
+
+// The whole tensor: launch ceil(items / 256) workgroups of 256 threads.
+template <class T>
+__global__ __launch_bounds__(256) void quantize_1x32_fp4_kernel(quantize_1x32_fp4_args<T> a) {
+  arch::declare_codegen_targets<0, 8>();
+  if constexpr (arch::current_target == arch::target::gfx942)
+    __builtin_trap();  // gfx942's pass of a GPU build: no fp4 conversions there
+  else
+    quantize_1x32_fp4_item(a, static_cast<int>(blockIdx.x) * 256 + static_cast<int>(threadIdx.x));
+}
+
+}  // namespace wavekit::block

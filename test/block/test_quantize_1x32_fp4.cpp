@@ -1,0 +1,103 @@
+// block/quantize_1x32_fp4: gfx950's MXFP4 activation quantizer against host::quantize_mx<fp4_e2m1>,
+// bit for bit (elements and e8m0 scales): bf16 and fp16 rows whose 32-column blocks span magnitudes
+// from fp32's subnormals to fp16's and bf16's largest, all-zero blocks, amaxes at the rounding's
+// edges (a mantissa just below and at 0.75 of the next power), values on e2m1's rounding ties and
+// past its saturation, rows of 32 columns and of many blocks; and the traffic: each input byte read
+// once, each output byte written once.
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "wavekit/block/quantize_1x32_fp4.hpp"
+#include "wavekit/host/quantize_mx.hpp"
+
+using namespace wavekit;
+
+namespace {
+
+// Runs the kernel over x and compares with the host quantizer; returns the mismatches (the first
+// few printed).
+template <class T>
+int check(const std::vector<T>& x, int rows, int cols) {
+  T* d_x;
+  std::uint8_t *q, *scale;
+  const std::size_t n = x.size();
+  hipMallocManaged(&d_x, n * sizeof(T)), hipMallocManaged(&q, n / 2), hipMallocManaged(&scale, n / 32);
+  std::memcpy(d_x, x.data(), n * sizeof(T));
+  std::memset(q, 0xAB, n / 2), std::memset(scale, 0xAB, n / 32);
+  const block::quantize_1x32_fp4_args<T> a{d_x, q, scale, rows, cols};
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  hipLaunchKernelGGL((block::quantize_1x32_fp4_kernel<T>), dim3((a.items() + 255) / 256), dim3(256), 0, nullptr, a);
+  REQUIRE(hipGetLastError() == hipSuccess);
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  const emu::launch_counters c = emu::accumulated_counters();
+  CHECK(c.global_bytes_read == n * sizeof(T));
+  CHECK(c.global_bytes_written == n / 2 + n / 32);
+#endif
+  std::vector<float> xf(n);
+  for (std::size_t i = 0; i < n; ++i) xf[i] = widen_to_float(x[i]);
+  const host::mx_tensor<fp4_e2m1> want = host::quantize_mx<fp4_e2m1>(xf, rows, cols);
+  int bad = 0;
+  for (std::size_t i = 0; i < n / 2; ++i)
+    if (q[i] != want.data[i].bits && bad++ < 5)
+      UNSCOPED_INFO("byte " << i << " (row " << i * 2 / cols << ", column " << i * 2 % cols << "): " << int(q[i])
+                            << ", host " << int(want.data[i].bits));
+  for (std::size_t i = 0; i < n / 32; ++i)
+    if (scale[i] != want.scales[i].bits && bad++ < 5)
+      UNSCOPED_INFO("scale " << i << ": " << int(scale[i]) << ", host " << int(want.scales[i].bits));
+  hipFree(d_x), hipFree(q), hipFree(scale);
+  return bad;
+}
+
+// rows x cols values, block b of row r scaled by 2^(spread * (b - r) + shift).
+template <class T>
+std::vector<T> spread_rows(int rows, int cols, int spread, int shift, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<T> x(std::size_t(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      x[std::size_t(r) * cols + c] = saturate_cast<T>(std::ldexp(u(rng), spread * (c / 32 - r) + shift));
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("quantize_1x32_fp4: bit for bit the host's MXFP4 quantizer", "[emu][quantize][mx]") {
+  SECTION("bf16 blocks from tiny to large") {
+    CHECK(check(spread_rows<bf16>(7, 320, 9, -40, 1), 7, 320) == 0);
+    CHECK(check(spread_rows<bf16>(3, 512, 30, -120, 2), 3, 512) == 0);  // fp32 subnormals to 2^100
+  }
+  SECTION("fp16 blocks, up to fp16's largest") {
+    CHECK(check(spread_rows<fp16>(5, 256, 2, 0, 3), 5, 256) == 0);
+    std::vector<fp16> big(64, saturate_cast<fp16>(65504.0f));
+    big[1] = saturate_cast<fp16>(-65504.0f);
+    CHECK(check(big, 2, 32) == 0);
+  }
+  SECTION("amax at the rounding's edges, e2m1 ties and saturation, zeros") {
+    // Block 0: amax 1.4999 (stays in its binade), block 1: 1.5 (carries: exponent one up), block
+    // 2: all zeros, block 3: values on ties of e2m1 (0.25, 0.75, 1.25, 2.5, 3.5, 5 at exponent 0).
+    std::vector<float> v(128, 0.0f);
+    for (int i = 0; i < 32; ++i) v[i] = (i % 2 ? -1.0f : 1.0f) * (0.05f * static_cast<float>(i));
+    v[7] = 1.49f;
+    for (int i = 32; i < 64; ++i) v[i] = 0.02f * static_cast<float>(i - 32);
+    v[40] = -1.5f;
+    const float ties[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f};
+    for (int i = 96; i < 128; ++i) v[i] = ties[i % 8] * (i % 3 ? 1.0f : -1.0f);
+    std::vector<bf16> x(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) x[i] = saturate_cast<bf16>(v[i]);
+    CHECK(check(x, 1, 128) == 0);
+  }
+  SECTION("one row of one block; many rows") {
+    CHECK(check(spread_rows<bf16>(1, 32, 0, 3, 4), 1, 32) == 0);
+    CHECK(check(spread_rows<bf16>(100, 64, 1, 0, 5), 100, 64) == 0);
+  }
+}

@@ -1,0 +1,120 @@
+// MXFP4 GEMM with a bf16 / fp16 A quantized in the kernel (amd-mxfp4-mm's form): C against the
+// exact product of the host quantizer's MXFP4 of A (the kernel's must be the same bits) and B, at
+// gemm_mx_case's bound, on the emulated gfx950 (gfx942: the refusal). Every config that can
+// quantize its A tile, on shapes from its tile (M 1, tile - 1, tile + 1; K one block, one step, a
+// ragged first step), split-K, fp16 A and out, the one-call API and its plan, LDS without bank
+// conflicts, and the statuses of the quantizing form.
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+#include "support/gemm_mx_case.hpp"
+#include "wavekit/ops/gemm_mx.hpp"
+
+using namespace wavekit;
+namespace gx = wavekit::ops::gemm_mx;
+
+namespace {
+
+bool device_is_gfx950() { return arch::current_device_arch().kind == arch::target::gfx950; }
+
+template <class Cfg, class T, class Out>
+int run_config(const gx::problem& p, int splits, std::uint32_t seed) {
+  test::gemm_mx_quantizing_a_case<T, Out> t(p, seed, splits);
+  const status s = gx::launch<Cfg>(p, t.args(), splits, nullptr);
+  INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
+  REQUIRE(s.ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+#endif
+  return t.check(splits, Cfg::name(splits).c_str());
+}
+
+template <class Cfg>
+void run_shapes() {
+  constexpr gx::mx_format f = gx::mx_format::mxfp4;
+  constexpr gx::a_storage bf = gx::a_storage::bf16;
+  const int bm = Cfg::block_m, bn = Cfg::block_n, bk = gx::block_k_of<Cfg>(f);
+  for (int m : {1, bm - 1, bm + 1})
+    for (int k : {32, bk, 2 * bk + 64})
+      CHECK(run_config<Cfg, bf16, bf16>(gx::problem{m, bn + 16, k, f, bf}, 1, m + k) == 0);
+  CHECK(run_config<Cfg, fp16, fp16>(gx::problem{bm, 16, 5 * bk, f, gx::a_storage::fp16}, 3, 7) == 0);
+  CHECK(run_config<Cfg, bf16, bf16>(gx::problem{bm + 16, bn, 4 * bk - 32, f, bf}, 2, 9) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("gemm_mx, A quantized in the kernel: every config that can, on shapes from its tile", "[emu][gemm]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX formats are gfx950's; the refusal test covers this target");
+    return;
+  }
+  int ran = 0;
+  for (gx::config_id id : gx::all_configs)
+    gx::with_config(id, [&](auto cfg) {
+      using C = decltype(cfg);
+      if constexpr (gx::quantizes_a_config<C>) {
+        INFO(C::name());
+        run_shapes<C>();
+        ++ran;
+      }
+      return 0;
+    });
+  CHECK(ran >= 3);
+}
+
+TEST_CASE("gemm_mx, A quantized in the kernel: the one-call API runs the plan it reports", "[emu][gemm]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX formats are gfx950's; the refusal test covers this target");
+    return;
+  }
+  // amd-mxfp4-mm's shapes at reduced N (the K and M of its cases).
+  for (const auto& [m, n, k] : {std::tuple{8, 256, 7168}, std::tuple{16, 192, 1536}, std::tuple{64, 128, 1536},
+                                std::tuple{256, 64, 512}, std::tuple{4, 128, 512}}) {
+    const gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16};
+    test::gemm_mx_quantizing_a_case<bf16, bf16> t(p, 40 + m, 16);
+    gx::plan_info ran;
+    REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran.name == gemm_mx_select_plan(p, t.workspace_bytes).value().name);
+    CHECK(gx::quantizes_a(ran.plan.config));
+    CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
+  }
+}
+
+TEST_CASE("gemm_mx, A quantized in the kernel: statuses", "[emu][gemm]") {
+  const gx::problem p{16, 128, 256, gx::mx_format::mxfp4, gx::a_storage::bf16};
+  test::gemm_mx_quantizing_a_case<bf16, bf16> t(p, 5);
+  const std::string what = "gemm_mx " + p.str() + ": ";
+  if (!device_is_gfx950()) {
+    CHECK(gemm_mx(p, t.args(), nullptr).code() == status_code::bad_config);  // no scaled MFMAs
+    return;
+  }
+  CHECK(gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp8, gx::a_storage::bf16}, t.args()).message() ==
+        "gemm_mx 16x128x256 mxfp8, A bf16 quantized in the kernel: a 16-bit A is quantized to MXFP4 only (the "
+        "format must be mxfp4)");
+  CHECK(gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp4}, t.args()).code() == status_code::bad_config);
+  CHECK(gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp4, gx::a_storage::fp16}, t.args()).code() ==
+        status_code::bad_config);
+  CHECK(gx::validate(gx::problem{16, 128, 250, gx::mx_format::mxfp4, gx::a_storage::bf16}, t.args()).code() ==
+        status_code::bad_shape);
+  auto a = t.args();
+  a.a = nullptr;
+  CHECK(gemm_mx(p, a, nullptr).message() == what + "argument a is null");
+  a = t.args();
+  a.b_scale = nullptr;
+  CHECK(gemm_mx(p, a, nullptr).message() == what + "argument b_scale is null");
+  a = t.args();
+  a.a = reinterpret_cast<const bf16*>(reinterpret_cast<std::uintptr_t>(a.a) + 2);
+  CHECK(gemm_mx(p, a, nullptr).code() == status_code::bad_alignment);
+  // A config whose A tile is too large to quantize as it loads.
+  CHECK(gx::launch<gx::config_large>(p, t.args(), 1, nullptr).code() == status_code::bad_config);
+  // Past 32-bit offsets: A's 16-bit bytes count.
+  CHECK(gx::validate_shape(gx::problem{1 << 16, 16, 1 << 15, gx::mx_format::mxfp4, gx::a_storage::bf16}).code() ==
+        status_code::too_large);
+  CHECK(gx::validate_shape(gx::problem{1 << 16, 16, 1 << 15, gx::mx_format::mxfp4}).ok());
+}
