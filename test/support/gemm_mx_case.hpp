@@ -19,6 +19,7 @@
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/quantize_mx.hpp"
 #include "wavekit/host/reference_gemm.hpp"
+#include "wavekit/host/shuffle_mx.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
 
 namespace wavekit::test {
@@ -79,7 +80,8 @@ struct gemm_mx_case {
     std::mt19937 rng(seed);
     qa = random_mx(p.m, p.k, rng), qb = random_mx(p.n, p.k, rng);
     xa = host::dequantize(qa), xb = host::dequantize(qb);
-    upload(a, qa.data), upload(b, qb.data), upload(a_scale, qa.scales), upload(b_scale, qb.scales);
+    upload(a, qa.data), upload(a_scale, qa.scales);
+    upload_b(p, qb, b, b_scale);
     hipMalloc(&c, std::size_t(p.m) * p.n * sizeof(Out));
     hipMemset(c, 0xff, std::size_t(p.m) * p.n * sizeof(Out));  // NaN where a result is missing
     workspace_bytes = std::size_t(max_splits) * p.m * p.n * sizeof(float);
@@ -93,6 +95,17 @@ struct gemm_mx_case {
   static void upload(U*& dst, const std::vector<U>& src) {
     hipMalloc(&dst, src.size() * sizeof(U));
     hipMemcpy(dst, src.data(), src.size() * sizeof(U), hipMemcpyHostToDevice);
+  }
+  // B and its scales as the problem lays them out: plain, or aiter's pre-shuffled layouts.
+  static void upload_b(const ops::gemm_mx::problem& p, const host::mx_tensor<Elem>& q, storage*& data, e8m0*& scales) {
+    if (p.b == ops::gemm_mx::b_layout::plain) {
+      upload(data, q.data), upload(scales, q.scales);
+      return;
+    }
+    if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
+      upload(data, host::shuffle_weight_16x16(std::span<const storage>(q.data), p.n, p.k / 2));
+      upload(scales, host::e8m0_shuffle(std::span<const e8m0>(q.scales), p.n, p.k / 32));
+    }
   }
 
   ops::gemm_mx::args<Elem, Out> args() const { return {a, b, a_scale, b_scale, c, workspace, workspace_bytes}; }
@@ -132,8 +145,8 @@ struct gemm_mx_quantizing_a_case {
     qa = host::quantize_mx<fp4_e2m1>(std::span<const float>(af), p.m, p.k);
     qb = gemm_mx_case<fp4_e2m1, Out>::random_mx(p.n, p.k, rng);
     xa = host::dequantize(qa), xb = host::dequantize(qb);
-    gemm_mx_case<fp4_e2m1, Out>::upload(a, a_values), gemm_mx_case<fp4_e2m1, Out>::upload(b, qb.data);
-    gemm_mx_case<fp4_e2m1, Out>::upload(b_scale, qb.scales);
+    gemm_mx_case<fp4_e2m1, Out>::upload(a, a_values);
+    gemm_mx_case<fp4_e2m1, Out>::upload_b(p, qb, b, b_scale);
     hipMalloc(&c, std::size_t(p.m) * p.n * sizeof(Out));
     hipMemset(c, 0xff, std::size_t(p.m) * p.n * sizeof(Out));
     workspace_bytes = std::size_t(max_splits) * p.m * p.n * sizeof(float);

@@ -22,6 +22,10 @@
 // tile (ALdsScales: tile/tile_loader_quantize_fp4.hpp, its scale_offset and scales_per_row): each
 // step reads its lanes' rows' scales there once the step's tiles are in LDS (the mainloop's
 // stage_in_lds hook), one 8-byte read per row tile, and a_scale is not read.
+//
+// BShuffled: b_scale in aiter's e8m0_shuffle layout (core/mx_shuffle.hpp: padded, a row's part
+// plus a block's part), read in place; each lane adds its block's part (a few instructions a
+// scale) to its row's.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +35,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
+#include "wavekit/core/mx_shuffle.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/warp/warp_mma.hpp"
@@ -42,7 +47,7 @@ struct mx_scale_args {
   const e8m0* b_scale;  // [N][K/32]
 };
 
-template <class Mma, int StepK, class ALdsScales = void>
+template <class Mma, int StepK, class ALdsScales = void, bool BShuffled = false>
 struct scale_in_instruction {
   using atom = typename Mma::atom;
   static_assert(Mma::scaled, "scale_in_instruction: the warp MMA's atom must be a scaled one (arch::mfma_scaled_atom)");
@@ -81,7 +86,9 @@ struct scale_in_instruction {
     const int blocks = k / atom::scale_k;  // scales per row
     a = arch::buffer::over(a_in_lds ? nullptr : p.a_scale,
                            a_in_lds ? 0u : static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(blocks));
-    b = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(blocks));
+    const int b_cols = BShuffled ? shuffled_scale_cols(blocks) : blocks;
+    b = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(BShuffled ? shuffled_scale_rows(n) : n) *
+                                          static_cast<std::uint32_t>(b_cols));
     lane_block = atom::scale_block(lane);
     auto offset = [&](int row, int rows) {
       return row < rows ? static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(blocks) + lane_block
@@ -93,7 +100,12 @@ struct scale_in_instruction {
       a_lds_row[i] = wave_row + i * Mma::m + lane % Mma::m;
     }
 #pragma unroll
-    for (int j = 0; j < tiles_n; ++j) b_row[j] = offset(t.n0 + wave_col + j * Mma::m + lane % Mma::m, n);
+    for (int j = 0; j < tiles_n; ++j) {
+      const int row = t.n0 + wave_col + j * Mma::m + lane % Mma::m;
+      b_row[j] = !BShuffled ? offset(row, n)
+                 : row < n  ? static_cast<std::uint32_t>(shuffled_scale_row_part(row, b_cols))
+                            : arch::out_of_range;
+    }
     // Step g starts at K = g * StepK - skip, skip being the mainloop's KTail (0 when K is whole steps).
     skip_blocks = (StepK - k % StepK) % StepK / atom::scale_k;
   }
@@ -107,8 +119,15 @@ struct scale_in_instruction {
 #pragma unroll
         for (int i = 0; i < tiles_m; ++i) to.a[i][s] = static_cast<int>(a.load1(a_row[i], uniform));
       }
+      if constexpr (BShuffled) {
+        const std::uint32_t part =
+            static_cast<std::uint32_t>(shuffled_scale_col_part(block + s * blocks_per_mfma + lane_block));
 #pragma unroll
-      for (int j = 0; j < tiles_n; ++j) to.b[j][s] = static_cast<int>(b.load1(b_row[j], uniform));
+        for (int j = 0; j < tiles_n; ++j) to.b[j][s] = static_cast<int>(b.load1(b_row[j] + part));
+      } else {
+#pragma unroll
+        for (int j = 0; j < tiles_n; ++j) to.b[j][s] = static_cast<int>(b.load1(b_row[j], uniform));
+      }
     }
   }
   // The first step's, which may begin before K = 0 (KTail): those lanes' blocks read 0.
@@ -123,9 +142,12 @@ struct scale_in_instruction {
         for (int i = 0; i < tiles_m; ++i)
           to.a[i][s] = static_cast<int>(a.load1(before_k ? arch::out_of_range : a_row[i] + block));
       }
+      const std::uint32_t part = BShuffled && !before_k
+                                     ? static_cast<std::uint32_t>(shuffled_scale_col_part(block + lane_block))
+                                     : static_cast<std::uint32_t>(block);
 #pragma unroll
       for (int j = 0; j < tiles_n; ++j)
-        to.b[j][s] = static_cast<int>(b.load1(before_k ? arch::out_of_range : b_row[j] + block));
+        to.b[j][s] = static_cast<int>(b.load1(before_k ? arch::out_of_range : b_row[j] + part));
     }
   }
 

@@ -9,19 +9,35 @@
 // Each thread moves 16-byte chunks; chunk c of the tile is row c / (RowBytes/16), chunk
 // c % (RowBytes/16), so 8 consecutive threads fill one 128-byte line. Needs a row's bytes to be
 // a multiple of 16 (no chunk straddles the end of a row).
+//
+// Where a row's bytes are in memory (Global): rows_in_order (row r's K bytes at r * ld, in order),
+// or rows_shuffled_16x16, aiter's shuffle_weight(layout=(16, 16)) of a packed fp4 operand
+// (host/shuffle_mx.hpp): each 16 rows x 32 bytes of K stored as two 16 x 16-byte halves, so a
+// 16-byte chunk stays contiguous and moving along K is a uniform offset still (16 bytes a byte).
 #pragma once
 
 #include <cstdint>
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
+#include "wavekit/core/mx_shuffle.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/tile/lds_swizzled_rows.hpp"
 #include "wavekit/tile/tile_concepts.hpp"
 
 namespace wavekit::tile {
 
-template <int Rows, int RowBytes, int Threads, int ElementBits = 8>
+// The byte of (row, K byte kb) of a tensor with ld_bytes bytes a row, for kb a multiple of 16.
+struct rows_in_order {
+  WAVEKIT_HOST_DEVICE static constexpr long offset(long row, long kb, long ld_bytes) { return row * ld_bytes + kb; }
+};
+struct rows_shuffled_16x16 {
+  WAVEKIT_HOST_DEVICE static constexpr long offset(long row, long kb, long ld_bytes) {
+    return shuffled_weight_offset(row, kb, ld_bytes);
+  }
+};
+
+template <int Rows, int RowBytes, int Threads, int ElementBits = 8, class Global = rows_in_order>
 struct tile_loader_k_contiguous {
   static_assert(ElementBits == 4 || ElementBits == 8 || ElementBits == 16,
                 "tile_loader_k_contiguous: 4-, 8- or 16-bit elements");
@@ -45,8 +61,9 @@ struct tile_loader_k_contiguous {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads, row = row0 + c / chunks_per_row;
-      base[i] = c < chunks && row < rows_total ? static_cast<std::uint32_t>(bytes(row * ld) + (c % chunks_per_row) * 16)
-                                               : arch::out_of_range;
+      base[i] = c < chunks && row < rows_total
+                    ? static_cast<std::uint32_t>(Global::offset(row, (c % chunks_per_row) * 16, bytes(ld)))
+                    : arch::out_of_range;
     }
   }
 
@@ -66,14 +83,16 @@ struct tile_loader_k_contiguous {
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads;
       const int row = c < chunks ? row_of(c / chunks_per_row) : -1;
-      base[i] = row >= 0 ? static_cast<std::uint32_t>(bytes(row * ld) + (c % chunks_per_row) * 16) : arch::out_of_range;
+      base[i] = row >= 0 ? static_cast<std::uint32_t>(Global::offset(row, (c % chunks_per_row) * 16, bytes(ld)))
+                         : arch::out_of_range;
     }
   }
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const arch::buffer& src, int ld, int k0) {
     (void)ld;
 #pragma unroll
-    for (int i = 0; i < per_thread; ++i) regs[i] = src.load16(base[i], static_cast<std::uint32_t>(bytes(k0)));
+    for (int i = 0; i < per_thread; ++i)
+      regs[i] = src.load16(base[i], static_cast<std::uint32_t>(Global::offset(0, bytes(k0), 0)));
   }
 
   // The step at K = -skip (the first of a K that is not a whole number of steps): its first skip
@@ -82,10 +101,11 @@ struct tile_loader_k_contiguous {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_skipping(const arch::buffer& src, int ld, int skip, int tid) {
     (void)ld;
     const std::uint32_t skip_bytes = static_cast<std::uint32_t>(bytes(skip));
+    const std::uint32_t skip_offset = static_cast<std::uint32_t>(Global::offset(0, bytes(skip), 0));
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const std::uint32_t chunk_k = static_cast<std::uint32_t>(((tid + i * Threads) % chunks_per_row) * 16);
-      regs[i] = src.load16(chunk_k < skip_bytes ? arch::out_of_range : base[i] - skip_bytes);
+      regs[i] = src.load16(chunk_k < skip_bytes ? arch::out_of_range : base[i] - skip_offset);
     }
   }
 

@@ -42,6 +42,12 @@ void run_shapes() {
       CHECK(run_config<Cfg, Elem, bf16>(gx::problem{m, bn + 16, k, f}, 1, m + k) == 0);
   CHECK(run_config<Cfg, Elem, fp16>(gx::problem{bm, 16, 5 * bk, f}, 3, 7) == 0);
   CHECK(run_config<Cfg, Elem, bf16>(gx::problem{bm + 16, bn, 4 * bk - 32, f}, 2, 9) == 0);
+  if constexpr (f == gx::mx_format::mxfp4) {  // B in aiter's pre-shuffled layouts
+    const gx::b_layout shuffled = gx::b_layout::preshuffled;
+    CHECK(run_config<Cfg, Elem, bf16>(gx::problem{bm + 1, 272, 3 * bk + 64, f, gx::a_storage::mx, shuffled}, 1, 5) ==
+          0);
+    CHECK(run_config<Cfg, Elem, bf16>(gx::problem{bm, bn, 2 * bk - 64, f, gx::a_storage::mx, shuffled}, 2, 6) == 0);
+  }
 }
 
 }  // namespace

@@ -27,19 +27,21 @@
 
 namespace wavekit::ops::gemm_mx {
 
-template <class Cfg, class Elem, class Out>
+// BShuffled: B and its scales in aiter's pre-shuffled layouts (problem's b_layout), read in place.
+template <class Cfg, class Elem, class Out, bool BShuffled = false>
 struct parts {
   using shape = typename Cfg::template of<format_of<Elem>>;
   static constexpr int bits = element_bits(format_of<Elem>);
-  template <int Rows>
-  using loader = tile::tile_loader_k_contiguous<Rows, shape::row_bytes, shape::threads, bits>;
+  template <int Rows, class Global = tile::rows_in_order>
+  using loader = tile::tile_loader_k_contiguous<Rows, shape::row_bytes, shape::threads, bits, Global>;
   using a_loader = loader<shape::block_m>;
-  using b_loader = loader<shape::block_n>;
+  using b_loader =
+      loader<shape::block_n, std::conditional_t<BShuffled, tile::rows_shuffled_16x16, tile::rows_in_order>>;
   using atom = arch::mfma_scaled_atom<Elem, Elem, shape::mfma_m, shape::mfma_m>;
   using mma =
       warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes, warp::from_lds<typename a_loader::layout>,
                      warp::from_lds<typename b_loader::layout>, warp::k_order::atom>;
-  using policy = block::scale_in_instruction<mma, shape::block_k>;
+  using policy = block::scale_in_instruction<mma, shape::block_k, void, BShuffled>;
   using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/true>;
   using scheduler = block::tile_scheduler_2d<shape::block_m, shape::block_n>;
   using body = block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, block::epilogue_store<Out>>;
@@ -52,9 +54,9 @@ using params = block::gemm_params<mx_storage_t<Elem>, mx_storage_t<Elem>, block:
 // MXFP4 with a 16-bit A (T) quantized as each A tile is loaded: the same parts but A's loader
 // (tile_loader_quantize_fp4: fp4 rows and their scales into LDS) and the policy reading A's
 // scales from beside the tile. Only configs whose A step fits the loader (quantizes_a_config).
-template <class Cfg, class T, class Out>
+template <class Cfg, class T, class Out, bool BShuffled = false>
 struct parts_quantizing_a {
-  using mx = parts<Cfg, fp4_e2m1, Out>;
+  using mx = parts<Cfg, fp4_e2m1, Out, BShuffled>;
   using shape = typename mx::shape;
   static_assert(quantizes_a_config<Cfg>, "gemm_mx: this config's A tile is too large to quantize as it loads");
   using a_loader = tile::tile_loader_quantize_fp4<shape::block_m, shape::row_bytes, shape::threads, T>;
@@ -63,7 +65,7 @@ struct parts_quantizing_a {
   using mma = typename mx::mma;
   static_assert(std::is_same_v<typename a_loader::layout, typename mx::a_loader::layout>,
                 "gemm_mx: the quantized A tile sits in LDS as an fp4 A would");
-  using policy = block::scale_in_instruction<mma, shape::block_k, a_loader>;
+  using policy = block::scale_in_instruction<mma, shape::block_k, a_loader, BShuffled>;
   using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/true>;
   using body =
       block::gemm_block<shape, layout::k_contiguous, typename mx::scheduler, mainloop, block::epilogue_store<Out>>;
@@ -76,10 +78,10 @@ struct parts_quantizing_a {
 template <class T, class Out>
 using params_quantizing_a = block::gemm_params<T, fp4x2_e2m1, block::mx_scale_args, Out>;
 
-template <class Cfg, class Elem, class Out>
+template <class Cfg, class Elem, class Out, bool BShuffled = false>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     parts<Cfg, Elem, Out>::shape::min_waves_per_simd) void gemm_mx_kernel(params<Elem, Out> p) {
-  using composed = parts<Cfg, Elem, Out>;
+  using composed = parts<Cfg, Elem, Out, BShuffled>;
   using shape = typename composed::shape;
   arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
@@ -90,11 +92,11 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
   }
 }
 
-template <class Cfg, class T, class Out>
+template <class Cfg, class T, class Out, bool BShuffled = false>
 __global__ __launch_bounds__(Cfg::threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(parts_quantizing_a<Cfg, T, Out>::min_waves_per_simd) void gemm_mx_quantizing_a_kernel(
         params_quantizing_a<T, Out> p) {
-  using composed = parts_quantizing_a<Cfg, T, Out>;
+  using composed = parts_quantizing_a<Cfg, T, Out, BShuffled>;
   arch::declare_codegen_targets<composed::lds_bytes, composed::min_waves_per_simd, 0>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
@@ -122,7 +124,12 @@ status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::targ
       a.a, a.b,       {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n,
       p.k, per_split, steps * step_k - p.k};
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
-  hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
+  if (p.b == b_layout::preshuffled) {
+    if constexpr (std::is_same_v<Elem, fp4_e2m1>)
+      hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out, true>), grid, dim3(K::threads), 0, stream, kp);
+  } else {
+    hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
+  }
   return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
 }
 
@@ -147,8 +154,12 @@ status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, 
       a.a, a.b,       {nullptr, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n,
       p.k, per_split, steps * step_k - p.k};
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
-  if constexpr (quantizes_a_config<K>)
-    hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
+  if constexpr (quantizes_a_config<K>) {
+    if (p.b == b_layout::preshuffled)
+      hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out, true>), grid, dim3(K::threads), 0, stream, kp);
+    else
+      hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
+  }
   return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
 }
 

@@ -9,6 +9,10 @@
 // apply the scales inside the instruction (block/scale_in_instruction.hpp). Legal shapes: M >= 1,
 // N a multiple of 16, K a multiple of 32 (the MX block).
 //
+// B in aiter's pre-shuffled layouts (b_layout::preshuffled, MXFP4): the fp4 bytes by
+// shuffle_weight(layout=(16, 16)) and b_scale by e8m0_shuffle, padded (host/shuffle_mx.hpp builds
+// them; core/mx_shuffle.hpp says where each byte is), read in place. K a multiple of 64 there.
+//
 // MXFP4 with A as 16-bit values (amd-mxfp4-mm): a_storage::bf16 or fp16 in the problem and
 // args_quantizing_a; the kernel quantizes A to MXFP4 as it loads each tile, by the host
 // quantizer's rule bit for bit (tile/tile_loader_quantize_fp4.hpp), and the quantized A never
@@ -52,15 +56,20 @@ constexpr const char* to_string(a_storage s) {
 }
 constexpr int a_bits(a_storage s, mx_format f) { return s == a_storage::mx ? element_bits(f) : 16; }
 
+// How B and its scales are laid out: K-contiguous rows, or aiter's pre-shuffled layouts.
+enum class b_layout { plain, preshuffled };
+
 struct problem {
-  problem(int m_, int n_, int k_, mx_format format_, a_storage a_ = a_storage::mx)
-      : m(m_), n(n_), k(k_), format(format_), a(a_) {}
+  problem(int m_, int n_, int k_, mx_format format_, a_storage a_ = a_storage::mx, b_layout b_ = b_layout::plain)
+      : m(m_), n(n_), k(k_), format(format_), a(a_), b(b_) {}
   int m, n, k;
   mx_format format;
   a_storage a;
+  b_layout b;
   std::string str() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(format) +
-           (a == a_storage::mx ? "" : std::string(", A ") + to_string(a) + " quantized in the kernel");
+           (a == a_storage::mx ? "" : std::string(", A ") + to_string(a) + " quantized in the kernel") +
+           (b == b_layout::plain ? "" : ", B pre-shuffled");
   }
 };
 
@@ -107,9 +116,14 @@ inline status validate_shape(const problem& p) {
   if (p.k % scale_block) return {status_code::bad_shape, what + "K must be a multiple of 32 (the MX scale block)"};
   if (p.a != a_storage::mx && p.format != mx_format::mxfp4)
     return {status_code::bad_shape, what + "a 16-bit A is quantized to MXFP4 only (the format must be mxfp4)"};
+  if (p.b == b_layout::preshuffled && p.format != mx_format::mxfp4)
+    return {status_code::bad_shape, what + "a pre-shuffled B is MXFP4 (shuffle_weight of fp4 bytes)"};
+  if (p.b == b_layout::preshuffled && p.k % 64)
+    return {status_code::bad_shape, what + "a pre-shuffled B needs K a multiple of 64 (its 32-byte tiles)"};
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t m = p.m, n = p.n, k = p.k, bits = element_bits(p.format);
-  if (m * k * a_bits(p.a, p.format) / 8 > limit || n * k * bits / 8 > limit || m * n * 4 > limit)
+  const std::size_t b_rows = p.b == b_layout::plain ? n : (n + 255) / 256 * 256;  // e8m0_shuffle's padding
+  if (m * k * a_bits(p.a, p.format) / 8 > limit || b_rows * k * bits / 8 > limit || m * n * 4 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
   return status::success();
 }
