@@ -10,6 +10,8 @@ template __global__ void gx::gemm_mx_quantizing_a_kernel<gx::config_narrow, bf16
     gx::params_quantizing_a<bf16, bf16>);
 template __global__ void gx::gemm_mx_quantizing_a_kernel<gx::config_small, bf16, bf16, true>(
     gx::params_quantizing_a<bf16, bf16>);
+template __global__ void gx::gemm_mx_quantizing_a_kernel<gx::config_decode64, bf16, bf16, true>(
+    gx::params_quantizing_a<bf16, bf16>);
 template __global__ void gx::gemm_mx_quantizing_a_kernel<gx::config_decode, bf16, bf16, true>(
     gx::params_quantizing_a<bf16, bf16>);
 template __global__ void gx::gemm_mx_quantizing_a_kernel<gx::config_decode, bf16, bf16>(

@@ -10,8 +10,8 @@
 // elements a byte, the even column in the low nibble; the scale as its e8m0 byte.
 //
 // Work items: one thread per 8 consecutive elements (one 16-byte load of bf16 / fp16), so a
-// 32-column block is 4 neighbouring lanes, whose amax is two xor shuffles. Every lane runs the
-// shuffles (missing rows load zeros and store nothing): no divergence around them. A GEMM that
+// 32-column block is 4 neighbouring lanes (a quad), whose amax is two DPP moves. Every lane runs
+// them (missing rows load zeros and store nothing): no divergence around them. A GEMM that
 // quantizes its A tile as it loads it calls quantize_1x32_fp4_item's arithmetic on registers; the
 // kernel form here runs it over a whole tensor.
 #pragma once
@@ -63,11 +63,15 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp4_octet quantize_fp4_octet(const float (&v)
     const float m = v[h] < 0.0f ? -v[h] : v[h];
     amax = m > amax ? m : amax;  // a NaN element is not the amax
   }
-#pragma unroll
-  for (int offset = mx_quantize_group_lanes / 2; offset > 0; offset /= 2) {
-    const float other = __shfl_xor(amax, offset);
+  // The group's amax: DPP moves within each quad of lanes (VALU, no LDS): lanes swapped by 1
+  // (quad_perm [1, 0, 3, 2]), then by 2 ([2, 3, 0, 1]).
+  auto quad_max = [&amax]<int Ctrl>() {
+    const float other =
+        __builtin_bit_cast(float, __builtin_amdgcn_mov_dpp(__builtin_bit_cast(int, amax), Ctrl, 0xF, 0xF, false));
     amax = other > amax ? other : amax;
-  }
+  };
+  quad_max.template operator()<0xB1>();
+  quad_max.template operator()<0x4E>();
   const std::uint32_t code = static_cast<std::uint32_t>(mx_scale_exponent<Elem>(amax) + 127);
   const float scale = __builtin_bit_cast(float, code << 23);  // the conversion reads its exponent field
   std::uint32_t bytes = 0;

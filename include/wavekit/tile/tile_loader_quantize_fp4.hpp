@@ -10,8 +10,8 @@
 // A scale policy reads them from there (block/scale_in_instruction.hpp's scales in LDS).
 //
 // Each thread moves 16-byte chunks of 8 values; chunk c of the tile is row c / (RowBytes / 4),
-// chunk c % (RowBytes / 4) of it, so the 4 lanes of a 32-value block are neighbours (the block's
-// amax is two xor shuffles) and 32 lanes write a row's RowBytes fp4 bytes at once.
+// chunk c % (RowBytes / 4) of it, so the 4 lanes of a 32-value block are a quad (the block's
+// amax is two DPP moves) and 32 lanes write a row's RowBytes fp4 bytes at once.
 #pragma once
 
 #include <cstdint>
@@ -81,7 +81,6 @@ struct tile_loader_quantize_fp4 {
   // Quantizes and writes: each lane 4 bytes of fp4; the first lane of each 16 (four blocks) the
   // four blocks' scales as one word, gathered from the lanes that computed them.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(unsigned char* lds, int tid) const {
-    const int lane = tid % 64;
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads, row = c / chunks_per_row, chunk = c % chunks_per_row;
@@ -91,10 +90,14 @@ struct tile_loader_quantize_fp4 {
         v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(regs[i][h / 2] >> (16 * (h % 2)))));
       const block::fp4_octet q = block::quantize_fp4_octet(v);
       arch::lds_store<4>(lds + layout::offset(row, chunk * 4), q.bytes);
+      // Lanes 4, 8 and 12 of the 16 (a DPP row) to its first: row_shl by 4, 8, 12.
       std::uint32_t word = q.scale;
-#pragma unroll
-      for (int j = 1; j < 4; ++j)
-        word |= static_cast<std::uint32_t>(__shfl(static_cast<int>(q.scale), (lane & ~15) + 4 * j)) << (8 * j);
+      word |= static_cast<std::uint32_t>(__builtin_amdgcn_mov_dpp(static_cast<int>(q.scale), 0x104, 0xF, 0xF, false))
+              << 8;
+      word |= static_cast<std::uint32_t>(__builtin_amdgcn_mov_dpp(static_cast<int>(q.scale), 0x108, 0xF, 0xF, false))
+              << 16;
+      word |= static_cast<std::uint32_t>(__builtin_amdgcn_mov_dpp(static_cast<int>(q.scale), 0x10C, 0xF, 0xF, false))
+              << 24;
       arch::lds_store<4>(lds + scale_offset + row * scales_per_row + chunk / 16 * 4, word, chunk % 16 == 0);
     }
   }

@@ -95,6 +95,14 @@ TEST_CASE("gemm_mx: plans are gfx950's, at the format's K step and rate", "[gemm
   CHECK(gx::choose_plan(decode, 0).splits == 1);
   CHECK(gx::k_steps(decode, gx::config_id::decode) == 8192 / 256);
   CHECK(gx::k_steps(gx::problem{1, 1024, 8192, gx::mx_format::mxfp8}, gx::config_id::decode) == 8192 / 128);
+  // Decode sizes keep every row in one M tile of one wave row: B and its scales read once.
+  for (int m : {1, 16, 17, 33, 64})
+    for (gx::a_storage a : {gx::a_storage::mx, gx::a_storage::bf16}) {
+      const gx::plan d = gx::choose_plan(gx::problem{m, 6144, 1536, gx::mx_format::mxfp4, a}, ~std::size_t{0});
+      INFO("M " << m << ": " << gx::plan_name(d));
+      CHECK(gx::facts(d.config).block_m >= m);
+      CHECK(gx::facts(d.config).wave_m == gx::facts(d.config).block_m);
+    }
   // MXFP4 runs at twice MXFP8's rate: a compute-bound shape's model time halves, or nearly.
   const gx::problem big4{8192, 8192, 8192, gx::mx_format::mxfp4}, big8{8192, 8192, 8192, gx::mx_format::mxfp8};
   const gx::plan large{gx::config_id::large, 1};

@@ -55,7 +55,8 @@ struct config {
   X(medium, 128, 128, 128, 2, 2, 16)                         \
   X(narrow,  64, 128, 128, 2, 2, 16)                         \
   X(small,   32,  64, 128, 1, 2, 16)                         \
-  X(decode,  16, 128, 128, 1, 4, 16) /* M <= 16 */
+  X(decode,  16, 128, 128, 1, 4, 16) /* M <= 16 */         \
+  X(decode64, 64, 128, 128, 1, 4, 16) /* M <= 64: one wave row, so B's scales are read once */
 // clang-format on
 
 WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_GEMM_MX_SHIPPED_CONFIGS)

@@ -7,7 +7,9 @@
 //
 // Plans are for gfx950 (the only target with scaled MFMAs; gfx942 gets a status) and come from the
 // GEMM model (block/gemm_plan_model.hpp) at the format's matrix rate: every shipped config, K
-// splits in powers of two up to 16 with at least 4 K steps each, limited by the workspace.
+// splits in powers of two up to 16 with at least 4 K steps each, limited by the workspace; for
+// decode sizes (M <= 64) only configs whose M tile holds every row in one wave row, so B and its
+// scales are read once.
 #pragma once
 
 #include <cstddef>
@@ -70,11 +72,17 @@ inline double model_seconds(const problem& p, plan pl) {
   return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config), pl.splits, tflops, {a_element, element, 2}, t);
 }
 
+// Up to this M (the peer decode kernels' range) a plan keeps all rows in one M tile.
+inline constexpr int decode_rows = 64;
+
 inline plan choose_plan(const problem& p, std::size_t workspace) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
   for (config_id id : all_configs) {
     if (p.a != a_storage::mx && !quantizes_a(id)) continue;
+    // Decode sizes read the weights once: one M tile covers every row (split-K, not M tiles,
+    // supplies the workgroups), and one wave row, since each wave reads its columns' scales.
+    if (p.m <= decode_rows && (facts(id).block_m < p.m || facts(id).wave_m != facts(id).block_m)) continue;
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 && (k_steps(p, id) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
       const double time = model_seconds(p, {id, splits});
