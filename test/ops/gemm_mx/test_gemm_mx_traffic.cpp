@@ -1,9 +1,9 @@
 // The MX GEMM at decode sizes on the emulator's counters: aiter PR #3783's dense MXFP8 shapes
 // (MiniMax-M3 per GPU) at M 1, 16 and 64, and amd-mxfp4-mm's decode shapes, through the one-call
 // API. The weights (B and its scales) are read once: bytes read <= B's bytes + A's bytes once per
-// N tile (its scales once per wave column) + the split-K partials, + 1%. Printed beside it, the ratio to every operand read once:
-// at M = 1 within 1.1 (checked); above, A's re-reads per N tile (A is small; on a GPU they come
-// from L2) are what the ratio shows. gfx950 only, full tier.
+// N tile (its scales once per wave column) + the split-K partials, + 1%. Printed beside it, the
+// ratio to every operand read once: at M = 1 within 1.1 (checked); above, A's re-reads per N tile
+// (A is small; on a GPU they come from L2) are what the ratio shows. gfx950 only, full tier.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
