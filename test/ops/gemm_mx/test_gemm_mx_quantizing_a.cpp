@@ -3,8 +3,9 @@
 // gemm_mx_case's bound, on the emulated gfx950 (gfx942: the refusal). Every config that can
 // quantize its A tile, on shapes from its tile (M 1, tile - 1, tile + 1; K one block, one step, a
 // ragged first step), split-K, fp16 A and out, B plain and in aiter's pre-shuffled layouts (as the
-// problem hands it over), the one-call API and its plan, LDS without bank conflicts, and the
-// statuses of the quantizing and pre-shuffled forms.
+// problem hands it over), the one-call API and its plan, amd-mxfp4-mm's 4 test and 6 benchmark
+// shapes at full size, LDS without bank conflicts, and the statuses of the quantizing and
+// pre-shuffled forms.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -89,6 +90,24 @@ TEST_CASE("gemm_mx, A quantized in the kernel: the one-call API runs the plan it
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
     CHECK(ran.name == gemm_mx_select_plan(p, t.workspace_bytes).value().name);
     CHECK(gx::quantizes_a(ran.plan.config));
+    CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
+  }
+}
+
+TEST_CASE("gemm_mx, A quantized in the kernel: amd-mxfp4-mm's test and benchmark shapes at full size", "[emu][gemm]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX formats are gfx950's; the refusal test covers this target");
+    return;
+  }
+  for (const auto& [m, n, k] :
+       {std::tuple{8, 2112, 7168}, std::tuple{16, 3072, 1536}, std::tuple{64, 3072, 1536}, std::tuple{256, 2880, 512},
+        std::tuple{4, 2880, 512}, std::tuple{16, 2112, 7168}, std::tuple{32, 4096, 512}, std::tuple{32, 2880, 512},
+        std::tuple{64, 7168, 2048}, std::tuple{256, 3072, 1536}}) {
+    const gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
+    test::gemm_mx_quantizing_a_case<bf16, bf16> t(p, 70 + m, 16);
+    gx::plan_info ran;
+    REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
     CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
   }
 }
