@@ -52,6 +52,19 @@ int check_mx_product(const ops::gemm_mx::problem& p, const std::vector<float>& x
   return bad;
 }
 
+// rows x cols normal values, each 32-column block of a row scaled by its own 2^(-8 .. 3).
+inline std::vector<float> random_blocks(int rows, int cols, std::mt19937& rng) {
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-8, 3);
+  std::vector<float> x(std::size_t(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int blk = 0; blk < cols / 32; ++blk) {
+      const float magnitude = std::ldexp(1.0f, exponent(rng));
+      for (int i = 0; i < 32; ++i) x[std::size_t(r) * cols + blk * 32 + i] = n(rng) * magnitude;
+    }
+  return x;
+}
+
 template <class Elem, class Out>
 struct gemm_mx_case {
   using storage = mx_storage_t<Elem>;
@@ -65,14 +78,7 @@ struct gemm_mx_case {
   std::vector<float> xa, xb;  // the quantized values (element times scale)
 
   static host::mx_tensor<Elem> random_mx(int rows, int cols, std::mt19937& rng) {
-    std::normal_distribution<float> n(0.0f, 1.0f);
-    std::uniform_int_distribution<int> exponent(-8, 3);
-    std::vector<float> x(std::size_t(rows) * cols);
-    for (int r = 0; r < rows; ++r)
-      for (int blk = 0; blk < cols / 32; ++blk) {
-        const float magnitude = std::ldexp(1.0f, exponent(rng));
-        for (int i = 0; i < 32; ++i) x[std::size_t(r) * cols + blk * 32 + i] = n(rng) * magnitude;
-      }
+    const std::vector<float> x = random_blocks(rows, cols, rng);
     return host::quantize_mx<Elem>(std::span<const float>(x), rows, cols);
   }
 
@@ -129,19 +135,9 @@ struct gemm_mx_quantizing_a_case {
 
   gemm_mx_quantizing_a_case(ops::gemm_mx::problem problem, std::uint32_t seed, int max_splits = 8) : p(problem) {
     std::mt19937 rng(seed);
-    std::normal_distribution<float> n(0.0f, 1.0f);
-    std::uniform_int_distribution<int> exponent(-8, 3);
-    a_values.resize(std::size_t(p.m) * p.k);
-    std::vector<float> af(a_values.size());
-    for (int r = 0; r < p.m; ++r)
-      for (int blk = 0; blk < p.k / 32; ++blk) {
-        const float magnitude = std::ldexp(1.0f, exponent(rng));
-        for (int i = 0; i < 32; ++i) {
-          const std::size_t at = std::size_t(r) * p.k + blk * 32 + i;
-          a_values[at] = saturate_cast<T>(n(rng) * magnitude);
-          af[at] = to_float(a_values[at]);
-        }
-      }
+    std::vector<float> af = random_blocks(p.m, p.k, rng);
+    a_values.resize(af.size());
+    for (std::size_t i = 0; i < af.size(); ++i) af[i] = to_float(a_values[i] = saturate_cast<T>(af[i]));
     qa = host::quantize_mx<fp4_e2m1>(std::span<const float>(af), p.m, p.k);
     qb = gemm_mx_case<fp4_e2m1, Out>::random_mx(p.n, p.k, rng);
     xa = host::dequantize(qa), xb = host::dequantize(qb);

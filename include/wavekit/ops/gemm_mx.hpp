@@ -34,25 +34,12 @@ inline result<ops::gemm_mx::plan_info> gemm_mx_select_plan(const ops::gemm_mx::p
   return ops::gemm_mx::select_plan(p, workspace_bytes, arch::current_device_arch().kind);
 }
 
-// Validates, picks the plan and launches. When `ran` is given it receives the plan that ran.
-template <class Elem, class Out>
-status gemm_mx(const ops::gemm_mx::problem& p, const ops::gemm_mx::args<Elem, Out>& args, hipStream_t stream,
-               ops::gemm_mx::plan_info* ran = nullptr) {
-  namespace gx = ops::gemm_mx;
-  if (status s = gx::validate(p, args); !s.ok()) return s;
-  const arch::device_arch device = arch::current_device_arch();
-  const result<gx::plan_info> plan = gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
-  if (!plan) return plan.error();
-  const status s = gx::with_config(plan.value().plan.config, [&](auto cfg) {
-    return gx::launch<decltype(cfg)>(p, args, plan.value().plan.splits, device.kind, stream);
-  });
-  if (s.ok() && ran) *ran = plan.value();
-  return s;
-}
-
-// MXFP4 with a 16-bit A quantized in the kernel (problem's a_storage bf16 / fp16).
-template <class T, class Out>
-status gemm_mx(const ops::gemm_mx::problem& p, const ops::gemm_mx::args_quantizing_a<T, Out>& args, hipStream_t stream,
+// Validates, picks the plan and launches: both MX operands (args), or MXFP4 with a 16-bit A
+// quantized in the kernel (args_quantizing_a, the problem's a_storage bf16 / fp16). When `ran` is
+// given it receives the plan that ran.
+template <class Args>
+  requires(ops::gemm_mx::is_args_v<Args>)
+status gemm_mx(const ops::gemm_mx::problem& p, const Args& args, hipStream_t stream,
                ops::gemm_mx::plan_info* ran = nullptr) {
   namespace gx = ops::gemm_mx;
   if (status s = gx::validate(p, args); !s.ok()) return s;

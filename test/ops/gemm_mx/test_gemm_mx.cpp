@@ -10,7 +10,7 @@
 #include <string>
 #include <tuple>
 
-#include "support/gemm_mx_case.hpp"
+#include "support/gemm_mx_run.hpp"
 #include "wavekit/ops/gemm_mx.hpp"
 
 using namespace wavekit;
@@ -18,19 +18,11 @@ namespace gx = wavekit::ops::gemm_mx;
 
 namespace {
 
-bool device_is_gfx950() { return arch::current_device_arch().kind == arch::target::gfx950; }
+using test::device_is_gfx950;
 
 template <class Cfg, class Elem, class Out>
 int run_config(const gx::problem& p, int splits, std::uint32_t seed) {
-  test::gemm_mx_case<Elem, Out> t(p, seed, splits);
-  const status s = gx::launch<Cfg>(p, t.args(), splits, nullptr);
-  INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
-  REQUIRE(s.ok());
-  REQUIRE(hipDeviceSynchronize() == hipSuccess);
-#if defined(WAVEKIT_EMULATOR)
-  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
-#endif
-  return t.check(splits, Cfg::name(splits).c_str());
+  return test::run_mx_config<Cfg, test::gemm_mx_case<Elem, Out>>(p, splits, seed);
 }
 
 template <class Cfg, class Elem>

@@ -106,11 +106,12 @@ __global__ __launch_bounds__(Cfg::threads)
   }
 }
 
-// Validates, then launches with the given configuration and number of K splits on `device`'s
-// target (the kernel is Cfg's kernel_config: Cfg's own SplitK plays no part here).
-template <class Cfg, class Elem, class Out>
-status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::target device, hipStream_t stream) {
-  using K = typename Cfg::kernel_config;
+// What every launch does around its kernel: validate, check the target and the split-K workspace,
+// cut K into splits, and after start(grid, per_split, skip, partials) launches the kernel, reduce
+// the splits.
+template <class Cfg, class Args, class Start>
+status launch_checked(const problem& p, const Args& a, int splits, arch::target device, hipStream_t stream,
+                      Start&& start) {
   if (status s = validate(p, a); !s.ok()) return s;
   if (status s = check_target(p, device); !s.ok()) return s;
   const std::string name = Cfg::name(splits);
@@ -120,17 +121,25 @@ status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::targ
       !s.ok())
     return s;
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  const params<Elem, Out> kp{
-      a.a, a.b,       {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n,
-      p.k, per_split, steps * step_k - p.k};
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
-  if (p.b == b_layout::preshuffled) {
-    if constexpr (std::is_same_v<Elem, fp4_e2m1>)
-      hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out, true>), grid, dim3(K::threads), 0, stream, kp);
-  } else {
-    hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
-  }
+  start(grid, per_split, steps * step_k - p.k, need ? static_cast<float*>(a.workspace) : nullptr);
   return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
+}
+
+// Validates, then launches with the given configuration and number of K splits on `device`'s
+// target (the kernel is Cfg's kernel_config: Cfg's own SplitK plays no part here).
+template <class Cfg, class Elem, class Out>
+status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::target device, hipStream_t stream) {
+  using K = typename Cfg::kernel_config;
+  return launch_checked<Cfg>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
+    const params<Elem, Out> kp{a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p.m, p.n, p.k, per_split, skip};
+    if (p.b == b_layout::preshuffled) {
+      if constexpr (std::is_same_v<Elem, fp4_e2m1>)
+        hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out, true>), grid, dim3(K::threads), 0, stream, kp);
+    } else {
+      hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
+    }
+  });
 }
 
 // The same for MXFP4 with a 16-bit A quantized in the kernel.
@@ -138,38 +147,24 @@ template <class Cfg, class T, class Out>
 status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, arch::target device,
               hipStream_t stream) {
   using K = typename Cfg::kernel_config;
-  if (status s = validate(p, a); !s.ok()) return s;
-  if (status s = check_target(p, device); !s.ok()) return s;
-  const std::string name = Cfg::name(splits);
   if (!quantizes_a_config<K>)
     return {status_code::bad_config,
-            "gemm_mx " + p.str() + ": " + name + "'s A tile is too large to quantize as it loads"};
-  const int step_k = block_k_of<Cfg>(p.format), steps = ceil_div(p.k, step_k);
-  const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
-      !s.ok())
-    return s;
-  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  const params_quantizing_a<T, Out> kp{
-      a.a, a.b,       {nullptr, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n,
-      p.k, per_split, steps * step_k - p.k};
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
-  if constexpr (quantizes_a_config<K>) {
-    if (p.b == b_layout::preshuffled)
-      hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out, true>), grid, dim3(K::threads), 0, stream, kp);
-    else
-      hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
-  }
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
+            "gemm_mx " + p.str() + ": " + Cfg::name(splits) + "'s A tile is too large to quantize as it loads"};
+  return launch_checked<Cfg>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
+    const params_quantizing_a<T, Out> kp{a.a,       a.b, {nullptr, a.b_scale}, {a.c, partials}, p.m, p.n, p.k,
+                                         per_split, skip};
+    if constexpr (quantizes_a_config<K>) {
+      if (p.b == b_layout::preshuffled)
+        hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out, true>), grid, dim3(K::threads), 0, stream, kp);
+      else
+        hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
+    }
+  });
 }
 
-// The same on the current device's target.
-template <class Cfg, class Elem, class Out>
-status launch(const problem& p, const args<Elem, Out>& a, int splits, hipStream_t stream) {
-  return launch<Cfg>(p, a, splits, arch::current_device_arch().kind, stream);
-}
-template <class Cfg, class T, class Out>
-status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, hipStream_t stream) {
+// The same on the current device's target (either kind of arguments).
+template <class Cfg, class Args>
+status launch(const problem& p, const Args& a, int splits, hipStream_t stream) {
   return launch<Cfg>(p, a, splits, arch::current_device_arch().kind, stream);
 }
 

@@ -103,6 +103,14 @@ struct args_quantizing_a {
   std::size_t workspace_bytes = 0;
 };
 
+// Either kind of a call's arguments.
+template <class A>
+inline constexpr bool is_args_v = false;
+template <class Elem, class Out>
+inline constexpr bool is_args_v<args<Elem, Out>> = true;
+template <class T, class Out>
+inline constexpr bool is_args_v<args_quantizing_a<T, Out>> = true;
+
 inline std::size_t workspace_bytes(const problem& p, int splits) {
   return block::splitk_workspace_bytes(p.m, p.n, splits);
 }

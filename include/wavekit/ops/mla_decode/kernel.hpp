@@ -97,8 +97,7 @@ struct decode_parts {
   static constexpr int load_rounds = ceil_div(steps, load_groups);
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
-  static constexpr int k_tile_chunks = kv_tile * step_bytes / 16;  // 16-byte chunks of a K-step tile
-  using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;           // V^T: rows = output columns, K = KV rows
+  using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // V^T: rows = output columns, K = KV rows
   using atom = arch::half_gemm_atom<bf16, 16>;
   // S^T: rows = the tile's KV rows, columns = the wave's 16 (query row, head) rows.
   using qk_mma = warp::warp_mma<atom, kv_tile / 16, 1, step_bytes, warp::from_lds<k_layout>, warp::from_registers>;
@@ -181,12 +180,12 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_
 }
 
 // An fp8 loader's chunk (16 values of KV row c / 4, K values 16 (c % 4) ..) widened to bf16 into the
-// K-step tile (exactly: arch/fp8_convert.hpp): two 16-byte stores.
+// K-step tile (exactly: arch/fp8_convert.hpp): two 16-byte stores. tid: the loader's thread (every
+// one below its chunks: decode_parts sizes the loader to the threads of one K step).
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_loader& loaded, unsigned char* tile,
                                                       int tid) {
   using loader = typename Parts::kv_loader;
-  if (tid >= loader::chunks) return;  // whole waves without a chunk
   const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
   arch::u32x2 bf16_pairs[4];
 #pragma unroll
