@@ -73,6 +73,17 @@ struct gemm_block {
   }
 
  private:
+  // The buffer over rows [row0, row0 + min(block_rows, rows - row0)) of a K-contiguous tensor of
+  // `k` elements a row; the pointer moves in 64 bits, the buffer's extent is one tile's.
+  template <class T>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer tile_rows(const T* base, int row0, int rows, int block_rows,
+                                                                   int k) {
+    const int tile = rows - row0 < block_rows ? rows - row0 : block_rows;
+    const std::uint64_t row_objects = static_cast<std::uint64_t>(k) / elements_per_object<T>;
+    return arch::buffer::over(base + static_cast<std::uint64_t>(row0) * row_objects,
+                              static_cast<std::uint32_t>(static_cast<std::uint64_t>(tile) * row_objects * sizeof(T)));
+  }
+
   template <class Params>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run_with(const Params& p, unsigned char* lds) {
     using A = std::remove_cvref_t<decltype(*p.a)>;
@@ -100,14 +111,26 @@ struct gemm_block {
       else
         return static_cast<std::uint32_t>(p.m);
     }();
+    // A K-contiguous operand's buffer starts at the tile's first row and spans only its rows, so
+    // every offset stays below block rows x K bytes however large the tensor is (buffer offsets
+    // are 32-bit): the mainloop then sees the tile at row 0 of `rows_left` rows. A gathered A
+    // (rows from a table) and M/N-contiguous operands span the whole tensor.
+    constexpr bool rebase_a = Order == layout::k_contiguous && !grouped;
+    constexpr bool rebase_b = BOrder == layout::k_contiguous;
+    gemm_tile local = t;
+    if constexpr (rebase_a) local.m0 = 0;
+    if constexpr (rebase_b) local.n0 = 0;
     const gemm_sources src{
-        arch::buffer::over(p.a, a_rows_total * static_cast<std::uint32_t>(p.k) * sizeof(A) / elements_per_object<A>),
-        arch::buffer::over(
-            b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k) * sizeof(B) / elements_per_object<B>),
+        rebase_a ? tile_rows(p.a, t.m0, p.m, Cfg::block_m, p.k)
+                 : arch::buffer::over(
+                       p.a, a_rows_total * static_cast<std::uint32_t>(p.k) * sizeof(A) / elements_per_object<A>),
+        rebase_b ? tile_rows(b, t.n0, p.n, Cfg::block_n, p.k)
+                 : arch::buffer::over(b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k) * sizeof(B) /
+                                             elements_per_object<B>),
         Order == layout::k_contiguous ? p.k : p.m,
         BOrder == layout::k_contiguous ? p.k : p.n,
-        p.m,
-        p.n,
+        rebase_a ? p.m - t.m0 : p.m,
+        rebase_b ? p.n - t.n0 : p.n,
         skip,
         [&]() -> const int* {
           if constexpr (grouped)
@@ -119,7 +142,7 @@ struct gemm_block {
     scale_state.begin(p.scales, p.m, p.n, p.k, t, reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset), tid,
                       wave_row, wave_col, lane);
     mma w;
-    Mainloop::run(src, t, tid, lane, wave_row, wave_col, w, scale_state, lds);
+    Mainloop::run(src, local, tid, lane, wave_row, wave_col, w, scale_state, lds);
     Epilogue::template store<mma>(p.out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
                                   t.split, scale_state.epilogue_transform());
   }

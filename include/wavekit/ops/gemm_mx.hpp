@@ -46,9 +46,7 @@ status gemm_mx(const ops::gemm_mx::problem& p, const Args& args, hipStream_t str
   const arch::device_arch device = arch::current_device_arch();
   const result<gx::plan_info> plan = gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
   if (!plan) return plan.error();
-  const status s = gx::with_config(plan.value().plan.config, [&](auto cfg) {
-    return gx::launch<decltype(cfg)>(p, args, plan.value().plan.splits, device.kind, stream);
-  });
+  const status s = gx::launch_plan(p, args, plan.value().plan, device.kind, stream);
   if (s.ok() && ran) *ran = plan.value();
   return s;
 }

@@ -138,9 +138,13 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
   CHECK(status_of(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
   CHECK(status_of(gx::problem{64, 64, 256, static_cast<gx::mx_format>(7)}, good).code() == status_code::bad_shape);
   CHECK(status_of(gx::problem{1 << 20, 4096, 4096, gx::mx_format::mxfp8}, good).code() == status_code::too_large);
-  // MXFP4's halved bytes count: this shape fits as MXFP4 and not as MXFP8.
-  CHECK(gx::validate_shape(gx::problem{1 << 19, 64, 6144, gx::mx_format::mxfp4}).ok());
-  CHECK(gx::validate_shape(gx::problem{1 << 19, 64, 6144, gx::mx_format::mxfp8}).code() == status_code::too_large);
+  // A and B past 2 GB are legal (each tile's buffer starts at its rows); a tile's 256 rows of K
+  // are not, and MXFP4's halved bytes count there.
+  CHECK(gx::validate_shape(gx::problem{1 << 19, 64, 6144, gx::mx_format::mxfp8}).ok());
+  CHECK(gx::validate_shape(gx::problem{16, 1 << 20, 4096, gx::mx_format::mxfp8}).ok());
+  CHECK(gx::validate_shape(gx::problem{16, 64, 1 << 23, gx::mx_format::mxfp4}).ok());
+  CHECK(gx::validate_shape(gx::problem{16, 64, 1 << 23, gx::mx_format::mxfp8}).message() ==
+        "gemm_mx 16x64x8388608 mxfp8: 256 rows of K exceed 2^31 - 1 bytes (a tile's 32-bit buffer offsets)");
   CHECK(status_of(gx::problem{64, 64, 256, gx::mx_format::mxfp4}, good).message() ==
         "gemm_mx 64x64x256 mxfp4: the arguments hold mxfp8 tensors, the problem says mxfp4");
   if (device_is_gfx950()) {

@@ -32,8 +32,12 @@ void check_traffic(const gx::problem& p, double a_bytes, double a_scale_bytes) {
   const double b_bytes = double(p.n) * p.k * gx::element_bits(p.format) / 8 + double(p.n) * p.k / 32;
   const double ideal = a_bytes + a_scale_bytes + b_bytes;
   const double read = double(emu::accumulated_counters().global_bytes_read);
+  // The GEMV path: A and its scales once per 256 columns; an MFMA config: per N tile, the scales
+  // per wave column.
   const block::gemm_tile_facts f = gx::facts(ran.plan.config);
-  const int n_tiles = (p.n + f.block_n - 1) / f.block_n, wave_columns = f.block_n / f.wave_n;
+  const bool gemv = ran.plan.gemv_rows > 0;
+  const int block_n = gemv ? gx::gemv_config<1>::block_n : f.block_n;
+  const int n_tiles = (p.n + block_n - 1) / block_n, wave_columns = gemv ? 1 : f.block_n / f.wave_n;
   const double partials = ran.plan.splits > 1 ? double(ran.plan.splits) * p.m * p.n * 4 : 0.0;
   const double design = b_bytes + n_tiles * (a_bytes + wave_columns * a_scale_bytes) + partials;
   std::printf("gemm_mx %s (%s): %.3f MB read, operands once %.3f MB, ratio %.3f; B once, A per N tile %.3f MB\n",

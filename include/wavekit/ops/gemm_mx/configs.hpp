@@ -63,4 +63,38 @@ WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_GEMM_MX_SHIPPED_CONFIGS)
 
 WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_GEMM_MX_SHIPPED_CONFIGS)
 
+// The GEMV path of MXFP8 decode (block/gemv_mx_block.hpp): Rows rows of A a block (1 to 16), a C
+// column a lane over 256 columns, K steps of 128. of<F> and kernel_config let the launch and the
+// plan treat it as any config (MXFP8 only: the launch takes MXFP8 arguments).
+template <int Rows>
+struct gemv_config {
+  static_assert(Rows == 1 || Rows == 2 || Rows == 4 || Rows == 8 || Rows == 16,
+                "gemm_mx::gemv_config: 1, 2, 4, 8 or 16 rows a block");
+  static constexpr int block_m = Rows, block_n = 256, threads = 256, block_k = 128;
+  static constexpr int lds_bytes = Rows * block_k * 4 + Rows * (block_k / 32) * 4;  // A widened, its scales
+  template <mx_format>
+  struct of {
+    static constexpr int block_k = gemv_config::block_k;
+  };
+  using kernel_config = gemv_config;
+  static std::string name(int splits = 1) {
+    return "gemm_mx_gemv<" + std::to_string(Rows) + "x256x128" + (splits > 1 ? ", sk" + std::to_string(splits) : "") +
+           ">";
+  }
+};
+// The GEMV's row counts, for the plan: a problem of M <= 16 rows takes the smallest that holds them.
+inline constexpr int gemv_row_counts[] = {1, 2, 4, 8, 16};
+inline constexpr int gemv_rows_max = 16;
+
+template <class F>
+decltype(auto) with_gemv_config(int rows, F&& f) {
+  switch (rows) {
+    case 1: return f(gemv_config<1>{});
+    case 2: return f(gemv_config<2>{});
+    case 4: return f(gemv_config<4>{});
+    case 8: return f(gemv_config<8>{});
+    default: return f(gemv_config<16>{});
+  }
+}
+
 }  // namespace wavekit::ops::gemm_mx

@@ -16,6 +16,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/gemv_mx_block.hpp"
 #include "wavekit/block/scale_in_instruction.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
 #include "wavekit/ops/gemm_mx/configs.hpp"
@@ -92,6 +93,23 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
   }
 }
 
+// The GEMV path of MXFP8 decode: Rows rows of A a block, a C column a lane (no MFMAs, no LDS for
+// B). Scales are OCP MX (e4m3fn), which gfx950's conversions read; gfx942 runs none of this op.
+template <int Rows, class Out>
+__global__ __launch_bounds__(gemv_config<Rows>::threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(2) void gemm_mx_gemv_kernel(params<fp8_e4m3fn, Out> p) {
+  using body = block::gemv_mx_block<Rows, Out>;
+  static_assert(body::lds_bytes == gemv_config<Rows>::lds_bytes, "gemm_mx: the GEMV config's LDS is its block's");
+  arch::declare_codegen_targets<body::lds_bytes, 2, 0>();
+  if constexpr (!arch::runs_on_current_target<arch::mfma_scaled_atom<fp8_e4m3fn, fp8_e4m3fn, 16, 16>>) {
+    __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, body::lds_bytes / 16);
+    body::run(p, body::scheduler::at((p.k + p.skip) / body::step_k, p.groups_per_split),
+              reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
 template <class Cfg, class T, class Out, bool BShuffled = false>
 __global__ __launch_bounds__(Cfg::threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(parts_quantizing_a<Cfg, T, Out>::min_waves_per_simd) void gemm_mx_quantizing_a_kernel(
@@ -160,6 +178,32 @@ status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, 
         hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
     }
   });
+}
+
+// The GEMV path (Rows rows a block, M <= Rows) with MXFP8 arguments.
+template <int Rows, class Out>
+status launch_gemv(const problem& p, const args<fp8_e4m3fn, Out>& a, int splits, arch::target device,
+                   hipStream_t stream) {
+  using K = gemv_config<Rows>;
+  if (p.m > Rows)
+    return {status_code::bad_config,
+            "gemm_mx " + p.str() + ": " + K::name(splits) + " holds at most " + std::to_string(Rows) + " rows of A"};
+  return launch_checked<K>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
+    const params<fp8_e4m3fn, Out> kp{a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p.m, p.n, p.k, per_split, skip};
+    hipLaunchKernelGGL((gemm_mx_gemv_kernel<Rows, Out>), grid, dim3(K::threads), 0, stream, kp);
+  });
+}
+
+// A plan's launch: its config's kernel, or the GEMV.
+template <class Args>
+status launch_plan(const problem& p, const Args& a, plan pl, arch::target device, hipStream_t stream) {
+  if (pl.gemv_rows) {
+    if constexpr (std::is_same_v<Args, args<fp8_e4m3fn, bf16>> || std::is_same_v<Args, args<fp8_e4m3fn, fp16>>)
+      return with_gemv_config(
+          pl.gemv_rows, [&](auto cfg) { return launch_gemv<decltype(cfg)::block_m>(p, a, pl.splits, device, stream); });
+    return {status_code::bad_config, "gemm_mx " + p.str() + ": the GEMV path takes MXFP8 arguments"};
+  }
+  return with_config(pl.config, [&](auto cfg) { return launch<decltype(cfg)>(p, a, pl.splits, device, stream); });
 }
 
 // The same on the current device's target (either kind of arguments).

@@ -12,6 +12,8 @@
 // scales are read once.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 
@@ -27,6 +29,7 @@ namespace wavekit::ops::gemm_mx {
 struct plan {
   config_id config = config_id::large;
   int splits = 1;
+  int gemv_rows = 0;  // > 0: the GEMV path (gemv_config<gemv_rows>) instead of config
 };
 using plan_info = block::gemm_plan_info<plan>;
 
@@ -47,6 +50,7 @@ inline int k_steps(const problem& p, config_id id) {
   return with_config(id, [&](auto cfg) { return ceil_div(p.k, block_k_of<decltype(cfg)>(p.format)); });
 }
 inline std::string plan_name(plan pl) {
+  if (pl.gemv_rows) return with_gemv_config(pl.gemv_rows, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
   return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
 }
 
@@ -72,26 +76,61 @@ inline double model_seconds(const problem& p, plan pl) {
   return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config), pl.splits, tflops, {a_element, element, 2}, t);
 }
 
+// The GEMV path's time: memory as for any tile (B once, A once per 256 columns) against the vector
+// ALU's issue time, a wave instruction a cycle per CU. The instructions per lane and 32 K are the
+// gfx950 codegen report's hot loops of gemm_mx_gemv_kernel (a 128-K step: 348 for one row, 513
+// for two, 886 for four, 1615 for eight, 2948 for sixteen) fitted as 48 + 44 per row.
+inline double gemv_model_seconds(const problem& p, int rows, int splits) {
+  constexpr arch::target t = arch::target::gfx950;
+  const arch::device_facts device = block::planned_facts(t);
+  const double element = 1.0 + 1.0 / scale_block;
+  const double tiles_n = std::ceil(p.n / 256.0), tiles_m = std::ceil(double(p.m) / rows);
+  const double bytes = element * (double(p.m) * p.k * tiles_n + double(p.n) * p.k * tiles_m) + 2.0 * p.m * p.n +
+                       (splits > 1 ? 8.0 * splits * p.m * p.n : 0.0);
+  const double wave_instructions = tiles_m * tiles_n * 4 * (double(p.k) / 32) * (48 + 44.0 * rows);
+  const double issue = wave_instructions / (device.compute_units * device.clock_ghz * 1e9);
+  return std::max(bytes / (device.hbm_tb_per_s * 1e12), issue) + (splits > 1 ? 3e-6 : 0.0);
+}
+
 // Up to this M (the peer decode kernels' range) a plan keeps all rows in one M tile.
 inline constexpr int decode_rows = 64;
+
+// K splits in powers of two up to 16, each with at least 4 K steps and within the workspace.
+template <class F>
+void for_each_split(const problem& p, int steps, std::size_t workspace, F&& f) {
+  for (int splits = 1; splits <= 16; splits *= 2) {
+    if (splits > 1 && (steps / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
+    f(splits);
+  }
+}
 
 inline plan choose_plan(const problem& p, std::size_t workspace) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
+  auto consider = [&](plan candidate, double time, double work) {
+    if (block::gemm_model_prefers(time, work, best_time, best_work)) {
+      best = candidate;
+      best_time = std::min(best_time, time), best_work = work;
+    }
+  };
   for (config_id id : all_configs) {
     if (p.a != a_storage::mx && !quantizes_a(id)) continue;
     // Decode sizes read the weights once: one M tile covers every row (split-K, not M tiles,
     // supplies the workgroups), and one wave row, since each wave reads its columns' scales.
     if (p.m <= decode_rows && (facts(id).block_m < p.m || facts(id).wave_m != facts(id).block_m)) continue;
-    for (int splits = 1; splits <= 16; splits *= 2) {
-      if (splits > 1 && (k_steps(p, id) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
-      const double time = model_seconds(p, {id, splits});
-      const double work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id));
-      if (block::gemm_model_prefers(time, work, best_time, best_work)) {
-        best = {id, splits};
-        best_time = std::min(best_time, time), best_work = work;
-      }
-    }
+    for_each_split(p, k_steps(p, id), workspace, [&](int splits) {
+      consider({id, splits}, model_seconds(p, {id, splits}), block::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
+    });
+  }
+  // MXFP8 with up to 16 rows: the GEMV with the fewest rows that hold them, where the model finds
+  // its vector ALU quicker than the MFMAs' padded rows.
+  if (p.format == mx_format::mxfp8 && p.m <= gemv_rows_max) {
+    int rows = 1;
+    while (rows < p.m) rows *= 2;
+    for_each_split(p, ceil_div(p.k, gemv_config<1>::block_k), workspace, [&](int splits) {
+      consider({config_id::decode, splits, rows}, gemv_model_seconds(p, rows, splits),
+               2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
+    });
   }
   return best;
 }

@@ -19,6 +19,7 @@
 // reaches memory.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -128,11 +129,15 @@ inline status validate_shape(const problem& p) {
     return {status_code::bad_shape, what + "a pre-shuffled B is MXFP4 (shuffle_weight of fp4 bytes)"};
   if (p.b == b_layout::preshuffled && p.k % 64)
     return {status_code::bad_shape, what + "a pre-shuffled B needs K a multiple of 64 (its 32-byte tiles)"};
+  // A and B may pass 2 GB: a block's buffers start at its tile's first row (block/gemm_block.hpp),
+  // so only a tile's rows (at most 256) need 32-bit offsets. C and the fp32 split-K partials are
+  // addressed whole.
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t m = p.m, n = p.n, k = p.k, bits = element_bits(p.format);
-  const std::size_t b_rows = p.b == b_layout::plain ? n : (n + 255) / 256 * 256;  // e8m0_shuffle's padding
-  if (m * k * a_bits(p.a, p.format) / 8 > limit || b_rows * k * bits / 8 > limit || m * n * 4 > limit)
-    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  if (256 * k * std::max<std::size_t>(a_bits(p.a, p.format), bits) / 8 > limit)
+    return {status_code::too_large, what + "256 rows of K exceed 2^31 - 1 bytes (a tile's 32-bit buffer offsets)"};
+  if (m * n * 4 > limit)
+    return {status_code::too_large, what + "C's fp32 partials exceed 2^31 - 1 bytes (32-bit buffer offsets)"};
   return status::success();
 }
 
