@@ -101,7 +101,9 @@ def hot_loop(lines):
             "waitcnt": sum(1 for l in body if l.startswith("s_waitcnt")),
             "barriers": sum(1 for l in body if l.startswith("s_barrier")),
         }
-        key = (stats["mfma"], -stats["instructions"])
+        # The loop with the most MFMAs (the shortest among equals); in a kernel without MFMAs
+        # (a GEMV, a quantizer), the longest loop: its main loop.
+        key = (stats["mfma"], -stats["instructions"] if stats["mfma"] else stats["instructions"])
         if best is None or key > best[0]:
             best = (key, stats)
     if best is None:

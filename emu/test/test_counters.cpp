@@ -1,5 +1,6 @@
-// Launch counters: MFMA by kind, global bytes of buffer loads/stores (with their range rules),
-// barriers, and LDS bank conflicts of arch::lds_load/lds_store under the gfx942 bank model.
+// Launch counters: MFMA by kind, global bytes of buffer loads/stores (with their range rules) and
+// the allocations they read, barriers, and LDS bank conflicts of arch::lds_load/lds_store under
+// the gfx942 bank model.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -78,8 +79,22 @@ TEST_CASE("buffer loads return 0 and stores drop past num_records; in-range byte
   }
   CHECK(emu::last_launch_counters().global_bytes_read == 600);
   CHECK(emu::last_launch_counters().global_bytes_written == 800);
+  // Reads are also counted by the allocation they came from; a buffer based inside one (40 floats
+  // in, below) counts against the allocation, not the descriptor's base.
+  CHECK(emu::last_launch_counters().bytes_read_from(in) == 600);
+  CHECK(emu::last_launch_counters().bytes_read_from(out) == 0);
+  float* second;
+  REQUIRE(hipMalloc(&second, 256 * sizeof(float)) == hipSuccess);
+  hipLaunchKernelGGL(buffer_copy, dim3(1), dim3(64), 0, nullptr, in + 40, second, 100, 256);
+  CHECK(emu::last_launch_counters().bytes_read_from(in) == 400);
+  hipLaunchKernelGGL(buffer_copy, dim3(1), dim3(64), 0, nullptr, second, out, 256, 256);
+  CHECK(second[0] == 41.0f);
+  CHECK(emu::last_launch_counters().bytes_read_from(second) == 1024);
+  CHECK(emu::last_launch_counters().bytes_read_from(in) == 0);
+  CHECK(emu::last_launch_counters().bytes_read_by_allocation.size() == 1);
   hipFree(in);
   hipFree(out);
+  hipFree(second);
 }
 
 TEST_CASE("MFMA instructions are counted by kind, barriers per block", "[emu][counters]") {

@@ -108,6 +108,26 @@ TEST_CASE("gemm_mx: plans are gfx950's, at the format's K step and rate", "[gemm
   STATIC_REQUIRE(gx::config_medium::of<gx::mx_format::mxfp8>::lds_bytes == 2 * 256 * 128);
 }
 
+namespace {
+template <class Elem, class Out = bf16>
+concept forms_args = requires { typename gx::args<Elem, Out>; };
+template <class T>
+concept forms_quantizing_args = requires { typename gx::args_quantizing_a<T, bf16>; };
+}  // namespace
+
+TEST_CASE("gemm_mx: arguments of a non-MX element type do not form", "[gemm]") {
+  // gfx942's fnuz fp8 (its own bias and NaN) is not OCP MX's e4m3fn: refused at compile time, as
+  // are other C types; on gfx942 the MX types themselves are refused with a status (below).
+  STATIC_REQUIRE(forms_args<fp8_e4m3fn>);
+  STATIC_REQUIRE(forms_args<fp4_e2m1, fp16>);
+  STATIC_REQUIRE(!forms_args<fp8_e4m3fnuz>);
+  STATIC_REQUIRE(!forms_args<bf8_e5m2>);
+  STATIC_REQUIRE(!forms_args<fp8_e4m3fn, float>);
+  STATIC_REQUIRE(forms_quantizing_args<fp16>);
+  STATIC_REQUIRE(!forms_quantizing_args<float>);
+  STATIC_REQUIRE(!forms_quantizing_args<fp8_e4m3fn>);
+}
+
 TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][gemm]") {
   const gx::problem p{64, 64, 256, gx::mx_format::mxfp8};
   const std::string what = "gemm_mx 64x64x256 mxfp8: ";

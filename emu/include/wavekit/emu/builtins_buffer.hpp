@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "wavekit/emu/block.hpp"
+#include "wavekit/emu/memory.hpp"
 
 struct wavekit_emu_buffer_rsrc {
   const char* base = nullptr;
@@ -44,7 +45,11 @@ void buffer_load(void* out, const wavekit_emu_buffer_rsrc& r, int voffset, int s
         read += 4;
       }
   }
-  current_thread().block->counters.global_bytes_read += read;
+  auto& counters = current_thread().block->counters;
+  counters.global_bytes_read += read;
+  if (read)
+    counters.bytes_read_by_allocation[allocation_holding(
+        reinterpret_cast<std::uintptr_t>(r.base + soffset + static_cast<std::int64_t>(v)))] += read;
 }
 
 template <int Bytes>

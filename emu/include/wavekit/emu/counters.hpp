@@ -13,12 +13,20 @@ namespace wavekit::emu {
 struct launch_counters {
   std::map<std::string, std::uint64_t> mfma;  // instruction name -> wave-level executions
   std::uint64_t global_bytes_read = 0;        // through buffer loads and arch global loads
+  // The same bytes by the allocation they came from (key: the hipMalloc pointer), so a test can
+  // say which tensor was read how often (weights once, an activation once per tile).
+  std::map<std::uintptr_t, std::uint64_t> bytes_read_by_allocation;
   std::uint64_t global_bytes_written = 0;
   std::uint64_t barriers = 0;                  // block-wide barriers completed (per block)
   std::uint64_t lds_instructions = 0;          // wave-level LDS instructions through arch helpers
   std::uint64_t lds_bank_conflict_cycles = 0;  // extra cycles beyond the conflict-free phase count
   std::uint64_t blocks = 0, waves = 0;
 
+  // Bytes read from the allocation starting at p (0 if none).
+  std::uint64_t bytes_read_from(const void* p) const {
+    const auto it = bytes_read_by_allocation.find(reinterpret_cast<std::uintptr_t>(p));
+    return it == bytes_read_by_allocation.end() ? 0 : it->second;
+  }
   std::uint64_t mfma_total() const {
     std::uint64_t n = 0;
     for (const auto& [name, count] : mfma) n += count;
@@ -27,6 +35,7 @@ struct launch_counters {
   void merge(const launch_counters& o) {
     for (const auto& [name, count] : o.mfma) mfma[name] += count;
     global_bytes_read += o.global_bytes_read;
+    for (const auto& [begin, bytes] : o.bytes_read_by_allocation) bytes_read_by_allocation[begin] += bytes;
     global_bytes_written += o.global_bytes_written;
     barriers += o.barriers;
     lds_instructions += o.lds_instructions;

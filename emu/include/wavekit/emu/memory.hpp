@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +39,7 @@ inline std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAG
 struct region_registry {
   std::mutex mutex;
   std::map<std::uintptr_t, region_record> by_mapping;  // key: mapping start
+  std::atomic<std::uint64_t> generation{0};            // changes with every allocation and free
 };
 inline region_registry& regions() {
   static region_registry r;
@@ -153,6 +155,7 @@ inline void* guarded_allocate(std::size_t bytes, region_kind kind, std::string w
                   std::move(what)};
   std::lock_guard<std::mutex> lock(detail::regions().mutex);
   detail::regions().by_mapping[r.mapping] = std::move(r);
+  ++detail::regions().generation;
   return begin;
 }
 
@@ -165,7 +168,26 @@ inline bool guarded_free(void* p) {
   if (it == map.end() || it->second.begin != addr) return false;
   munmap(reinterpret_cast<void*>(it->second.mapping), it->second.mapping_bytes);
   map.erase(it);
+  ++detail::regions().generation;
   return true;
+}
+
+// The first byte of the allocation holding addr, or 0. Memoized per OS thread (accesses come in
+// runs on one tensor); the memo is dropped whenever an allocation is made or freed.
+inline std::uintptr_t allocation_holding(std::uintptr_t addr) {
+  thread_local std::uintptr_t begin = 0, end = 0;
+  thread_local std::uint64_t generation = ~std::uint64_t{0};
+  auto& reg = detail::regions();
+  if (generation == reg.generation.load(std::memory_order_relaxed) && addr >= begin && addr < end) return begin;
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  generation = reg.generation.load(std::memory_order_relaxed);
+  const auto it = detail::region_below(addr);
+  if (it == reg.by_mapping.end() || addr < it->second.begin || addr >= it->second.begin + it->second.bytes) {
+    begin = end = 0;
+    return 0;
+  }
+  begin = it->second.begin, end = it->second.begin + it->second.bytes;
+  return begin;
 }
 
 }  // namespace wavekit::emu

@@ -46,6 +46,9 @@ inline block::gemm_tile_facts facts(config_id id) {
     return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, C::shape::lds_bytes};
   });
 }
+// A plan's block tile: its config's, or the GEMV's (gemv_rows x 256).
+inline int plan_block_m(plan pl) { return pl.gemv_rows ? pl.gemv_rows : facts(pl.config).block_m; }
+inline int plan_block_n(plan pl) { return pl.gemv_rows ? gemv_config<1>::block_n : facts(pl.config).block_n; }
 inline int k_steps(const problem& p, config_id id) {
   return with_config(id, [&](auto cfg) { return ceil_div(p.k, block_k_of<decltype(cfg)>(p.format)); });
 }
