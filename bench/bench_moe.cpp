@@ -1,6 +1,8 @@
 // The MoE layer (wavekit::moe) over the reference problems' configurations: amd-mixture-of-experts
 // (2025: fp16, weights [d_hidden, d_expert] as stored, top-4 + 1 shared expert) and the shapes of
-// amd-moe-mxfp4 (2026: top-8 + shared, run here with bf16 weights until the MXFP4 MoE exists).
+// amd-moe-mxfp4 (2026: top-8 + shared; with bf16 weights in moe_layer, and in the problem's own
+// form, MXFP4 weights pre-shuffled, in moe_layer_mxfp4, which needs gfx950: bench_moe_gfx950
+// on the emulator).
 // Each configuration is verified first: 16 tokens spread over the batch against the host reference.
 // moe_layer_fp8 runs fp8 block-scaled expert weights (DeepSeek-V3's) over the same kind of shapes.
 // On a GPU: microseconds per call, operands evicted from L2 between calls. On the CPU emulator:
@@ -25,6 +27,7 @@
 #include "support/gpu_timing.hpp"
 #include "support/moe_blockscale_case.hpp"
 #include "support/moe_case.hpp"
+#include "support/moe_mx_case.hpp"
 #include "wavekit/ops/moe.hpp"
 
 using namespace wavekit;
@@ -158,6 +161,42 @@ void moe_layer_fp8(benchmark::State& state) {
   });
 }
 
+// MXFP4 expert weights in amd-moe-mxfp4's form (gfx950: nn.Linear order, a fused [gate; up] and
+// the scales pre-shuffled by aiter's layouts; x in bf16, quantized to MXFP4 inside), top-k + 1
+// shared expert, aiter's published time beside each benchmark shape (`aiter_us`, 0 for the test
+// shapes). Verified in full first (test/support/moe_mx_case.hpp's three checks); on the emulator
+// also the times the weights were read (`weight_reads`: bytes read from their buffers over their
+// bytes). Arguments: tokens, hidden, expert dim, routed experts, top-k, aiter's ns.
+void moe_layer_mxfp4(benchmark::State& state) {
+  if (arch::current_device_arch().kind != arch::target::gfx950) {
+    state.SkipWithError("MXFP4 weights need gfx950 (run bench_moe_gfx950 on the emulator)");
+    return;
+  }
+  const int tokens = int(state.range(0)), hidden = int(state.range(1)), dim = int(state.range(2));
+  const int routed = int(state.range(3)), top_k = int(state.range(4));
+  const moe::problem p{tokens, hidden, dim, routed + 1, top_k + 1, 0, routed + 1, layout::k_contiguous};
+  const std::vector<int> ids = test::random_ids_with_shared(tokens, top_k, routed, 7);
+  test::moe_mx_case<bf16> t(p, ids, 11, moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value(), true);
+  state.counters["aiter_us"] = double(state.range(5)) / 1000.0;
+  const std::optional<std::string> ran = run_once(state, p, t.args());
+  if (!ran) return;
+#if defined(WAVEKIT_EMULATOR)
+  const emu::launch_counters c = emu::accumulated_counters();
+#endif
+  const int tile_m = moe::with_config(moe::choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+  if (t.check(tile_m, ran->c_str()) != 0) {
+    std::fprintf(stderr, "ERROR OCCURRED: %s differs from the host reference\n", p.str().c_str());
+    state.SkipWithError("result differs from the host reference");
+    return;
+  }
+#if defined(WAVEKIT_EMULATOR)
+  report_counters(state, c, ids, t.weight_bytes(), tokens, hidden);
+  state.counters["weight_reads"] = t.weight_reads(c);
+#else
+  test::time_calls(state, [&] { (void)wavekit::moe(p, t.args(), nullptr); });
+#endif
+}
+
 }  // namespace
 
 BENCHMARK(moe_layer)
@@ -204,6 +243,28 @@ BENCHMARK(moe_layer_fp8)
     ->Args({512, 7168, 2048, 32, 8})
     ->Args({8, 4096, 1024, 256, 8})
     ->Args({128, 4096, 1536, 64, 6})
+#if defined(WAVEKIT_EMULATOR)
+    ->Iterations(1)
+#else
+    ->UseManualTime()
+#endif
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(moe_layer_mxfp4)
+    ->ArgNames({"tokens", "hidden", "dim", "E", "k", "aiter_ns"})
+    // A small configuration the test suite runs to keep this path working.
+    ->Args({16, 1024, 256, 32, 8, 0})
+    // amd-moe-mxfp4: benchmarks (aiter's times from task.yml), then tests.
+    ->Args({16, 7168, 256, 256, 8, 152700})
+    ->Args({128, 7168, 256, 256, 8, 239000})
+    ->Args({512, 7168, 256, 256, 8, 336500})
+    ->Args({16, 7168, 512, 32, 8, 106200})
+    ->Args({128, 7168, 512, 32, 8, 141100})
+    ->Args({512, 7168, 512, 32, 8, 225000})
+    ->Args({512, 7168, 2048, 32, 8, 380400})
+    ->Args({8, 4096, 1024, 256, 8, 0})
+    ->Args({32, 7168, 2048, 32, 8, 0})
+    ->Args({128, 4096, 1536, 64, 6, 0})
 #if defined(WAVEKIT_EMULATOR)
     ->Iterations(1)
 #else

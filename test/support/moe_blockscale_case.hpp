@@ -41,6 +41,30 @@ struct moe_quantized_intermediates {
   int rows;  // rows of the gated product
 };
 
+// Step 2's bound for gated-product value n of slot s (the header's formula).
+inline double gated_product_bound(const host::moe_blockscale_up_result& up, std::size_t s, int n, double ulp,
+                                  double acc) {
+  const double gt = up.gate[s][n], silu = gt / (1.0 + std::exp(-gt));
+  return std::fabs(silu) * acc * up.up_magnitude[s][n] +
+         1.1 * std::fabs(up.up[s][n]) * (ulp * std::fabs(gt) + acc * up.gate_magnitude[s][n]) +
+         2 * ulp * std::fabs(up.h[s][n]) + 1e-30;
+}
+
+// Step 3: the output against the down half's reference, of the tokens `checked(token)` says;
+// counts failures into bad (printing the first few).
+template <class T, class Checked>
+void check_moe_output(const ops::moe::problem& p, const std::vector<T>& got, const host::moe_reference_result& ref,
+                      double ulp, double acc, Checked&& checked, const char* label, int& bad) {
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!checked(static_cast<int>(i / p.hidden))) continue;
+    const double g = widen_to_float(got[i]), e = ref.out[i];
+    const double bound = (3 * ulp + acc) * ref.magnitude[i] + 2 * ulp * std::fabs(e) + 1e-30;
+    if (!(std::fabs(g - e) <= bound) && bad++ < 25)
+      std::printf("%s %s: out[%zu][%zu] = %.6g, reference %.6g (bound %.3g)\n", label, p.str().c_str(), i / p.hidden,
+                  i % p.hidden, g, e, bound);
+  }
+}
+
 template <class T, class Fp8>
 struct moe_blockscale_case {
   ops::moe::problem p;
@@ -254,10 +278,7 @@ struct moe_blockscale_case {
       std::vector<float> row(dim);
       for (int n = 0; n < dim; ++n) {
         const double g = widen_to_float(hidden[std::size_t(r) * dim + n]), e = up.h[s][n];
-        const double gt = up.gate[s][n], silu = gt / (1.0 + std::exp(-gt));
-        const double bound = std::fabs(silu) * acc * up.up_magnitude[s][n] +
-                             1.1 * std::fabs(up.up[s][n]) * (ulp * std::fabs(gt) + acc * up.gate_magnitude[s][n]) +
-                             2 * ulp * std::fabs(e) + 1e-30;
+        const double bound = gated_product_bound(up, std::size_t(s), n, ulp, acc);
         if (!(std::fabs(g - e) <= bound) && bad++ < 10)
           std::printf("%s %s: h[slot %d][%d] = %.6g, reference %.6g (bound %.3g)\n", label, p.str().c_str(), s, n, g, e,
                       bound);
@@ -282,15 +303,7 @@ struct moe_blockscale_case {
       std::printf("%s: %d gated-product rows in use, %d slots with a local expert\n", label, covered, expected);
     // 3. The output from the device's own quantized gated product.
     const auto ref = host::reference_moe_blockscale_down<T>(p, h_q, ids, weights, w);
-    const std::vector<T> got = output();
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      if (!every_token && !has_local_expert(static_cast<int>(i / p.hidden))) continue;
-      const double g = widen_to_float(got[i]), e = ref.out[i];
-      const double bound = (3 * ulp + acc) * ref.magnitude[i] + 2 * ulp * std::fabs(e) + 1e-30;
-      if (!(std::fabs(g - e) <= bound) && bad++ < 25)
-        std::printf("%s %s: out[%zu][%zu] = %.6g, reference %.6g (bound %.3g)\n", label, p.str().c_str(), i / p.hidden,
-                    i % p.hidden, g, e, bound);
-    }
+    check_moe_output(p, output(), ref, ulp, acc, [&](int t) { return every_token || has_local_expert(t); }, label, bad);
     return bad;
   }
 };

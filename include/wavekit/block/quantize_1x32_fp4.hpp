@@ -11,7 +11,9 @@
 //
 // Work items: one thread per 8 consecutive elements (one 16-byte load of bf16 / fp16), so a
 // 32-column block is 4 neighbouring lanes (a quad), whose amax is two DPP moves. Every lane runs
-// them (missing rows load zeros and store nothing): no divergence around them. A GEMM that
+// them (missing rows load zeros and store nothing): no divergence around them. An optional row
+// table (rows_in_use[r] < 0: row r is skipped) lets a pipeline quantize only the rows a later GEMM
+// reads (MoE's padding rows are never written). A GEMM that
 // quantizes its A tile as it loads it calls quantize_1x32_fp4_item's arithmetic on registers; the
 // kernel form here runs it over a whole tensor.
 #pragma once
@@ -42,6 +44,7 @@ struct quantize_1x32_fp4_args {
   std::uint8_t* q;      // [rows][cols / 2]: two e2m1 a byte
   std::uint8_t* scale;  // [rows][cols / 32]: e8m0
   int rows, cols;
+  const int* rows_in_use = nullptr;  // null, or [rows]: rows with a negative entry are skipped
 
   // Work items (threads) the whole tensor needs.
   WAVEKIT_HOST_DEVICE int items() const { return rows * (cols / mx_quantize_lane_elements); }
@@ -88,7 +91,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_fp4_item(const quantize_1x
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "quantize_1x32_fp4: activations are bf16 or fp16");
   const int per_row = a.cols / mx_quantize_lane_elements;
   const int row = item / per_row, col = item % per_row * mx_quantize_lane_elements;
-  const bool active = row < a.rows;
+  const bool active = row < a.rows && (!a.rows_in_use || a.rows_in_use[row] >= 0);
   const std::uint32_t elements = static_cast<std::uint32_t>(a.rows) * static_cast<std::uint32_t>(a.cols);
   const std::uint32_t at = static_cast<std::uint32_t>(row) * a.cols + col;  // used only when active
   const arch::u32x4 raw = arch::buffer::over(a.x, elements * 2).load16(active ? at * 2 : arch::out_of_range);

@@ -23,6 +23,9 @@
 // step reads its lanes' rows' scales there once the step's tiles are in LDS (the mainloop's
 // stage_in_lds hook), one 8-byte read per row tile, and a_scale is not read.
 //
+// Grouped GEMMs (Args = grouped_mx_scale_args): B's scales from the tile's group's entry of a
+// table, A's scales of the rows the row table gathers (-1: scale 0, the row being zeros).
+//
 // BShuffled: b_scale in aiter's e8m0_shuffle layout (core/mx_shuffle.hpp: padded, a row's part
 // plus a block's part), read in place; each lane adds its block's part (a few instructions a
 // scale) to its row's.
@@ -47,7 +50,16 @@ struct mx_scale_args {
   const e8m0* b_scale;  // [N][K/32]
 };
 
-template <class Mma, int StepK, class ALdsScales = void, bool BShuffled = false>
+// A grouped GEMM's (MoE's experts): B's scales per group, A's rows (and so their scales) through
+// the row table of grouped_gemm_params.
+struct grouped_mx_scale_args {
+  const e8m0* a_scale;         // [a_rows_total][K/32]
+  const e8m0* const* b_scale;  // [groups]: each group's B scales, in B's layout (plain or shuffled)
+  const int* a_rows;           // [M]: the A row of each C row (-1: none), or null: the same row
+  int a_rows_total;            // rows of A (and of a_scale)
+};
+
+template <class Mma, int StepK, class ALdsScales = void, bool BShuffled = false, class Args = mx_scale_args>
 struct scale_in_instruction {
   using atom = typename Mma::atom;
   static_assert(Mma::scaled, "scale_in_instruction: the warp MMA's atom must be a scaled one (arch::mfma_scaled_atom)");
@@ -70,7 +82,10 @@ struct scale_in_instruction {
           return true;
       }(),
       "scale_in_instruction: A's scales in LDS are a step's 8 blocks a row (one 8-byte read)");
-  using args = mx_scale_args;
+  using args = Args;
+  static constexpr bool grouped = std::is_same_v<Args, grouped_mx_scale_args>;
+  static_assert(grouped || std::is_same_v<Args, mx_scale_args>,
+                "scale_in_instruction: its arguments are mx_scale_args or grouped_mx_scale_args");
   using mma_type = Mma;  // the warp MMA whose accumulators it scales
   using scales = typename Mma::instruction_scales;
 
@@ -84,19 +99,40 @@ struct scale_in_instruction {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void begin(const args& p, int m, int n, int k, const gemm_tile& t, float*, int,
                                                 int wave_row, int wave_col, int lane) {
     const int blocks = k / atom::scale_k;  // scales per row
-    a = arch::buffer::over(a_in_lds ? nullptr : p.a_scale,
-                           a_in_lds ? 0u : static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(blocks));
+    // A grouped GEMM's: its group's B scales, A's rows through the row table.
+    const e8m0* b_scale = [&] {
+      if constexpr (grouped)
+        return p.b_scale[t.group];
+      else
+        return p.b_scale;
+    }();
+    const int a_rows_total = [&] {
+      if constexpr (grouped)
+        return p.a_rows_total;
+      else
+        return m;
+    }();
+    a = arch::buffer::over(
+        a_in_lds ? nullptr : p.a_scale,
+        a_in_lds ? 0u : static_cast<std::uint32_t>(a_rows_total) * static_cast<std::uint32_t>(blocks));
     const int b_cols = BShuffled ? shuffled_scale_cols(blocks) : blocks;
-    b = arch::buffer::over(p.b_scale, static_cast<std::uint32_t>(BShuffled ? shuffled_scale_rows(n) : n) *
-                                          static_cast<std::uint32_t>(b_cols));
+    b = arch::buffer::over(b_scale, static_cast<std::uint32_t>(BShuffled ? shuffled_scale_rows(n) : n) *
+                                        static_cast<std::uint32_t>(b_cols));
     lane_block = atom::scale_block(lane);
     auto offset = [&](int row, int rows) {
-      return row < rows ? static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(blocks) + lane_block
-                        : arch::out_of_range;
+      return row >= 0 && row < rows ? static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(blocks) + lane_block
+                                    : arch::out_of_range;
     };
 #pragma unroll
     for (int i = 0; i < tiles_m; ++i) {
-      a_row[i] = offset(t.m0 + wave_row + i * Mma::m + lane % Mma::m, m);
+      const int row = t.m0 + wave_row + i * Mma::m + lane % Mma::m;
+      const int a_row_of = [&] {
+        if constexpr (grouped)
+          return p.a_rows ? (row < m ? p.a_rows[row] : -1) : row;
+        else
+          return row;
+      }();
+      a_row[i] = offset(a_row_of, grouped ? a_rows_total : m);
       a_lds_row[i] = wave_row + i * Mma::m + lane % Mma::m;
     }
 #pragma unroll

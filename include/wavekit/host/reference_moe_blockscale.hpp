@@ -14,7 +14,9 @@
 //       sum over choices of |weight| sum_d |h_d w_dc|.
 //
 // Both dequantize exactly (fp8 codes times fp32 scales are exact in double), accumulate in double
-// and split the tokens over threads.
+// and split the tokens over threads. Their cores take dequantized operands
+// (reference_moe_up_dequantized, reference_moe_down_dequantized), which the MXFP4 layer's reference
+// (host/reference_moe_mx.hpp) shares.
 #pragma once
 
 #include <algorithm>
@@ -94,27 +96,21 @@ inline std::vector<bool> used_experts(const ops::moe::problem& p, const std::vec
 
 }  // namespace detail
 
-template <class T, class Fp8>
-moe_blockscale_up_result reference_moe_blockscale_up(const ops::moe::problem& p, const moe_blockscale_input<Fp8>& x,
-                                                     const std::vector<int>& ids,
-                                                     const moe_blockscale_weights<Fp8>& w) {
+// The up half from dequantized operands, for any weight format: x_row(t, xv) fills token t's
+// input values; gate[e] and up[e] are local expert e's [expert_dim][hidden] (empty: unused).
+template <class T, class XRow>
+moe_blockscale_up_result reference_moe_up_dequantized(const ops::moe::problem& p, XRow&& x_row,
+                                                      const std::vector<int>& ids,
+                                                      const std::vector<std::vector<double>>& gate,
+                                                      const std::vector<std::vector<double>>& up) {
   const int hid = p.hidden, dim = p.expert_dim;
-  const bool kc = p.weight_order == layout::k_contiguous;
-  const std::vector<bool> used = detail::used_experts(p, ids);
-  std::vector<std::vector<double>> gate(p.local_experts), up(p.local_experts);
-  for (int e = 0; e < p.local_experts; ++e)
-    if (used[e])
-      gate[e] = detail::dequantize_nk(w.gate[e], dim, hid, kc), up[e] = detail::dequantize_nk(w.up[e], dim, hid, kc);
   moe_blockscale_up_result r;
   const std::size_t slots = std::size_t(p.tokens) * p.top_k;
   for (auto* v : {&r.h, &r.gate, &r.up, &r.gate_magnitude, &r.up_magnitude}) v->resize(slots);
-  const bool per_token = x.scaling == ops::moe::activation_scaling::per_token;
   detail::over_tokens(p.tokens, [&](int begin, int end) {
     std::vector<double> xv(hid);
     for (int t = begin; t < end; ++t) {
-      for (int k = 0; k < hid; ++k)
-        xv[k] = double(to_float(x.q[std::size_t(t) * hid + k])) *
-                x.scale[per_token ? std::size_t(t) : std::size_t(t) * (hid / 128) + k / 128];
+      x_row(t, xv);
       for (int j = 0; j < p.top_k; ++j) {
         const std::size_t s = std::size_t(t) * p.top_k + j;
         const int e = ids[s] - p.expert_begin;
@@ -137,19 +133,13 @@ moe_blockscale_up_result reference_moe_blockscale_up(const ops::moe::problem& p,
   return r;
 }
 
-// h_q[s]: slot s's quantized gated product ([expert_dim] codes, [expert_dim/128] scales), empty for
-// slots without a local expert.
-template <class T, class Fp8>
-moe_reference_result reference_moe_blockscale_down(const ops::moe::problem& p,
-                                                   const std::vector<blockscale_tensor<Fp8>>& h_q,
-                                                   const std::vector<int>& ids, const std::vector<float>& weights,
-                                                   const moe_blockscale_weights<Fp8>& w) {
+// The down half from dequantized operands: h(s, d) is slot s's quantized gated product's value d;
+// down[e] local expert e's [hidden][expert_dim] (empty: unused).
+template <class T, class H>
+moe_reference_result reference_moe_down_dequantized(const ops::moe::problem& p, H&& h, const std::vector<int>& ids,
+                                                    const std::vector<float>& weights,
+                                                    const std::vector<std::vector<double>>& down) {
   const int hid = p.hidden, dim = p.expert_dim;
-  const bool kc = p.weight_order == layout::k_contiguous;
-  const std::vector<bool> used = detail::used_experts(p, ids);
-  std::vector<std::vector<double>> down(p.local_experts);
-  for (int e = 0; e < p.local_experts; ++e)
-    if (used[e]) down[e] = detail::dequantize_nk(w.down[e], hid, dim, kc);
   moe_reference_result r;
   r.out.assign(std::size_t(p.tokens) * hid, 0.0);
   r.magnitude.assign(r.out.size(), 0.0);
@@ -162,7 +152,7 @@ moe_reference_result reference_moe_blockscale_down(const ops::moe::problem& p,
         const std::size_t s = std::size_t(t) * p.top_k + j;
         const int e = ids[s] - p.expert_begin;
         if (e < 0 || e >= p.local_experts) continue;
-        for (int d = 0; d < dim; ++d) hv[d] = h_q[s].value_at(0, d);
+        for (int d = 0; d < dim; ++d) hv[d] = h(s, d);
         const double weight = weights[s];
         for (int c = 0; c < hid; ++c) {
           const double* dr = down[e].data() + std::size_t(c) * dim;
@@ -176,6 +166,44 @@ moe_reference_result reference_moe_blockscale_down(const ops::moe::problem& p,
     }
   });
   return r;
+}
+
+template <class T, class Fp8>
+moe_blockscale_up_result reference_moe_blockscale_up(const ops::moe::problem& p, const moe_blockscale_input<Fp8>& x,
+                                                     const std::vector<int>& ids,
+                                                     const moe_blockscale_weights<Fp8>& w) {
+  const int hid = p.hidden, dim = p.expert_dim;
+  const bool kc = p.weight_order == layout::k_contiguous;
+  const std::vector<bool> used = detail::used_experts(p, ids);
+  std::vector<std::vector<double>> gate(p.local_experts), up(p.local_experts);
+  for (int e = 0; e < p.local_experts; ++e)
+    if (used[e])
+      gate[e] = detail::dequantize_nk(w.gate[e], dim, hid, kc), up[e] = detail::dequantize_nk(w.up[e], dim, hid, kc);
+  const bool per_token = x.scaling == ops::moe::activation_scaling::per_token;
+  return reference_moe_up_dequantized<T>(
+      p,
+      [&](int t, std::vector<double>& xv) {
+        for (int k = 0; k < hid; ++k)
+          xv[k] = double(to_float(x.q[std::size_t(t) * hid + k])) *
+                  x.scale[per_token ? std::size_t(t) : std::size_t(t) * (hid / 128) + k / 128];
+      },
+      ids, gate, up);
+}
+
+// h_q[s]: slot s's quantized gated product ([expert_dim] codes, [expert_dim/128] scales), empty for
+// slots without a local expert.
+template <class T, class Fp8>
+moe_reference_result reference_moe_blockscale_down(const ops::moe::problem& p,
+                                                   const std::vector<blockscale_tensor<Fp8>>& h_q,
+                                                   const std::vector<int>& ids, const std::vector<float>& weights,
+                                                   const moe_blockscale_weights<Fp8>& w) {
+  const bool kc = p.weight_order == layout::k_contiguous;
+  const std::vector<bool> used = detail::used_experts(p, ids);
+  std::vector<std::vector<double>> down(p.local_experts);
+  for (int e = 0; e < p.local_experts; ++e)
+    if (used[e]) down[e] = detail::dequantize_nk(w.down[e], p.hidden, p.expert_dim, kc);
+  return reference_moe_down_dequantized<T>(
+      p, [&](std::size_t s, int d) { return double(h_q[s].value_at(0, d)); }, ids, weights, down);
 }
 
 }  // namespace wavekit::host

@@ -1,5 +1,5 @@
-// wavekit's Mixture-of-Experts layer (bf16 / fp16 activations; bf16 / fp16 or fp8 block-scaled
-// expert weights): routing, then the experts, on the device with no host synchronisation (the
+// wavekit's Mixture-of-Experts layer (bf16 / fp16 activations; bf16 / fp16, fp8 block-scaled or
+// MXFP4 expert weights): routing, then the experts, on the device with no host synchronisation (the
 // whole pipeline can be captured in a HIP graph).
 //
 //   namespace moe = wavekit::ops::moe;
@@ -18,6 +18,13 @@
 //                                               gate_scales, up_scales, down_scales, out, workspace, ws8};
 //   s = wavekit::moe(p, b, stream);
 //
+//   // MXFP4 weights on gfx950 (amd-moe-mxfp4; x and the gated product quantized to MXFP4 inside;
+//   // k_contiguous weights, plain or pre-shuffled):
+//   std::size_t ws4 = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
+//   moe::mxfp4_args<wavekit::bf16> c{x, ids, weights, gate4, up4, down4, gate_e8m0, up_e8m0, down_e8m0,
+//                                    /*preshuffled=*/true, out, workspace, ws4};
+//   s = wavekit::moe(p, c, stream);
+//
 // Statuses come before any launch (ops/moe/problem.hpp, routing.hpp, sort.hpp name the rules).
 // Experts: moe::launch<moe::config_medium>(p, a, stream) runs one config.
 #pragma once
@@ -29,6 +36,7 @@
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/moe/batched.hpp"
 #include "wavekit/ops/moe/kernel.hpp"
+#include "wavekit/ops/moe/kernel_mx.hpp"
 #include "wavekit/ops/moe/plan.hpp"
 #include "wavekit/ops/moe/routing_kernel.hpp"
 
@@ -68,6 +76,19 @@ status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& 
 
 // The batched expert-parallel layout (ops/moe/batched.hpp): validates, picks the config whose M tile
 // divides max_tokens, launches.
+// MXFP4 expert weights (gfx950): the config of the same M tile among gemm_mx's.
+template <class T>
+status moe(const ops::moe::problem& p, const ops::moe::mxfp4_args<T>& a, hipStream_t stream,
+           std::string* ran = nullptr) {
+  namespace m = ops::moe;
+  if (status s = m::validate_mx_shape(p); !s.ok()) return s;
+  const m::config_id id = m::choose_config(p);
+  const status s = m::with_mx_config(
+      id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, arch::current_device_arch().kind, stream); });
+  if (s.ok() && ran) *ran = m::with_mx_config(id, [](auto cfg) { return decltype(cfg)::name(); });
+  return s;
+}
+
 template <class T>
 status moe_batched(const ops::moe::batched_problem& p, const ops::moe::batched_args<T>& a, hipStream_t stream) {
   namespace m = ops::moe;

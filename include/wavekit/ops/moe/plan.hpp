@@ -45,7 +45,11 @@ inline std::string config_name(blockscale::config_id id) {
 // given weights.
 inline result<std::size_t> workspace_bytes(const problem& p, std::size_t element_bytes = 2,
                                            weight_format weights = weight_format::half) {
-  if (status s = weights == weight_format::half ? validate_shape(p) : validate_blockscale_shape(p); !s.ok()) return s;
+  if (status s = weights == weight_format::half             ? validate_shape(p)
+                 : weights == weight_format::fp8_blockscale ? validate_blockscale_shape(p)
+                                                            : validate_mx_shape(p);
+      !s.ok())
+    return s;
   const int tile_m = with_config(choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
   static_assert(config_decode::block_m == blockscale::config_decode::block_m &&
                     config_medium::block_m == blockscale::config_medium::block_m &&

@@ -1,0 +1,33 @@
+// Codegen instance: the MoE grouped GEMMs over MXFP4 weights (ops/moe/kernel_mx.hpp), each stage of
+// each MX config the plan uses, pre-shuffled weights (amd-moe-mxfp4's form), and the decode config
+// with plain weights; bf16 activations.
+// wavekit-codegen-archs: gfx950
+#include "wavekit/ops/moe/kernel_mx.hpp"
+
+namespace moe = wavekit::ops::moe;
+namespace gx = wavekit::ops::gemm_mx;
+using bf16 = wavekit::bf16;
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_decode, bf16, true, moe::stage::gate>(
+    moe::mx_grouped_parts<gx::config_decode, bf16, true, moe::stage::gate>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_decode, bf16, true, moe::stage::up_gated>(
+    moe::mx_grouped_parts<gx::config_decode, bf16, true, moe::stage::up_gated>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_decode, bf16, true, moe::stage::down_weighted>(
+    moe::mx_grouped_parts<gx::config_decode, bf16, true, moe::stage::down_weighted>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_narrow, bf16, true, moe::stage::gate>(
+    moe::mx_grouped_parts<gx::config_narrow, bf16, true, moe::stage::gate>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_narrow, bf16, true, moe::stage::up_gated>(
+    moe::mx_grouped_parts<gx::config_narrow, bf16, true, moe::stage::up_gated>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_narrow, bf16, true, moe::stage::down_weighted>(
+    moe::mx_grouped_parts<gx::config_narrow, bf16, true, moe::stage::down_weighted>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_medium, bf16, true, moe::stage::gate>(
+    moe::mx_grouped_parts<gx::config_medium, bf16, true, moe::stage::gate>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_medium, bf16, true, moe::stage::up_gated>(
+    moe::mx_grouped_parts<gx::config_medium, bf16, true, moe::stage::up_gated>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_medium, bf16, true, moe::stage::down_weighted>(
+    moe::mx_grouped_parts<gx::config_medium, bf16, true, moe::stage::down_weighted>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_decode, bf16, false, moe::stage::gate>(
+    moe::mx_grouped_parts<gx::config_decode, bf16, false, moe::stage::gate>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_decode, bf16, false, moe::stage::up_gated>(
+    moe::mx_grouped_parts<gx::config_decode, bf16, false, moe::stage::up_gated>::params);
+template __global__ void moe::moe_mx_gemm_kernel<gx::config_decode, bf16, false, moe::stage::down_weighted>(
+    moe::mx_grouped_parts<gx::config_decode, bf16, false, moe::stage::down_weighted>::params);

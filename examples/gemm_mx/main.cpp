@@ -1,0 +1,150 @@
+// wavekit's MX GEMM on gfx950, two decode-step projections of a serving engine:
+//   1. MXFP8 weights and activations (e4m3fn, e8m0 per 32 K; aiter PR #3783's format), C bf16,
+//      through the dispatch (the GEMV for a row or two, MFMAs above);
+//   2. amd-mxfp4-mm's form: bf16 activations quantized to MXFP4 inside the kernel, MXFP4 weights
+//      pre-shuffled by aiter's layouts, read in place.
+// Each against the host reference (the host MX quantizer, then double over the dequantized
+// values), the largest error beside the bound wavekit's tests use (scaled-MFMA accumulation plus
+// C's rounding). On the CPU emulator it also prints the bytes read from the weights per weight
+// byte (1.000: read once); on a GPU, the time.
+//
+//   gemm_mx [m n k]   default: 4 2048 1024 (m <= 64 is decode)
+//   gemm_mx --help
+#include <hip/hip_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wavekit/core/float_codec.hpp"
+#include "wavekit/host/quantize_mx.hpp"
+#include "wavekit/host/reference_gemm.hpp"
+#include "wavekit/host/shuffle_mx.hpp"
+#include "wavekit/ops/gemm_mx.hpp"
+
+using namespace wavekit;
+namespace gx = wavekit::ops::gemm_mx;
+
+namespace {
+
+template <class U>
+U* upload(const std::vector<U>& v) {
+  U* d = nullptr;
+  hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
+  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
+  return d;
+}
+
+std::vector<float> random_values(int rows, int cols, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(std::size_t(rows) * cols);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+// Runs the call, compares C with the exact product of the dequantized operands; the outputs
+// outside the bound.
+template <class Args>
+int run_and_check(const char* what, const gx::problem& p, Args args, const void* weights, double weight_bytes,
+                  const std::vector<float>& a, const std::vector<float>& b) {
+  const std::size_t ws = gemm_mx_workspace_bytes(p).value();
+  void* workspace = nullptr;
+  hipMalloc(&workspace, std::max<std::size_t>(ws, 1));
+  args.workspace = workspace, args.workspace_bytes = ws;
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  gx::plan_info ran;
+  const auto start = std::chrono::steady_clock::now();
+  if (status s = gemm_mx(p, args, nullptr, &ran); !s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", what, s.message().c_str());
+    return -1;
+  }
+  hipDeviceSynchronize();
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  std::vector<bf16> c(std::size_t(p.m) * p.n);
+  hipMemcpy(c.data(), args.c, c.size() * sizeof(bf16), hipMemcpyDeviceToHost);
+  const auto exact = host::reference_gemm_nt(
+      p.m, p.n, p.k, [&](int i, int k) { return double(a[std::size_t(i) * p.k + k]); },
+      [&](int j, int k) { return double(b[std::size_t(j) * p.k + k]); });
+  const auto magnitude = host::reference_gemm_nt(
+      p.m, p.n, p.k, [&](int i, int k) { return std::fabs(double(a[std::size_t(i) * p.k + k])); },
+      [&](int j, int k) { return std::fabs(double(b[std::size_t(j) * p.k + k])); });
+  int outside = 0;
+  double worst = 0, worst_bound = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const double acc = host::mfma_fp32_error_bound(p.k, 32, magnitude[i]) + ran.plan.splits * 0x1p-24 * magnitude[i];
+    const double bound = acc + (std::fabs(exact[i]) + acc) * 0x1p-8, err = std::fabs(to_float(c[i]) - exact[i]);
+    if (!(err <= bound)) ++outside;
+    if (err > worst) worst = err, worst_bound = bound;
+  }
+  std::printf("%s, %s: %s, largest error %.3g (its bound %.3g), %d outputs outside their bounds\n", what,
+              p.str().c_str(), ran.name.c_str(), worst, worst_bound, outside);
+#if defined(WAVEKIT_EMULATOR)
+  std::printf("  weights read %.3f times (emulator's counters); %.2f MB read in all\n",
+              double(emu::accumulated_counters().bytes_read_from(weights)) / weight_bytes,
+              double(emu::accumulated_counters().global_bytes_read) / 1e6);
+  (void)us;
+#else
+  (void)weights, (void)weight_bytes;
+  std::printf("  %.1f us (first call, with the launch)\n", us);
+#endif
+  hipFree(workspace);
+  return outside;
+}
+
+int run(int m, int n, int k) {
+  std::mt19937 rng(5);
+  int outside = 0;
+  bf16* c = nullptr;
+  hipMalloc(&c, std::size_t(m) * n * sizeof(bf16));
+  {  // 1. MXFP8 x MXFP8.
+    const auto qa = host::quantize_mx<fp8_e4m3fn>(std::span<const float>(random_values(m, k, rng)), m, k);
+    const auto qb = host::quantize_mx<fp8_e4m3fn>(std::span<const float>(random_values(n, k, rng)), n, k);
+    const gx::problem p{m, n, k, gx::mx_format::mxfp8};
+    fp8_e4m3fn* b = upload(qb.data);
+    const gx::args<fp8_e4m3fn, bf16> args{upload(qa.data), b, upload(qa.scales), upload(qb.scales), c};
+    outside +=
+        run_and_check("MXFP8 decode", p, args, b, double(qb.data.size()), host::dequantize(qa), host::dequantize(qb));
+  }
+  {  // 2. bf16 activations quantized in the kernel, pre-shuffled MXFP4 weights.
+    std::vector<float> a = random_values(m, k, rng);
+    std::vector<bf16> a16(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = to_float(a16[i] = saturate_cast<bf16>(a[i]));
+    const auto qa = host::quantize_mx<fp4_e2m1>(std::span<const float>(a), m, k);  // what the kernel computes
+    const auto qb = host::quantize_mx<fp4_e2m1>(std::span<const float>(random_values(n, k, rng)), n, k);
+    const gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
+    fp4x2_e2m1* b = upload(host::shuffle_weight_16x16(std::span<const fp4x2_e2m1>(qb.data), n, k / 2));
+    const gx::args_quantizing_a<bf16, bf16> args{
+        upload(a16), b, upload(host::e8m0_shuffle(std::span<const e8m0>(qb.scales), n, k / 32)), c};
+    outside += run_and_check("MXFP4, bf16 A quantized inside", p, args, b, double(qb.data.size()), host::dequantize(qa),
+                             host::dequantize(qb));
+  }
+  hipFree(c);
+  return outside == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--help") {
+    std::printf("usage: gemm_mx [m n k]   (n a multiple of 16, k of 64; default 4 2048 1024)\n");
+    return 0;
+  }
+  const int m = argc > 3 ? std::atoi(argv[1]) : 4, n = argc > 3 ? std::atoi(argv[2]) : 2048,
+            k = argc > 3 ? std::atoi(argv[3]) : 1024;
+  if (m <= 0 || n <= 0 || n % 16 || k <= 0 || k % 64) {
+    std::fprintf(stderr, "gemm_mx: m and n must be positive, n a multiple of 16, k a positive multiple of 64\n");
+    return 2;
+  }
+  if (arch::current_device_arch().kind != arch::target::gfx950) {
+    std::fprintf(stderr, "gemm_mx: MX formats need gfx950 (MI355X)\n");
+    return 2;
+  }
+  return run(m, n, k);
+}

@@ -1,0 +1,65 @@
+// Host reference of the MoE layer over MXFP4 expert weights (ops/moe/problem.hpp's mxfp4_args), in
+// the two halves of the fp8 block-scaled layer's reference (host/reference_moe_blockscale.hpp) and
+// for the same reason: the gated product is quantized to MXFP4 between them, so a check hands the
+// second half the device's own quantized gated product.
+//
+//   reference_moe_mx_up:   x's MXFP4 (host::quantize_mx, the rule the device's quantizer follows
+//       bit for bit) and each expert's dequantized gate and up weights: h = T(SiLU(T(g)) * u);
+//   reference_moe_mx_down: from each slot's MXFP4 gated product, each choice's T(weight * y)
+//       summed in choice order.
+//
+// Weights in the plain layout ([rows][K/2] packed e2m1, [rows][K/32] e8m0); MXFP4 values times
+// their power-of-two scales are exact in double.
+#pragma once
+
+#include <vector>
+
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/host/quantize_mx.hpp"
+#include "wavekit/host/reference_moe_blockscale.hpp"
+#include "wavekit/ops/moe/problem.hpp"
+
+namespace wavekit::host {
+
+struct moe_mx_weights {
+  std::vector<mx_tensor<fp4_e2m1>> gate, up, down;  // [local expert]; empty where unused
+};
+
+namespace detail {
+inline std::vector<std::vector<double>> dequantize_experts(const std::vector<mx_tensor<fp4_e2m1>>& tensors) {
+  std::vector<std::vector<double>> out(tensors.size());
+  for (std::size_t e = 0; e < tensors.size(); ++e)
+    if (!tensors[e].data.empty()) {
+      const std::vector<float> v = dequantize(tensors[e]);
+      out[e].assign(v.begin(), v.end());
+    }
+  return out;
+}
+}  // namespace detail
+
+// x_q: x's MXFP4 ([tokens][hidden]).
+template <class T>
+moe_blockscale_up_result reference_moe_mx_up(const ops::moe::problem& p, const mx_tensor<fp4_e2m1>& x_q,
+                                             const std::vector<int>& ids, const moe_mx_weights& w) {
+  const std::vector<float> x = dequantize(x_q);
+  return reference_moe_up_dequantized<T>(
+      p,
+      [&](int t, std::vector<double>& xv) {
+        for (int k = 0; k < p.hidden; ++k) xv[k] = x[std::size_t(t) * p.hidden + k];
+      },
+      ids, detail::dequantize_experts(w.gate), detail::dequantize_experts(w.up));
+}
+
+// h_q[s]: slot s's MXFP4 gated product (1 x expert_dim), empty for slots without a local expert.
+template <class T>
+moe_reference_result reference_moe_mx_down(const ops::moe::problem& p, const std::vector<mx_tensor<fp4_e2m1>>& h_q,
+                                           const std::vector<int>& ids, const std::vector<float>& weights,
+                                           const moe_mx_weights& w) {
+  std::vector<std::vector<float>> h(h_q.size());
+  for (std::size_t s = 0; s < h_q.size(); ++s)
+    if (!h_q[s].data.empty()) h[s] = dequantize(h_q[s]);
+  return reference_moe_down_dequantized<T>(
+      p, [&](std::size_t s, int d) { return double(h[s][d]); }, ids, weights, detail::dequantize_experts(w.down));
+}
+
+}  // namespace wavekit::host

@@ -1,0 +1,163 @@
+// The MoE pipeline over MXFP4 expert weights (ops/moe/kernel_mx.hpp: x quantized to MXFP4, gate,
+// gated up, the gated product quantized to MXFP4, weighted down, combine) on the emulated gfx950
+// and, in the GPU build, on the device; gfx942 refuses it with a status. Checked in three exact
+// steps (test/support/moe_mx_case.hpp): the device's MXFP4 quantizations equal the host
+// quantizer's bit for bit, the gated product meets a bound from T and the accumulation, and the
+// output meets moe_case's bound from the device's own MXFP4 gated product. Every MX config the
+// plan uses (M tiles 16, 64, 128), plain and pre-shuffled weights (amd-moe-mxfp4's fused [gate;
+// up], shuffled as one tensor), bf16 and fp16, K one 64-K tile and many, one token, a shared
+// expert as the last id, idle experts, expert parallelism, the same bits on every run, no host
+// synchronisation inside the call, amd-moe-mxfp4's shapes at reduced size through the one-call
+// API, and every bad input's status.
+#include <hip/hip_runtime.h>
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "support/graph_safety.hpp"
+#include "support/moe_mx_case.hpp"
+#include "wavekit/ops/moe.hpp"
+
+using namespace wavekit;
+namespace moe = wavekit::ops::moe;
+namespace gx = wavekit::ops::gemm_mx;
+
+namespace {
+
+bool device_is_gfx950() { return arch::current_device_arch().kind == arch::target::gfx950; }
+
+template <class Cfg, class T>
+void run_case(const moe::problem& p, const std::vector<int>& ids, std::uint32_t seed, bool preshuffled) {
+  const std::size_t ws = moe::plan_workspace(p, Cfg::block_m, sizeof(T), moe::weight_format::mxfp4).bytes;
+  test::moe_mx_case<T> t(p, ids, seed, ws, preshuffled);
+  status s;
+  const auto unsafe = test::graph_unsafe_calls_of(
+      [&](hipStream_t stream) { s = moe::launch<Cfg>(p, t.args(), arch::target::gfx950, stream); });
+  INFO(Cfg::name() << " on " << p.str() << (preshuffled ? ", pre-shuffled" : ", plain") << ": " << s.message());
+  REQUIRE(s.ok());
+  CHECK(unsafe.empty());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(t.check(Cfg::block_m, Cfg::name().c_str()) == 0);
+  const std::vector<T> first = t.output();  // the same bits again
+  REQUIRE(moe::launch<Cfg>(p, t.args(), arch::target::gfx950, nullptr).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  const std::vector<T> second = t.output();
+  CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("moe mxfp4: each MX config, plain and pre-shuffled weights, bf16 and fp16", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MXFP4 weights are gfx950's; the status test covers this target");
+    return;
+  }
+  for (bool shuffled : {false, true}) {
+    // 6 routed experts + the shared one (id 6, weight 1 in amd-moe-mxfp4); hidden: two 256-K
+    // steps of the gate and up projections; expert_dim: one of the down projection.
+    const moe::problem p{37, 512, 256, 7, 3, 0, 7, layout::k_contiguous};
+    const std::vector<int> ids = test::random_ids_with_shared(p.tokens, 2, 6, 11);
+    run_case<gx::config_decode, bf16>(p, ids, 1, shuffled);
+    run_case<gx::config_narrow, fp16>(p, ids, 2, shuffled);
+    run_case<gx::config_medium, bf16>(p, ids, 3, shuffled);
+  }
+}
+
+TEST_CASE("moe mxfp4: one token, K of one 64-K tile, idle experts, expert parallelism", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MXFP4 weights are gfx950's");
+    return;
+  }
+  // hidden 64: one 64-K tile (a quarter of an MXFP4 K step: a ragged first step); expert_dim 320.
+  const moe::problem one{1, 64, 320, 16, 4, 0, 16, layout::k_contiguous};
+  run_case<gx::config_decode, bf16>(one, test::random_ids(1, 4, 16, 5), 4, false);
+  // A local range of 5 of 12 experts: the others' slots contribute nothing here.
+  const moe::problem ep{40, 192, 128, 12, 3, 4, 5, layout::k_contiguous};
+  run_case<gx::config_decode, bf16>(ep, test::random_ids(40, 3, 12, 6), 6, true);
+  run_case<gx::config_narrow, bf16>(ep, test::random_ids(40, 3, 12, 7), 7, false);
+}
+
+TEST_CASE("moe mxfp4: amd-moe-mxfp4's shapes at reduced size through the one-call API", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MXFP4 weights are gfx950's");
+    return;
+  }
+  // (d_expert, routed experts, top-k, d_hidden, tokens): the problem's test and benchmark rows with
+  // d_hidden cut to 512 and d_expert to at most 512, top 8 (6) + the shared expert, pre-shuffled.
+  struct shape {
+    int d_expert, routed, top_k, tokens;
+  };
+  for (const shape& s : {shape{512, 256, 8, 8}, shape{512, 32, 8, 32}, shape{512, 64, 6, 128}, shape{256, 256, 8, 16},
+                         shape{512, 32, 8, 128}}) {
+    const moe::problem p{s.tokens, 512, s.d_expert, s.routed + 1, s.top_k + 1, 0, s.routed + 1, layout::k_contiguous};
+    const std::vector<int> ids = test::random_ids_with_shared(p.tokens, s.top_k, s.routed, 8);
+    const std::size_t ws = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
+    test::moe_mx_case<bf16> t(p, ids, 9, ws, true);
+    std::string ran;
+#if defined(WAVEKIT_EMULATOR)
+    emu::reset_counters();
+#endif
+    const status st = wavekit::moe(p, t.args(), nullptr, &ran);
+    INFO(p.str() << ": " << st.message());
+    REQUIRE(st.ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    const int tile_m = moe::with_config(moe::choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+    CHECK(t.check(tile_m, ran.c_str()) == 0);
+#if defined(WAVEKIT_EMULATOR)
+    // Where every expert's rows fit one M tile, its weights and scales are read once.
+    if (p.tokens <= tile_m) CHECK(t.weight_reads(emu::accumulated_counters()) == 1.0);
+#endif
+  }
+}
+
+TEST_CASE("moe mxfp4: every bad input gets its status before any launch", "[emu][moe]") {
+  const moe::problem p{8, 256, 128, 4, 2, 0, 4, layout::k_contiguous};
+  const std::vector<int> ids = test::random_ids(8, 2, 4, 1);
+  const std::size_t ws = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
+  test::moe_mx_case<bf16> t(p, ids, 1, ws, false);
+  const std::string what = "moe " + p.str() + ": ";
+  auto status_of = [&](const moe::problem& q, const moe::mxfp4_args<bf16>& a) { return wavekit::moe(q, a, nullptr); };
+  if (!device_is_gfx950())
+    CHECK(status_of(p, t.args()).message() == what + "MXFP4 weights run on gfx950's scaled MFMAs; " +
+                                                  arch::to_string(arch::current_device_arch().kind) + " has none");
+  moe::problem mn = p;
+  mn.weight_order = layout::mn_contiguous;
+  CHECK(status_of(mn, t.args()).message() ==
+        "moe " + mn.str() + ": MXFP4 weights are K-contiguous (layout::k_contiguous, nn.Linear's order)");
+  moe::problem odd = p;
+  odd.hidden = 272;
+  CHECK(status_of(odd, t.args()).message() ==
+        "moe " + odd.str() + ": with MXFP4 weights hidden and expert_dim must be multiples of 64");
+  CHECK(!moe::workspace_bytes(odd, 2, moe::weight_format::mxfp4));
+  auto a = t.args();
+  a.up_scale = nullptr;
+  CHECK(status_of(p, a).message() == what + "argument up_scale is null");
+  a = t.args(), a.workspace_bytes = 64;
+  CHECK(status_of(p, a).code() == status_code::bad_config);
+  a = t.args(), a.out = nullptr;
+  CHECK(status_of(p, a).message() == what + "arguments out and out_unreduced are both null");
+}
+
+TEST_CASE("moe mxfp4: amd-moe-mxfp4's E 257, d_expert 256, batch 16 at full size", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MXFP4 weights are gfx950's");
+    return;
+  }
+  // The problem's first benchmark shape: d_hidden 7168, 256 routed experts + the shared one, top
+  // 8 + 1, 16 tokens, weights and scales pre-shuffled, through the one-call API.
+  const moe::problem p{16, 7168, 256, 257, 9, 0, 257, layout::k_contiguous};
+  const std::vector<int> ids = test::random_ids_with_shared(p.tokens, 8, 256, 21);
+  test::moe_mx_case<bf16> t(p, ids, 22, moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value(), true);
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  std::string ran;
+  REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  CHECK(t.weight_reads(emu::accumulated_counters()) == 1.0);  // every expert's rows in one M tile
+#endif
+  CHECK(t.check(16, ran.c_str()) == 0);
+}

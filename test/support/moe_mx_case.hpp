@@ -1,0 +1,256 @@
+// A random MoE layer over MXFP4 expert weights on the device (mxfp4_args: each expert's gate, up
+// and down tensors quantized by host::quantize_mx in nn.Linear's order, each 32-K block of x and
+// of the weights with a magnitude of its own), optionally in amd-moe-mxfp4's form: each expert's
+// gate and up one fused [gate; up] tensor, weights and scales pre-shuffled by aiter's layouts
+// (host/shuffle_mx.hpp), the tables pointing into them. Its check, in the three exact steps of
+// moe_blockscale_case (test/support/moe_blockscale_case.hpp), reading the workspace:
+//   1. the device's MXFP4 of x and of every gated-product row in use equals host::quantize_mx of
+//      the same values, bit for bit (elements and e8m0 scales);
+//   2. each gated-product row (T) against host::reference_moe_mx_up at moe_blockscale_case's
+//      bound, acc being the scaled MFMA's accumulation bound (host::mfma_fp32_error_bound) over
+//      hidden plus over expert_dim;
+//   3. the output against host::reference_moe_mx_down fed the device's own MXFP4 gated product.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "support/moe_blockscale_case.hpp"
+#include "wavekit/host/quantize_mx.hpp"
+#include "wavekit/host/reference_gemm.hpp"
+#include "wavekit/host/reference_moe_mx.hpp"
+#include "wavekit/host/shuffle_mx.hpp"
+#include "wavekit/ops/moe/problem.hpp"
+
+namespace wavekit::test {
+
+template <class T>
+struct moe_mx_case {
+  using fp4x2 = fp4x2_e2m1;
+  ops::moe::problem p;
+  bool preshuffled;
+  std::vector<T> x;
+  host::mx_tensor<fp4_e2m1> xq;  // the host's MXFP4 of x (the device's quantizer must match it)
+  std::vector<int> ids;
+  std::vector<float> weights;
+  host::moe_mx_weights w;
+  T *d_x = nullptr, *d_out = nullptr;
+  int* d_ids = nullptr;
+  float* d_weights = nullptr;
+  const fp4x2 **d_gate = nullptr, **d_up = nullptr, **d_down = nullptr;
+  const e8m0 **d_gate_scale = nullptr, **d_up_scale = nullptr, **d_down_scale = nullptr;
+  std::vector<void*> d_buffers;
+  std::vector<std::pair<const void*, std::size_t>> weight_allocations;  // the weights' and scales' buffers
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+
+  moe_mx_case(const ops::moe::problem& problem, std::vector<int> ids_, std::uint32_t seed, std::size_t workspace_size,
+              bool preshuffled_)
+      : p(problem), preshuffled(preshuffled_), ids(std::move(ids_)) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f), weight(0.05f, 1.0f);
+    auto blocks = [&](int rows, int cols, float size) {  // each 32-column block its own magnitude
+      std::vector<float> v(std::size_t(rows) * cols);
+      for (std::size_t i = 0; i < v.size(); i += 32) {
+        const float f = size * std::exp2(2.0f * unit(rng));
+        for (std::size_t c = i; c < i + 32; ++c) v[c] = f * unit(rng);
+      }
+      return v;
+    };
+    std::vector<float> xf = blocks(p.tokens, p.hidden, 1.7f);
+    x.resize(xf.size());
+    for (std::size_t i = 0; i < x.size(); ++i) xf[i] = widen_to_float(x[i] = saturate_cast<T>(xf[i]));
+    xq = host::quantize_mx<fp4_e2m1>(std::span<const float>(xf), p.tokens, p.hidden);
+    for (int i = 0; i < p.tokens * p.top_k; ++i) weights.push_back(weight(rng));
+    std::vector<bool> used(p.local_experts, false);
+    for (int id : ids)
+      if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) used[id - p.expert_begin] = true;
+    auto tensor = [&](bool needed, int n, int k) {
+      if (!needed) return host::mx_tensor<fp4_e2m1>{};
+      const std::vector<float> f = blocks(n, k, 1.7f / std::sqrt(float(k)));
+      return host::quantize_mx<fp4_e2m1>(std::span<const float>(f), n, k);
+    };
+    for (int e = 0; e < p.local_experts; ++e) {
+      w.gate.push_back(tensor(used[e], p.expert_dim, p.hidden));
+      w.up.push_back(tensor(used[e], p.expert_dim, p.hidden));
+      w.down.push_back(tensor(used[e], p.hidden, p.expert_dim));
+    }
+    d_x = upload(x), d_ids = upload(ids), d_weights = upload(weights);
+    std::vector<const fp4x2*> gate, up, down;
+    std::vector<const e8m0*> gate_s, up_s, down_s;
+    for (int e = 0; e < p.local_experts; ++e) {
+      if (w.gate[e].data.empty()) {
+        for (auto* v : {&gate, &up, &down}) v->push_back(nullptr);
+        for (auto* v : {&gate_s, &up_s, &down_s}) v->push_back(nullptr);
+        continue;
+      }
+      if (preshuffled) {  // amd-moe-mxfp4's fused [gate; up], shuffled as one tensor
+        host::mx_tensor<fp4_e2m1> fused = w.gate[e];
+        fused.rows *= 2;
+        fused.data.insert(fused.data.end(), w.up[e].data.begin(), w.up[e].data.end());
+        fused.scales.insert(fused.scales.end(), w.up[e].scales.begin(), w.up[e].scales.end());
+        const auto [data, scales] = place(fused);
+        gate.push_back(data), up.push_back(data + std::size_t(p.expert_dim) * (p.hidden / 2));
+        gate_s.push_back(scales), up_s.push_back(scales + std::size_t(p.expert_dim) * padded_scale_cols(p.hidden));
+      } else {
+        const auto [g, gs] = place(w.gate[e]);
+        const auto [u, us] = place(w.up[e]);
+        gate.push_back(g), up.push_back(u), gate_s.push_back(gs), up_s.push_back(us);
+      }
+      const auto [d, ds] = place(w.down[e]);
+      down.push_back(d), down_s.push_back(ds);
+    }
+    d_gate = upload(gate), d_up = upload(up), d_down = upload(down);
+    d_gate_scale = upload(gate_s), d_up_scale = upload(up_s), d_down_scale = upload(down_s);
+    hipMalloc(&d_out, std::max<std::size_t>(x.size(), 1) * sizeof(T));
+    hipMemset(d_out, 0xff, x.size() * sizeof(T));  // NaN where a result is missing
+    workspace_bytes = workspace_size;
+    hipMalloc(&workspace, std::max<std::size_t>(workspace_bytes, 1));
+    d_buffers.push_back(workspace);
+  }
+  ~moe_mx_case() {
+    for (void* q : d_buffers) hipFree(q);
+    hipFree(d_out);
+  }
+  moe_mx_case(const moe_mx_case&) = delete;
+  moe_mx_case& operator=(const moe_mx_case&) = delete;
+
+  // e8m0_shuffle's padded scale columns of a K (core/mx_shuffle.hpp).
+  static int padded_scale_cols(int k) { return (k / 32 + 7) / 8 * 8; }
+
+  // A tensor on the device in the case's layout: its data and scales.
+  std::pair<const fp4x2*, const e8m0*> place(const host::mx_tensor<fp4_e2m1>& t) {
+    // Each buffer with the bytes it holds of t (a shuffled scale tensor's padding is not t's).
+    auto weight = [&](const auto& v, std::size_t bytes) {
+      const auto* d = upload(v);
+      weight_allocations.push_back({d, bytes});
+      return d;
+    };
+    if (!preshuffled) return {weight(t.data, t.data.size()), weight(t.scales, t.scales.size())};
+    return {weight(host::shuffle_weight_16x16(std::span<const fp4x2>(t.data), t.rows, t.cols / 2), t.data.size()),
+            weight(host::e8m0_shuffle(std::span<const e8m0>(t.scales), t.rows, t.cols / 32), t.scales.size())};
+  }
+
+  // The weights' bytes (elements and scales of the experts that have slots), and how many times
+  // the last calls read them on the emulator: bytes read from their buffers over their bytes (1:
+  // each read once).
+  std::size_t weight_bytes() const {
+    std::size_t bytes = 0;
+    for (const auto& [ptr, size] : weight_allocations) bytes += size;
+    return bytes;
+  }
+#if defined(WAVEKIT_EMULATOR)
+  double weight_reads(const emu::launch_counters& c) const {
+    double read = 0;
+    for (const auto& [ptr, size] : weight_allocations) read += double(c.bytes_read_from(ptr));
+    return read / double(weight_bytes());
+  }
+#endif
+
+  template <class U>
+  U* upload(const std::vector<U>& v) {
+    U* d = nullptr;
+    hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
+    hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
+    d_buffers.push_back(d);
+    return d;
+  }
+
+  ops::moe::mxfp4_args<T> args() const {
+    return {d_x,        d_ids,        d_weights,   d_gate, d_up,      d_down,         d_gate_scale,
+            d_up_scale, d_down_scale, preshuffled, d_out,  workspace, workspace_bytes};
+  }
+
+  std::vector<T> output() const {
+    std::vector<T> got(x.size());
+    hipMemcpy(got.data(), d_out, got.size() * sizeof(T), hipMemcpyDeviceToHost);
+    return got;
+  }
+  template <class U>
+  std::vector<U> read_workspace(std::size_t offset, std::size_t count) const {
+    std::vector<U> v(count);
+    hipMemcpy(v.data(), static_cast<const unsigned char*>(workspace) + offset, count * sizeof(U),
+              hipMemcpyDeviceToHost);
+    return v;
+  }
+  bool has_local_expert(int token) const {
+    for (int j = 0; j < p.top_k; ++j) {
+      const int id = ids[std::size_t(token) * p.top_k + j];
+      if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) return true;
+    }
+    return false;
+  }
+
+  // The header's three steps for a run with M tiles of tile_m rows; the number of failures.
+  int check(int tile_m, const char* label) const {
+    const ops::moe::workspace_layout at =
+        ops::moe::plan_workspace(p, tile_m, sizeof(T), ops::moe::weight_format::mxfp4);
+    const std::vector<int> row_slot = read_workspace<int>(at.sorted_slots, at.cap.rows);
+    const double ulp = std::is_same_v<T, bf16> ? 0x1p-7 : 0x1p-10;
+    const double acc =
+        host::mfma_fp32_error_bound(p.hidden, 32, 1.0) + host::mfma_fp32_error_bound(p.expert_dim, 32, 1.0);
+    const int dim = p.expert_dim, rows = at.cap.rows;
+    int bad = 0;
+    // 1a. x's MXFP4, of the tokens with a local expert.
+    const auto q = read_workspace<fp4x2>(at.x_fp8, xq.data.size());
+    const auto qs = read_workspace<e8m0>(at.x_scale, xq.scales.size());
+    for (int t = 0; t < p.tokens; ++t) {
+      if (!has_local_expert(t)) continue;
+      for (std::size_t i = std::size_t(t) * (p.hidden / 2); i < std::size_t(t + 1) * (p.hidden / 2); ++i)
+        if (q[i].bits != xq.data[i].bits && bad++ < 3)
+          std::printf("%s %s: x_mxfp4[%zu] = 0x%02x, host 0x%02x\n", label, p.str().c_str(), i, q[i].bits,
+                      xq.data[i].bits);
+      for (std::size_t i = std::size_t(t) * (p.hidden / 32); i < std::size_t(t + 1) * (p.hidden / 32); ++i)
+        if (qs[i].bits != xq.scales[i].bits && bad++ < 6)
+          std::printf("%s: x_scale[%zu] = 0x%02x, host 0x%02x\n", label, i, qs[i].bits, xq.scales[i].bits);
+    }
+    const auto up = host::reference_moe_mx_up<T>(p, xq, ids, w);
+    const auto hidden = read_workspace<T>(at.hidden, std::size_t(rows) * dim);
+    const auto hq = read_workspace<fp4x2>(at.hidden_fp8, std::size_t(rows) * dim / 2);
+    const auto hs = read_workspace<e8m0>(at.hidden_scale, std::size_t(rows) * dim / 32);
+    std::vector<host::mx_tensor<fp4_e2m1>> h_q(std::size_t(p.tokens) * p.top_k);
+    int covered = 0;
+    for (int r = 0; r < rows; ++r) {
+      const int s = row_slot[r];
+      if (s < 0) continue;
+      ++covered;
+      // 2. The gated product.
+      std::vector<float> row(dim);
+      for (int n = 0; n < dim; ++n) {
+        const double g = widen_to_float(hidden[std::size_t(r) * dim + n]), e = up.h[s][n];
+        const double bound = gated_product_bound(up, std::size_t(s), n, ulp, acc);
+        if (!(std::fabs(g - e) <= bound) && bad++ < 10)
+          std::printf("%s %s: h[slot %d][%d] = %.6g, reference %.6g (bound %.3g)\n", label, p.str().c_str(), s, n, g, e,
+                      bound);
+        row[n] = static_cast<float>(g);
+      }
+      // 1b. Its MXFP4.
+      auto host_q = host::quantize_mx<fp4_e2m1>(std::span<const float>(row), 1, dim);
+      for (int i = 0; i < dim / 2; ++i)
+        if (hq[std::size_t(r) * dim / 2 + i].bits != host_q.data[i].bits && bad++ < 13)
+          std::printf("%s: h_mxfp4[row %d][%d] = 0x%02x, host 0x%02x\n", label, r, i,
+                      hq[std::size_t(r) * dim / 2 + i].bits, host_q.data[i].bits);
+      for (int b = 0; b < dim / 32; ++b)
+        if (hs[std::size_t(r) * dim / 32 + b].bits != host_q.scales[b].bits && bad++ < 16)
+          std::printf("%s: h_scale[row %d][%d] = 0x%02x, host 0x%02x\n", label, r, b,
+                      hs[std::size_t(r) * dim / 32 + b].bits, host_q.scales[b].bits);
+      h_q[s] = std::move(host_q);
+    }
+    int expected = 0;
+    for (int id : ids) expected += id >= p.expert_begin && id < p.expert_begin + p.local_experts;
+    if (covered != expected && bad++ < 20)
+      std::printf("%s: %d gated-product rows in use, %d slots with a local expert\n", label, covered, expected);
+    // 3. The output from the device's own MXFP4 gated product.
+    check_moe_output(
+        p, output(), host::reference_moe_mx_down<T>(p, h_q, ids, weights, w), ulp, acc, [](int) { return true; }, label,
+        bad);
+    return bad;
+  }
+};
+
+}  // namespace wavekit::test
