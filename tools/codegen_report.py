@@ -31,7 +31,7 @@ REMARK_KEYS = {
     "SGPRs Spill": "sgpr_spill", "VGPRs Spill": "vgpr_spill", "LDS Size [bytes/block]": "lds",
 }
 TARGETS = re.compile(r";\s*wavekit\.targets\s+lds_bytes_max=(\S+)\s+occupancy_min=(\S+)"
-                     r"(?:\s+loop_per_64_max=(\S+))?")
+                     r"(?:\s+loop_per_64_max=(\S+))?(?:\s+loop_max=(\S+))?")
 LABEL = re.compile(r"^(\.?[A-Za-z_$][\w.$]*):")
 BRANCH = re.compile(r"^\s*s_(?:cbranch_\w+|branch)\s+(\.LBB\w+)")
 
@@ -88,10 +88,30 @@ def hot_loop(lines):
         m = LABEL.match(line.strip())
         if m:
             labels[m.group(1)] = idx
+    # Branches by target label, and the line of each label.
+    sources = {}
+    for idx, line in enumerate(lines):
+        m = BRANCH.match(line)
+        if m:
+            sources.setdefault(m.group(1), []).append(idx)
+    label_lines = sorted(labels.values())
+
+    def is_loop(begin, end):
+        """A branch back from `end` to `begin` closes a loop unless it ends a block placed after
+        the code it returns to and entered only from before it (code layout, not a loop)."""
+        block = max(l for l in label_lines if l <= end)
+        if block <= begin:
+            return True
+        prev = next((lines[i].strip() for i in range(block - 1, -1, -1) if is_instruction(lines[i])), "")
+        if not prev.startswith(("s_branch", "s_setpc", "s_endpgm")):
+            return True  # entered by falling through from inside
+        name = LABEL.match(lines[block].strip()).group(1)
+        return any(begin <= s <= end for s in sources.get(name, []))
+
     best = None
     for idx, line in enumerate(lines):
         m = BRANCH.match(line)
-        if not m or m.group(1) not in labels or labels[m.group(1)] > idx:
+        if not m or m.group(1) not in labels or labels[m.group(1)] > idx or not is_loop(labels[m.group(1)], idx):
             continue
         body = [l.strip() for l in lines[labels[m.group(1)]:idx + 1] if is_instruction(l)]
         stats = {
@@ -184,6 +204,7 @@ def cmd_report(args):
             r["lds_bytes_max"] = int(targets.group(1), 0) if targets else None
             r["occupancy_min"] = int(targets.group(2), 0) if targets else None
             r["loop_per_64_max"] = int(targets.group(3), 0) if targets and targets.group(3) else 0
+            r["loop_max"] = int(targets.group(4), 0) if targets and targets.group(4) else 0
             r["loop"] = hot_loop(body)
             r["source"] = os.path.basename(asm_path)
             rows.append(r)
@@ -212,7 +233,8 @@ def render(arch, rows, reference):
         l = r["loop"]
         targets = ("none declared" if r["lds_bytes_max"] is None
                    else f"{r['lds_bytes_max']}, {r['occupancy_min']}"
-                   + (f", loop {r['loop_per_64_max']}" if r.get("loop_per_64_max") else ""))
+                   + (f", loop {r['loop_per_64_max']}" if r.get("loop_per_64_max") else "")
+                   + (f", loop {r['loop_max']} a pass" if r.get("loop_max") else ""))
         lines.append(f"| `{r['name']}` | {r.get('vgpr', '?')} | {r.get('agpr', '?')} | {r.get('sgpr', '?')} | "
                      f"{r.get('lds', '?')} | {r.get('scratch', '?')} | {r.get('vgpr_spill', '?')}/{r.get('sgpr_spill', '?')} | "
                      f"{r.get('occupancy', '?')} | {l['instructions']} / {l['mfma']} / {l['share']:.3f} / "
@@ -247,6 +269,9 @@ def violations(r):
         if budget and (per_64 is None or per_64 > budget):
             out.append(f"{name}: hot loop of {per_64} instructions per 64 MFMA 16x16x32 of work exceeds its "
                        f"target of {budget}")
+        loop_max, instructions = r.get("loop_max", 0), r["loop"].get("instructions", 0)
+        if loop_max and instructions > loop_max:
+            out.append(f"{name}: hot loop of {instructions} instructions exceeds its target of {loop_max}")
     return out
 
 

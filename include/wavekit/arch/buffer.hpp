@@ -25,6 +25,18 @@ inline constexpr std::uint32_t out_of_range = 0x80000000u;
 // a scalar register): only the per-lane offset is range-checked (docs/hardware.md 5.2), so a tile
 // loader keeps its rows' offsets (out_of_range for missing rows) per lane and advances along K in
 // the uniform one, at no vector-ALU cost per load.
+// A pointer every lane of the wave holds the same value of, read from memory (an entry of a table
+// of pointers, such as a grouped GEMM's per-expert operands): readfirstlane says so, so that a
+// buffer over it keeps its descriptor in scalar registers. Without it the compiler wraps every
+// access through that buffer in a loop over the distinct descriptors of the wave's lanes.
+template <class T>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE T* uniform_pointer(T* p) {
+  const auto bits = reinterpret_cast<std::uintptr_t>(p);
+  const auto lo = static_cast<std::uint32_t>(__builtin_amdgcn_readfirstlane(static_cast<int>(bits & 0xFFFFFFFFu)));
+  const auto hi = static_cast<std::uint32_t>(__builtin_amdgcn_readfirstlane(static_cast<int>(bits >> 32)));
+  return reinterpret_cast<T*>((static_cast<std::uintptr_t>(hi) << 32) | lo);
+}
+
 struct buffer {
   __amdgpu_buffer_rsrc_t rsrc;
 

@@ -101,7 +101,7 @@ struct gemm_block {
       if (t.group < 0) return;  // a tile past the groups' rows: the whole block
     const B* b = [&] {
       if constexpr (grouped)
-        return p.b_groups[t.group];
+        return arch::uniform_pointer(p.b_groups[t.group]);
       else
         return p.b;
     }();

@@ -106,7 +106,7 @@ struct scale_group_promotion {
     if constexpr (grouped) {
       if (p.a_rows && scale_row >= 0) scale_row = p.a_rows[scale_row];
       a_rows = p.a_rows_total, per_row = p.a_scale_per_row;
-      b_scale_base = p.b_scale[t.group];  // the same in every lane: a scalar load
+      b_scale_base = arch::uniform_pointer(p.b_scale[t.group]);  // the same in every lane
     } else {
       b_scale_base = p.b_scale;
     }

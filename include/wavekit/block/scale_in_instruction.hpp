@@ -102,7 +102,7 @@ struct scale_in_instruction {
     // A grouped GEMM's: its group's B scales, A's rows through the row table.
     const e8m0* b_scale = [&] {
       if constexpr (grouped)
-        return p.b_scale[t.group];
+        return arch::uniform_pointer(p.b_scale[t.group]);
       else
         return p.b_scale;
     }();

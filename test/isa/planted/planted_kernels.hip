@@ -58,5 +58,14 @@ __global__ void planted_loop(const long* a, planted_f32x4* out, int n) {
   out[threadIdx.x] = acc;
 }
 
+// A loop without MFMAs (a GEMV's kind) of more than 4 instructions against a promise of 4 per
+// iteration.
+__global__ void planted_loop_length(const float* a, float* out, int n) {
+  wavekit::arch::declare_codegen_targets<0, 1, 0, 4>();
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i) acc = acc * a[threadIdx.x + 64 * i] + 1.5f;
+  out[threadIdx.x] = acc;
+}
+
 // Every shipped kernel must declare its targets.
 __global__ void planted_undeclared(float* out) { out[threadIdx.x] = 1.0f; }

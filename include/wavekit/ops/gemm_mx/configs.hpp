@@ -63,6 +63,49 @@ WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_GEMM_MX_SHIPPED_CONFIGS)
 
 WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_GEMM_MX_SHIPPED_CONFIGS)
 
+// Hot-loop budgets the kernels declare to the gfx950 codegen report (instructions per 64 MFMA
+// 16x16x32 of work, docs/codegen-report.md): the report's figures when they were set, with about
+// 3% of room, so that a change which lengthens a loop fails the isa test rather than passing
+// unseen. Per config and format for MX operands (B in rows; 0, no budget, for forms the report does
+// not compile); per config for the MXFP4 form that quantizes a 16-bit A (either B layout).
+template <class Cfg, mx_format F>
+inline constexpr int loop_budget = 0;
+template <>
+inline constexpr int loop_budget<config_large, mx_format::mxfp8> = 89;
+template <>
+inline constexpr int loop_budget<config_large, mx_format::mxfp4> = 60;
+template <>
+inline constexpr int loop_budget<config_medium, mx_format::mxfp8> = 96;
+template <>
+inline constexpr int loop_budget<config_medium, mx_format::mxfp4> = 66;
+template <>
+inline constexpr int loop_budget<config_narrow, mx_format::mxfp8> = 153;
+template <>
+inline constexpr int loop_budget<config_narrow, mx_format::mxfp4> = 101;
+template <>
+inline constexpr int loop_budget<config_small, mx_format::mxfp8> = 235;
+template <>
+inline constexpr int loop_budget<config_small, mx_format::mxfp4> = 149;
+template <>
+inline constexpr int loop_budget<config_decode, mx_format::mxfp8> = 412;
+template <>
+inline constexpr int loop_budget<config_decode, mx_format::mxfp4> = 256;
+template <>
+inline constexpr int loop_budget<config_decode64, mx_format::mxfp8> = 153;
+template <>
+inline constexpr int loop_budget<config_decode64, mx_format::mxfp4> = 101;
+
+template <class Cfg>
+inline constexpr int quantizing_loop_budget = 0;
+template <>
+inline constexpr int quantizing_loop_budget<config_decode> = 1120;
+template <>
+inline constexpr int quantizing_loop_budget<config_small> = 1660;
+template <>
+inline constexpr int quantizing_loop_budget<config_decode64> = 855;
+template <>
+inline constexpr int quantizing_loop_budget<config_narrow> = 860;
+
 // The GEMV path of MXFP8 decode (block/gemv_mx_block.hpp): Rows rows of A a block (1 to 16), a C
 // column a lane over 256 columns, K steps of 128. of<F> and kernel_config let the launch and the
 // plan treat it as any config (MXFP8 only: the launch takes MXFP8 arguments).
@@ -72,6 +115,9 @@ struct gemv_config {
                 "gemm_mx::gemv_config: 1, 2, 4, 8 or 16 rows a block");
   static constexpr int block_m = Rows, block_n = 256, threads = 256, block_k = 128;
   static constexpr int lds_bytes = Rows * block_k * 4 + Rows * (block_k / 32) * 4;  // A widened, its scales
+  // Its K loop's instructions a pass (a 128-K step; no MFMAs to count work by), the budget the
+  // kernel declares: the gfx950 report's figure with about 3% of room (see loop_budget).
+  static constexpr int loop_max = Rows == 1 ? 360 : Rows == 2 ? 530 : Rows == 4 ? 915 : Rows == 8 ? 1665 : 3040;
   template <mx_format>
   struct of {
     static constexpr int block_k = gemv_config::block_k;

@@ -84,7 +84,8 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     parts<Cfg, Elem, Out>::shape::min_waves_per_simd) void gemm_mx_kernel(params<Elem, Out> p) {
   using composed = parts<Cfg, Elem, Out, BShuffled>;
   using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd,
+                                BShuffled ? 0 : loop_budget<Cfg, format_of<Elem>>>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
   } else {
@@ -100,7 +101,7 @@ __global__ __launch_bounds__(gemv_config<Rows>::threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(2) void gemm_mx_gemv_kernel(params<fp8_e4m3fn, Out> p) {
   using body = block::gemv_mx_block<Rows, Out>;
   static_assert(body::lds_bytes == gemv_config<Rows>::lds_bytes, "gemm_mx: the GEMV config's LDS is its block's");
-  arch::declare_codegen_targets<body::lds_bytes, 2, 0>();
+  arch::declare_codegen_targets<body::lds_bytes, 2, 0, gemv_config<Rows>::loop_max>();
   if constexpr (!arch::runs_on_current_target<arch::mfma_scaled_atom<fp8_e4m3fn, fp8_e4m3fn, 16, 16>>) {
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
   } else {
@@ -115,7 +116,7 @@ __global__ __launch_bounds__(Cfg::threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(parts_quantizing_a<Cfg, T, Out>::min_waves_per_simd) void gemm_mx_quantizing_a_kernel(
         params_quantizing_a<T, Out> p) {
   using composed = parts_quantizing_a<Cfg, T, Out, BShuffled>;
-  arch::declare_codegen_targets<composed::lds_bytes, composed::min_waves_per_simd, 0>();
+  arch::declare_codegen_targets<composed::lds_bytes, composed::min_waves_per_simd, quantizing_loop_budget<Cfg>>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
   } else {

@@ -67,13 +67,27 @@ struct mx_grouped_parts {
   static_assert(mainloop::lds_bytes == shape::lds_bytes, "moe::mx_grouped_parts: the config's LDS is the mainloop's");
 };
 
+// Hot-loop budgets (instructions per 64 MFMA 16x16x32 of work, gfx950 report, about 3% of room):
+// the configs the plan uses with pre-shuffled weights (amd-moe-mxfp4's form), and the decode one
+// with plain weights; 0 (none) elsewhere. Every stage shares its config's K loop.
+template <class Cfg, bool Shuffled>
+inline constexpr int mx_loop_budget = 0;
+template <>
+inline constexpr int mx_loop_budget<gemm_mx::config_decode, false> = 252;
+template <>
+inline constexpr int mx_loop_budget<gemm_mx::config_decode, true> = 408;
+template <>
+inline constexpr int mx_loop_budget<gemm_mx::config_narrow, true> = 144;
+template <>
+inline constexpr int mx_loop_budget<gemm_mx::config_medium, true> = 91;
+
 template <class Cfg, class T, bool Shuffled, stage Stage>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     mx_grouped_parts<Cfg, T, Shuffled, Stage>::shape::
         min_waves_per_simd) void moe_mx_gemm_kernel(typename mx_grouped_parts<Cfg, T, Shuffled, Stage>::params p) {
   using composed = mx_grouped_parts<Cfg, T, Shuffled, Stage>;
   using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, mx_loop_budget<Cfg, Shuffled>>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
   } else {
