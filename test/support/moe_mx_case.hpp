@@ -1,15 +1,16 @@
-// A random MoE layer over MXFP4 expert weights on the device (mxfp4_args: each expert's gate, up
-// and down tensors quantized by host::quantize_mx in nn.Linear's order, each 32-K block of x and
-// of the weights with a magnitude of its own), optionally in amd-moe-mxfp4's form: each expert's
+// A random MoE layer over MX expert weights on the device (mx_args<T, Elem>, MXFP4 or MXFP8: each
+// expert's gate, up and down tensors quantized by host::quantize_mx in nn.Linear's order, each
+// 32-K block of x and of the weights with a magnitude of its own), optionally (MXFP4) in
+// amd-moe-mxfp4's form: each expert's
 // gate and up one fused [gate; up] tensor, weights and scales pre-shuffled by aiter's layouts
 // (host/shuffle_mx.hpp), the tables pointing into them. Its check, in the three exact steps of
 // moe_blockscale_case (test/support/moe_blockscale_case.hpp), reading the workspace:
-//   1. the device's MXFP4 of x and of every gated-product row in use equals host::quantize_mx of
+//   1. the device's MX form of x and of every gated-product row in use equals host::quantize_mx of
 //      the same values, bit for bit (elements and e8m0 scales);
 //   2. each gated-product row (T) against host::reference_moe_mx_up at moe_blockscale_case's
 //      bound, acc being the scaled MFMA's accumulation bound (host::mfma_fp32_error_bound) over
 //      hidden plus over expert_dim;
-//   3. the output against host::reference_moe_mx_down fed the device's own MXFP4 gated product.
+//   3. the output against host::reference_moe_mx_down fed the device's own MX gated product.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <span>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -29,20 +31,21 @@
 
 namespace wavekit::test {
 
-template <class T>
+template <class T, class Elem = fp4_e2m1>
 struct moe_mx_case {
-  using fp4x2 = fp4x2_e2m1;
+  using storage = mx_storage_t<Elem>;
+  static constexpr int elements_per_byte = host::mx_tensor<Elem>::elements_per_byte;
   ops::moe::problem p;
   bool preshuffled;
   std::vector<T> x;
-  host::mx_tensor<fp4_e2m1> xq;  // the host's MXFP4 of x (the device's quantizer must match it)
+  host::mx_tensor<Elem> xq;  // the host's MX form of x (the device's quantizer must match it)
   std::vector<int> ids;
   std::vector<float> weights;
-  host::moe_mx_weights w;
+  host::moe_mx_weights<Elem> w;
   T *d_x = nullptr, *d_out = nullptr;
   int* d_ids = nullptr;
   float* d_weights = nullptr;
-  const fp4x2 **d_gate = nullptr, **d_up = nullptr, **d_down = nullptr;
+  const storage **d_gate = nullptr, **d_up = nullptr, **d_down = nullptr;
   const e8m0 **d_gate_scale = nullptr, **d_up_scale = nullptr, **d_down_scale = nullptr;
   std::vector<void*> d_buffers;
   std::vector<std::pair<const void*, std::size_t>> weight_allocations;  // the weights' and scales' buffers
@@ -52,6 +55,8 @@ struct moe_mx_case {
   moe_mx_case(const ops::moe::problem& problem, std::vector<int> ids_, std::uint32_t seed, std::size_t workspace_size,
               bool preshuffled_)
       : p(problem), preshuffled(preshuffled_), ids(std::move(ids_)) {
+    if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
+      throw std::invalid_argument("moe_mx_case: pre-shuffled weights are MXFP4");
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f), weight(0.05f, 1.0f);
     auto blocks = [&](int rows, int cols, float size) {  // each 32-column block its own magnitude
@@ -65,15 +70,15 @@ struct moe_mx_case {
     std::vector<float> xf = blocks(p.tokens, p.hidden, 1.7f);
     x.resize(xf.size());
     for (std::size_t i = 0; i < x.size(); ++i) xf[i] = widen_to_float(x[i] = saturate_cast<T>(xf[i]));
-    xq = host::quantize_mx<fp4_e2m1>(std::span<const float>(xf), p.tokens, p.hidden);
+    xq = host::quantize_mx<Elem>(std::span<const float>(xf), p.tokens, p.hidden);
     for (int i = 0; i < p.tokens * p.top_k; ++i) weights.push_back(weight(rng));
     std::vector<bool> used(p.local_experts, false);
     for (int id : ids)
       if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) used[id - p.expert_begin] = true;
     auto tensor = [&](bool needed, int n, int k) {
-      if (!needed) return host::mx_tensor<fp4_e2m1>{};
+      if (!needed) return host::mx_tensor<Elem>{};
       const std::vector<float> f = blocks(n, k, 1.7f / std::sqrt(float(k)));
-      return host::quantize_mx<fp4_e2m1>(std::span<const float>(f), n, k);
+      return host::quantize_mx<Elem>(std::span<const float>(f), n, k);
     };
     for (int e = 0; e < p.local_experts; ++e) {
       w.gate.push_back(tensor(used[e], p.expert_dim, p.hidden));
@@ -81,7 +86,7 @@ struct moe_mx_case {
       w.down.push_back(tensor(used[e], p.hidden, p.expert_dim));
     }
     d_x = upload(x), d_ids = upload(ids), d_weights = upload(weights);
-    std::vector<const fp4x2*> gate, up, down;
+    std::vector<const storage*> gate, up, down;
     std::vector<const e8m0*> gate_s, up_s, down_s;
     for (int e = 0; e < p.local_experts; ++e) {
       if (w.gate[e].data.empty()) {
@@ -90,12 +95,12 @@ struct moe_mx_case {
         continue;
       }
       if (preshuffled) {  // amd-moe-mxfp4's fused [gate; up], shuffled as one tensor
-        host::mx_tensor<fp4_e2m1> fused = w.gate[e];
+        host::mx_tensor<Elem> fused = w.gate[e];
         fused.rows *= 2;
         fused.data.insert(fused.data.end(), w.up[e].data.begin(), w.up[e].data.end());
         fused.scales.insert(fused.scales.end(), w.up[e].scales.begin(), w.up[e].scales.end());
         const auto [data, scales] = place(fused);
-        gate.push_back(data), up.push_back(data + std::size_t(p.expert_dim) * (p.hidden / 2));
+        gate.push_back(data), up.push_back(data + std::size_t(p.expert_dim) * (p.hidden / elements_per_byte));
         gate_s.push_back(scales), up_s.push_back(scales + std::size_t(p.expert_dim) * padded_scale_cols(p.hidden));
       } else {
         const auto [g, gs] = place(w.gate[e]);
@@ -124,16 +129,19 @@ struct moe_mx_case {
   static int padded_scale_cols(int k) { return (k / 32 + 7) / 8 * 8; }
 
   // A tensor on the device in the case's layout: its data and scales.
-  std::pair<const fp4x2*, const e8m0*> place(const host::mx_tensor<fp4_e2m1>& t) {
+  std::pair<const storage*, const e8m0*> place(const host::mx_tensor<Elem>& t) {
     // Each buffer with the bytes it holds of t (a shuffled scale tensor's padding is not t's).
     auto weight = [&](const auto& v, std::size_t bytes) {
       const auto* d = upload(v);
       weight_allocations.push_back({d, bytes});
       return d;
     };
-    if (!preshuffled) return {weight(t.data, t.data.size()), weight(t.scales, t.scales.size())};
-    return {weight(host::shuffle_weight_16x16(std::span<const fp4x2>(t.data), t.rows, t.cols / 2), t.data.size()),
-            weight(host::e8m0_shuffle(std::span<const e8m0>(t.scales), t.rows, t.cols / 32), t.scales.size())};
+    if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
+      if (preshuffled)
+        return {weight(host::shuffle_weight_16x16(std::span<const storage>(t.data), t.rows, t.cols / 2), t.data.size()),
+                weight(host::e8m0_shuffle(std::span<const e8m0>(t.scales), t.rows, t.cols / 32), t.scales.size())};
+    }
+    return {weight(t.data, t.data.size()), weight(t.scales, t.scales.size())};
   }
 
   // The weights' bytes (elements and scales of the experts that have slots), and how many times
@@ -161,7 +169,7 @@ struct moe_mx_case {
     return d;
   }
 
-  ops::moe::mxfp4_args<T> args() const {
+  ops::moe::mx_args<T, Elem> args() const {
     return {d_x,        d_ids,        d_weights,   d_gate, d_up,      d_down,         d_gate_scale,
             d_up_scale, d_down_scale, preshuffled, d_out,  workspace, workspace_bytes};
   }
@@ -189,21 +197,22 @@ struct moe_mx_case {
   // The header's three steps for a run with M tiles of tile_m rows; the number of failures.
   int check(int tile_m, const char* label) const {
     const ops::moe::workspace_layout at =
-        ops::moe::plan_workspace(p, tile_m, sizeof(T), ops::moe::weight_format::mxfp4);
+        ops::moe::plan_workspace(p, tile_m, sizeof(T), ops::moe::mx_weight_format<Elem>);
     const std::vector<int> row_slot = read_workspace<int>(at.sorted_slots, at.cap.rows);
     const double ulp = std::is_same_v<T, bf16> ? 0x1p-7 : 0x1p-10;
     const double acc =
         host::mfma_fp32_error_bound(p.hidden, 32, 1.0) + host::mfma_fp32_error_bound(p.expert_dim, 32, 1.0);
     const int dim = p.expert_dim, rows = at.cap.rows;
     int bad = 0;
-    // 1a. x's MXFP4, of the tokens with a local expert.
-    const auto q = read_workspace<fp4x2>(at.x_fp8, xq.data.size());
+    // 1a. x's MX form, of the tokens with a local expert.
+    const int row_bytes = p.hidden / elements_per_byte, h_row_bytes = p.expert_dim / elements_per_byte;
+    const auto q = read_workspace<storage>(at.x_fp8, xq.data.size());
     const auto qs = read_workspace<e8m0>(at.x_scale, xq.scales.size());
     for (int t = 0; t < p.tokens; ++t) {
       if (!has_local_expert(t)) continue;
-      for (std::size_t i = std::size_t(t) * (p.hidden / 2); i < std::size_t(t + 1) * (p.hidden / 2); ++i)
+      for (std::size_t i = std::size_t(t) * row_bytes; i < std::size_t(t + 1) * row_bytes; ++i)
         if (q[i].bits != xq.data[i].bits && bad++ < 3)
-          std::printf("%s %s: x_mxfp4[%zu] = 0x%02x, host 0x%02x\n", label, p.str().c_str(), i, q[i].bits,
+          std::printf("%s %s: x_mx[%zu] = 0x%02x, host 0x%02x\n", label, p.str().c_str(), i, q[i].bits,
                       xq.data[i].bits);
       for (std::size_t i = std::size_t(t) * (p.hidden / 32); i < std::size_t(t + 1) * (p.hidden / 32); ++i)
         if (qs[i].bits != xq.scales[i].bits && bad++ < 6)
@@ -211,9 +220,9 @@ struct moe_mx_case {
     }
     const auto up = host::reference_moe_mx_up<T>(p, xq, ids, w);
     const auto hidden = read_workspace<T>(at.hidden, std::size_t(rows) * dim);
-    const auto hq = read_workspace<fp4x2>(at.hidden_fp8, std::size_t(rows) * dim / 2);
+    const auto hq = read_workspace<storage>(at.hidden_fp8, std::size_t(rows) * h_row_bytes);
     const auto hs = read_workspace<e8m0>(at.hidden_scale, std::size_t(rows) * dim / 32);
-    std::vector<host::mx_tensor<fp4_e2m1>> h_q(std::size_t(p.tokens) * p.top_k);
+    std::vector<host::mx_tensor<Elem>> h_q(std::size_t(p.tokens) * p.top_k);
     int covered = 0;
     for (int r = 0; r < rows; ++r) {
       const int s = row_slot[r];
@@ -229,12 +238,12 @@ struct moe_mx_case {
                       bound);
         row[n] = static_cast<float>(g);
       }
-      // 1b. Its MXFP4.
-      auto host_q = host::quantize_mx<fp4_e2m1>(std::span<const float>(row), 1, dim);
-      for (int i = 0; i < dim / 2; ++i)
-        if (hq[std::size_t(r) * dim / 2 + i].bits != host_q.data[i].bits && bad++ < 13)
-          std::printf("%s: h_mxfp4[row %d][%d] = 0x%02x, host 0x%02x\n", label, r, i,
-                      hq[std::size_t(r) * dim / 2 + i].bits, host_q.data[i].bits);
+      // 1b. Its MX form.
+      auto host_q = host::quantize_mx<Elem>(std::span<const float>(row), 1, dim);
+      for (int i = 0; i < h_row_bytes; ++i)
+        if (hq[std::size_t(r) * h_row_bytes + i].bits != host_q.data[i].bits && bad++ < 13)
+          std::printf("%s: h_mx[row %d][%d] = 0x%02x, host 0x%02x\n", label, r, i,
+                      hq[std::size_t(r) * h_row_bytes + i].bits, host_q.data[i].bits);
       for (int b = 0; b < dim / 32; ++b)
         if (hs[std::size_t(r) * dim / 32 + b].bits != host_q.scales[b].bits && bad++ < 16)
           std::printf("%s: h_scale[row %d][%d] = 0x%02x, host 0x%02x\n", label, r, b,
@@ -245,7 +254,7 @@ struct moe_mx_case {
     for (int id : ids) expected += id >= p.expert_begin && id < p.expert_begin + p.local_experts;
     if (covered != expected && bad++ < 20)
       std::printf("%s: %d gated-product rows in use, %d slots with a local expert\n", label, covered, expected);
-    // 3. The output from the device's own MXFP4 gated product.
+    // 3. The output from the device's own MX gated product.
     check_moe_output(
         p, output(), host::reference_moe_mx_down<T>(p, h_q, ids, weights, w), ulp, acc, [](int) { return true; }, label,
         bad);

@@ -1,5 +1,5 @@
 // The MX scale rule, one definition for the host quantizer (host/quantize_mx.hpp) and the device
-// ones (block/quantize_1x32_fp4.hpp): a block of 32 values whose largest magnitude is amax gets the
+// ones (block/quantize_1x32_mx.hpp): a block of 32 values whose largest magnitude is amax gets the
 // e8m0 exponent
 //   clamp(floor(log2(round(amax))) - max_exponent(Elem), -127, 127)
 // where round() carries a mantissa of 0.75 or more into the next power of two ((bits + 0x200000) &

@@ -1,5 +1,5 @@
-// wavekit's Mixture-of-Experts layer (bf16 / fp16 activations; bf16 / fp16, fp8 block-scaled or
-// MXFP4 expert weights): routing, then the experts, on the device with no host synchronisation (the
+// wavekit's Mixture-of-Experts layer (bf16 / fp16 activations; bf16 / fp16, fp8 block-scaled,
+// MXFP4 or MXFP8 expert weights): routing, then the experts, on the device with no host synchronisation (the
 // whole pipeline can be captured in a HIP graph).
 //
 //   namespace moe = wavekit::ops::moe;
@@ -19,7 +19,7 @@
 //   s = wavekit::moe(p, b, stream);
 //
 //   // MXFP4 weights on gfx950 (amd-moe-mxfp4; x and the gated product quantized to MXFP4 inside;
-//   // k_contiguous weights, plain or pre-shuffled):
+//   // k_contiguous weights, plain or pre-shuffled; MXFP8 likewise with moe::mxfp8_args, plain):
 //   std::size_t ws4 = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
 //   moe::mxfp4_args<wavekit::bf16> c{x, ids, weights, gate4, up4, down4, gate_e8m0, up_e8m0, down_e8m0,
 //                                    /*preshuffled=*/true, out, workspace, ws4};
@@ -76,9 +76,9 @@ status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& 
 
 // The batched expert-parallel layout (ops/moe/batched.hpp): validates, picks the config whose M tile
 // divides max_tokens, launches.
-// MXFP4 expert weights (gfx950): the config of the same M tile among gemm_mx's.
-template <class T>
-status moe(const ops::moe::problem& p, const ops::moe::mxfp4_args<T>& a, hipStream_t stream,
+// MX expert weights (gfx950; MXFP4 or MXFP8): the config of the same M tile among gemm_mx's.
+template <class T, class Elem>
+status moe(const ops::moe::problem& p, const ops::moe::mx_args<T, Elem>& a, hipStream_t stream,
            std::string* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_mx_shape(p); !s.ok()) return s;

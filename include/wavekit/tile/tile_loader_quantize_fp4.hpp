@@ -1,5 +1,5 @@
 // Global -> LDS mover that quantizes on the way: a tile of bf16 / fp16 rows stored K-contiguous is
-// read and written to LDS as MXFP4 (block/quantize_1x32_fp4.hpp's rule: the host quantizer's bits),
+// read and written to LDS as MXFP4 (block/quantize_1x32_mx.hpp's rule: the host quantizer's bits),
 // so a GEMM takes a 16-bit A and multiplies it in fp4 without the quantized A ever reaching memory
 // (amd-mxfp4-mm: gfx950's scaled MFMAs). In tile_loader's steps: locate() once, load(k0) the K
 // step's 16-bit values into registers, wait_for_loads(), store() quantizes and writes.
@@ -19,7 +19,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
-#include "wavekit/block/quantize_1x32_fp4.hpp"
+#include "wavekit/block/quantize_1x32_mx.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"

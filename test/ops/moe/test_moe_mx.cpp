@@ -1,5 +1,6 @@
-// The MoE pipeline over MXFP4 expert weights (ops/moe/kernel_mx.hpp: x quantized to MXFP4, gate,
-// gated up, the gated product quantized to MXFP4, weighted down, combine) on the emulated gfx950
+// The MoE pipeline over MX expert weights (ops/moe/kernel_mx.hpp: x quantized to the weights' MX
+// format, gate, gated up, the gated product quantized likewise, weighted down, combine), MXFP4 and
+// MXFP8 (each config, plain weights, one token, expert parallelism), on the emulated gfx950
 // and, in the GPU build, on the device; gfx942 refuses it with a status. Checked in three exact
 // steps (test/support/moe_mx_case.hpp): the device's MXFP4 quantizations equal the host
 // quantizer's bit for bit, the gated product meets a bound from T and the accumulation, and the
@@ -14,6 +15,8 @@
 
 #include <cstring>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "support/graph_safety.hpp"
@@ -28,14 +31,15 @@ namespace {
 
 bool device_is_gfx950() { return arch::current_device_arch().kind == arch::target::gfx950; }
 
-template <class Cfg, class T>
+template <class Cfg, class T, class Elem = fp4_e2m1>
 void run_case(const moe::problem& p, const std::vector<int>& ids, std::uint32_t seed, bool preshuffled) {
-  const std::size_t ws = moe::plan_workspace(p, Cfg::block_m, sizeof(T), moe::weight_format::mxfp4).bytes;
-  test::moe_mx_case<T> t(p, ids, seed, ws, preshuffled);
+  const std::size_t ws = moe::plan_workspace(p, Cfg::block_m, sizeof(T), moe::mx_weight_format<Elem>).bytes;
+  test::moe_mx_case<T, Elem> t(p, ids, seed, ws, preshuffled);
   status s;
   const auto unsafe = test::graph_unsafe_calls_of(
       [&](hipStream_t stream) { s = moe::launch<Cfg>(p, t.args(), arch::target::gfx950, stream); });
-  INFO(Cfg::name() << " on " << p.str() << (preshuffled ? ", pre-shuffled" : ", plain") << ": " << s.message());
+  INFO(Cfg::name() << " on " << p.str() << (preshuffled ? ", pre-shuffled" : ", plain")
+                   << (std::is_same_v<Elem, fp4_e2m1> ? ", MXFP4: " : ", MXFP8: ") << s.message());
   REQUIRE(s.ok());
   CHECK(unsafe.empty());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
@@ -63,6 +67,24 @@ TEST_CASE("moe mxfp4: each MX config, plain and pre-shuffled weights, bf16 and f
     run_case<gx::config_narrow, fp16>(p, ids, 2, shuffled);
     run_case<gx::config_medium, bf16>(p, ids, 3, shuffled);
   }
+}
+
+TEST_CASE("moe mxfp8: each MX config, bf16 and fp16, one token, expert parallelism", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX weights are gfx950's; the status test covers this target");
+    return;
+  }
+  // MXFP8's K step is 128 (a 128-byte row): hidden two steps, expert_dim one and a half.
+  const moe::problem p{37, 256, 192, 7, 3, 0, 7, layout::k_contiguous};
+  const std::vector<int> ids = test::random_ids_with_shared(p.tokens, 2, 6, 12);
+  run_case<gx::config_decode, bf16, fp8_e4m3fn>(p, ids, 1, false);
+  run_case<gx::config_narrow, fp16, fp8_e4m3fn>(p, ids, 2, false);
+  run_case<gx::config_medium, bf16, fp8_e4m3fn>(p, ids, 3, false);
+  // One token with K of half a step; a local range of 5 of 12 experts.
+  run_case<gx::config_decode, bf16, fp8_e4m3fn>(moe::problem{1, 64, 128, 16, 4, 0, 16, layout::k_contiguous},
+                                                test::random_ids(1, 4, 16, 5), 4, false);
+  run_case<gx::config_decode, bf16, fp8_e4m3fn>(moe::problem{40, 192, 128, 12, 3, 4, 5, layout::k_contiguous},
+                                                test::random_ids(40, 3, 12, 6), 6, false);
 }
 
 TEST_CASE("moe mxfp4: one token, K of one 64-K tile, idle experts, expert parallelism", "[emu][moe]") {
@@ -120,16 +142,16 @@ TEST_CASE("moe mxfp4: every bad input gets its status before any launch", "[emu]
   const std::string what = "moe " + p.str() + ": ";
   auto status_of = [&](const moe::problem& q, const moe::mxfp4_args<bf16>& a) { return wavekit::moe(q, a, nullptr); };
   if (!device_is_gfx950())
-    CHECK(status_of(p, t.args()).message() == what + "MXFP4 weights run on gfx950's scaled MFMAs; " +
+    CHECK(status_of(p, t.args()).message() == what + "MX weights run on gfx950's scaled MFMAs; " +
                                                   arch::to_string(arch::current_device_arch().kind) + " has none");
   moe::problem mn = p;
   mn.weight_order = layout::mn_contiguous;
   CHECK(status_of(mn, t.args()).message() ==
-        "moe " + mn.str() + ": MXFP4 weights are K-contiguous (layout::k_contiguous, nn.Linear's order)");
+        "moe " + mn.str() + ": MX weights are K-contiguous (layout::k_contiguous, nn.Linear's order)");
   moe::problem odd = p;
   odd.hidden = 272;
   CHECK(status_of(odd, t.args()).message() ==
-        "moe " + odd.str() + ": with MXFP4 weights hidden and expert_dim must be multiples of 64");
+        "moe " + odd.str() + ": with MX weights hidden and expert_dim must be multiples of 64");
   CHECK(!moe::workspace_bytes(odd, 2, moe::weight_format::mxfp4));
   auto a = t.args();
   a.up_scale = nullptr;
@@ -138,6 +160,13 @@ TEST_CASE("moe mxfp4: every bad input gets its status before any launch", "[emu]
   CHECK(status_of(p, a).code() == status_code::bad_config);
   a = t.args(), a.out = nullptr;
   CHECK(status_of(p, a).message() == what + "arguments out and out_unreduced are both null");
+  // MXFP8 weights: no pre-shuffled layout (aiter's is of fp4 bytes).
+  test::moe_mx_case<bf16, fp8_e4m3fn> t8(p, ids, 1, moe::workspace_bytes(p, 2, moe::weight_format::mxfp8).value(),
+                                         false);
+  auto a8 = t8.args();
+  a8.preshuffled = true;
+  CHECK(wavekit::moe(p, a8, nullptr).message() ==
+        what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)");
 }
 
 TEST_CASE("moe mxfp4: amd-moe-mxfp4's E 257, d_expert 256, batch 16 at full size", "[emu][moe]") {
@@ -160,4 +189,34 @@ TEST_CASE("moe mxfp4: amd-moe-mxfp4's E 257, d_expert 256, batch 16 at full size
   CHECK(t.weight_reads(emu::accumulated_counters()) == 1.0);  // every expert's rows in one M tile
 #endif
   CHECK(t.check(16, ran.c_str()) == 0);
+}
+
+TEST_CASE("moe mxfp8: aiter PR #3783's grouped shapes (hidden 6144, expert dim 768)", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX weights are gfx950's");
+    return;
+  }
+  // The PR's MoE GEMMs: gate_up (N 1536 = 2 x 768, K 6144) and down (N 6144, K 768) over E
+  // experts; here as the layer, at full size, with E 32 and top 8 over 2 tokens (16 experts
+  // active), and E 128 / 64 at reduced hidden (their weights are the same per expert).
+  for (const auto& [experts, hidden, tokens] :
+       {std::tuple{32, 6144, 2}, std::tuple{128, 1536, 4}, std::tuple{64, 1536, 16}}) {
+    const moe::problem p{tokens, hidden, 768, experts, 8, 0, experts, layout::k_contiguous};
+    const std::vector<int> ids = test::random_ids(tokens, 8, experts, 31);
+    test::moe_mx_case<bf16, fp8_e4m3fn> t(p, ids, 32, moe::workspace_bytes(p, 2, moe::weight_format::mxfp8).value(),
+                                          false);
+#if defined(WAVEKIT_EMULATOR)
+    emu::reset_counters();
+#endif
+    std::string ran;
+    const status s = wavekit::moe(p, t.args(), nullptr, &ran);
+    INFO(p.str() << ": " << s.message());
+    REQUIRE(s.ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+    if (tokens <= 16) CHECK(t.weight_reads(emu::accumulated_counters()) == 1.0);  // one M tile an expert
+#endif
+    const int tile_m = moe::with_config(moe::choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+    CHECK(t.check(tile_m, ran.c_str()) == 0);
+  }
 }

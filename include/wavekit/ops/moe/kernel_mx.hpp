@@ -1,15 +1,16 @@
-// The MoE pipeline over MXFP4 expert weights (amd-moe-mxfp4, gfx950), on the device with no host
-// synchronisation: the same sort, grouped GEMMs and combine as ops/moe/kernel.hpp, with MX parts.
+// The MoE pipeline over MX expert weights (gfx950: MXFP4, amd-moe-mxfp4's, or MXFP8), on the device
+// with no host synchronisation: the same sort, grouped GEMMs and combine as ops/moe/kernel.hpp,
+// with MX parts.
 //
-//   quantize x       block/quantize_1x32_fp4.hpp: x to MXFP4 (e8m0 per 32), the host quantizer's
-//                    rule bit for bit, into the workspace
-//   gate, up gated   gemm_mx's parts (byte-tile loaders of packed fp4, rows in order or
+//   quantize x       block/quantize_1x32_mx.hpp: x to the weights' MX format (e8m0 per 32), the
+//                    host quantizer's rule bit for bit, into the workspace
+//   gate, up gated   gemm_mx's parts (byte-tile loaders of fp8 or packed fp4, rows in order or
 //                    shuffle_weight's, the scaled f8f6f4 atom read in its own K order) under the
 //                    grouped scheduler; the MX scale policy takes B's scales from the expert's
 //                    table and A's through the sort's row table (block/scale_in_instruction.hpp);
 //                    the up stage's epilogue is SiLU(gate) * up, as for bf16 weights
-//   quantize h       the gated product to MXFP4, its rows in use only
-//   down weighted    the same parts over h's MXFP4, each row times its routing weight
+//   quantize h       the gated product to the same format, its rows in use only
+//   down weighted    the same parts over h's MX form, each row times its routing weight
 //   combine          as for every MoE pipeline
 //
 // Each expert's weights are read by its tiles' blocks only (once per M tile of the expert), as for
@@ -22,7 +23,7 @@
 
 #include "wavekit/block/gate_silu.hpp"
 #include "wavekit/block/gemm_block.hpp"
-#include "wavekit/block/quantize_1x32_fp4.hpp"
+#include "wavekit/block/quantize_1x32_mx.hpp"
 #include "wavekit/block/scale_gathered_rows.hpp"
 #include "wavekit/block/scale_in_instruction.hpp"
 #include "wavekit/ops/gemm_mx/kernel.hpp"
@@ -46,12 +47,14 @@ static_assert(gemm_mx::config_decode::block_m == config_decode::block_m &&
                   gemm_mx::config_medium::block_m == config_prefill::block_m,
               "moe: the MX configs share the bf16 / fp16 configs' M tiles (one plan, one workspace size)");
 
-// One stage's parts over MXFP4 weights (Shuffled: aiter's pre-shuffled layouts): gemm_mx's
-// loaders, atom and warp MMA, the grouped scheduler, the grouped MX scale policy under the stage's
-// epilogue policy.
-template <class Cfg, class T, bool Shuffled, stage Stage>
+// One stage's parts over MX weights of Elem (Shuffled: aiter's pre-shuffled layouts, MXFP4):
+// gemm_mx's loaders, atom and warp MMA, the grouped scheduler, the grouped MX scale policy under
+// the stage's epilogue policy.
+template <class Cfg, class T, class Elem, bool Shuffled, stage Stage>
 struct mx_grouped_parts {
-  using mx = gemm_mx::parts<Cfg, fp4_e2m1, T, Shuffled>;
+  static_assert(!Shuffled || std::is_same_v<Elem, fp4_e2m1>, "moe: pre-shuffled MX weights are MXFP4");
+  using storage = mx_storage_t<Elem>;
+  using mx = gemm_mx::parts<Cfg, Elem, T, Shuffled>;
   using shape = typename mx::shape;
   using atom = typename mx::atom;
   using mma = typename mx::mma;
@@ -63,31 +66,35 @@ struct mx_grouped_parts {
       block::gemm_mainloop<shape, mma, typename mx::a_loader, typename mx::b_loader, policy, /*KTail=*/true>;
   using scheduler = block::tile_scheduler_grouped<shape::block_m, shape::block_n>;
   using body = block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, block::epilogue_store<T>>;
-  using params = block::grouped_gemm_params<fp4x2_e2m1, fp4x2_e2m1, typename policy::args, T>;
+  using params = block::grouped_gemm_params<storage, storage, typename policy::args, T>;
   static_assert(mainloop::lds_bytes == shape::lds_bytes, "moe::mx_grouped_parts: the config's LDS is the mainloop's");
 };
 
 // Hot-loop budgets (instructions per 64 MFMA 16x16x32 of work, gfx950 report, about 3% of room):
-// the configs the plan uses with pre-shuffled weights (amd-moe-mxfp4's form), and the decode one
-// with plain weights; 0 (none) elsewhere. Every stage shares its config's K loop.
-template <class Cfg, bool Shuffled>
+// MXFP4 with the configs the plan uses and pre-shuffled weights (amd-moe-mxfp4's form), and the
+// decode config with plain MXFP4 and MXFP8 weights; 0 (none) elsewhere. Every stage shares its
+// config's K loop.
+template <class Cfg, class Elem, bool Shuffled>
 inline constexpr int mx_loop_budget = 0;
 template <>
-inline constexpr int mx_loop_budget<gemm_mx::config_decode, false> = 252;
+inline constexpr int mx_loop_budget<gemm_mx::config_decode, fp4_e2m1, false> = 252;
 template <>
-inline constexpr int mx_loop_budget<gemm_mx::config_decode, true> = 408;
+inline constexpr int mx_loop_budget<gemm_mx::config_decode, fp4_e2m1, true> = 408;
 template <>
-inline constexpr int mx_loop_budget<gemm_mx::config_narrow, true> = 144;
+inline constexpr int mx_loop_budget<gemm_mx::config_narrow, fp4_e2m1, true> = 144;
 template <>
-inline constexpr int mx_loop_budget<gemm_mx::config_medium, true> = 91;
+inline constexpr int mx_loop_budget<gemm_mx::config_medium, fp4_e2m1, true> = 91;
+template <>
+inline constexpr int mx_loop_budget<gemm_mx::config_decode, fp8_e4m3fn, false> = 404;
 
-template <class Cfg, class T, bool Shuffled, stage Stage>
+template <class Cfg, class T, class Elem, bool Shuffled, stage Stage>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
-    mx_grouped_parts<Cfg, T, Shuffled, Stage>::shape::
-        min_waves_per_simd) void moe_mx_gemm_kernel(typename mx_grouped_parts<Cfg, T, Shuffled, Stage>::params p) {
-  using composed = mx_grouped_parts<Cfg, T, Shuffled, Stage>;
+    mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>::shape::
+        min_waves_per_simd) void moe_mx_gemm_kernel(typename mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>::params
+                                                        p) {
+  using composed = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
   using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, mx_loop_budget<Cfg, Shuffled>>();
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, mx_loop_budget<Cfg, Elem, Shuffled>>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
   } else {
@@ -96,18 +103,19 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
   }
 }
 
-// An MXFP4 operand in the workspace: elements (two a byte) and e8m0 scales per 32.
+// An MX operand in the workspace: elements and e8m0 scales per 32.
+template <class Storage>
 struct mx_operand {
-  const fp4x2_e2m1* data;
+  const Storage* data;
   const e8m0* scale;
 };
 
-// One grouped GEMM over MXFP4 weights: C[r] = A[a_rows[r]] x B_e over g's rows (N = n, K = k),
-// with the stage's policy arguments around the grouped MX scales.
-template <class Cfg, class T, bool Shuffled, stage Stage, class PolicyArgs>
-void launch_mx_stage(const grouped_rows& g, const fp4x2_e2m1* a, const fp4x2_e2m1* const* b, int n, int k,
-                     const PolicyArgs& scales, T* c, hipStream_t stream) {
-  using parts = mx_grouped_parts<Cfg, T, Shuffled, Stage>;
+// One grouped GEMM over MX weights: C[r] = A[a_rows[r]] x B_e over g's rows (N = n, K = k), with
+// the stage's policy arguments around the grouped MX scales.
+template <class Cfg, class T, class Elem, bool Shuffled, stage Stage, class PolicyArgs>
+void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const mx_storage_t<Elem>* const* b, int n,
+                     int k, const PolicyArgs& scales, T* c, hipStream_t stream) {
+  using parts = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
   typename parts::params kp{};
   kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = {c, nullptr};
   kp.m = g.rows, kp.n = n, kp.k = k;
@@ -120,26 +128,28 @@ void launch_mx_stage(const grouped_rows& g, const fp4x2_e2m1* a, const fp4x2_e2m
       return scales.scales;
   }();
   kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = mx.a_rows, kp.a_rows_total = mx.a_rows_total;
-  hipLaunchKernelGGL((moe_mx_gemm_kernel<Cfg, T, Shuffled, Stage>), parts::scheduler::grid(g.tiles, n),
+  hipLaunchKernelGGL((moe_mx_gemm_kernel<Cfg, T, Elem, Shuffled, Stage>), parts::scheduler::grid(g.tiles, n),
                      dim3(Cfg::threads), 0, stream, kp);
 }
 
-// Quantizes rows x cols of x (bf16 / fp16) to MXFP4 (rows_in_use: as in quantize_1x32_fp4_args).
-template <class T>
+// Quantizes rows x cols of x (bf16 / fp16) to MX of Elem (rows_in_use: as in quantize_1x32_mx_args).
+template <class Elem, class T>
 void launch_quantize_mx(const T* x, int rows, int cols, const int* rows_in_use, void* q, void* scale,
                         hipStream_t stream) {
-  const block::quantize_1x32_fp4_args<T> qa{
+  const block::quantize_1x32_mx_args<T, Elem> qa{
       x, static_cast<std::uint8_t*>(q), static_cast<std::uint8_t*>(scale), rows, cols, rows_in_use};
-  hipLaunchKernelGGL((block::quantize_1x32_fp4_kernel<T>),
+  hipLaunchKernelGGL((block::quantize_1x32_mx_kernel<T, Elem>),
                      dim3(static_cast<unsigned>(ceil_div(qa.items(), quantize_threads))), dim3(quantize_threads), 0,
                      stream, qa);
 }
 
-template <class T>
-status validate(const problem& p, const mxfp4_args<T>& a, int tile_m, std::size_t need) {
+template <class T, class Elem>
+status validate(const problem& p, const mx_args<T, Elem>& a, int tile_m, std::size_t need) {
   if (status s = validate_mx_shape(p); !s.ok()) return s;
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
+  if (a.preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
+    return {status_code::bad_config, what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)"};
   if (status s = check_pointer_arguments(what, {{"gate_scale", a.gate_scale, 8, "a device table of pointers"},
                                                 {"up_scale", a.up_scale, 8, "a device table of pointers"},
                                                 {"down_scale", a.down_scale, 8, "a device table of pointers"}});
@@ -151,18 +161,27 @@ status validate(const problem& p, const mxfp4_args<T>& a, int tile_m, std::size_
                                a.workspace_bytes, need);
 }
 
-// The target rule: MXFP4 weights run on gfx950's scaled MFMAs.
+// The target rule: MX weights run on gfx950's scaled MFMAs.
 inline status check_mx_target(const problem& p, arch::target t) {
   if (t == arch::target::gfx950) return status::success();
   return {status_code::bad_config,
-          "moe " + p.str() + ": MXFP4 weights run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
+          "moe " + p.str() + ": MX weights run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
+}
+
+// The pipeline's last step: the combine, and the launches' status.
+template <class T, class Elem>
+status finish(const problem& p, const mx_args<T, Elem>& a, const sort_outputs& so, const grouped_rows& g, const T* down,
+              hipStream_t stream) {
+  launch_combine(p, down, so.inverse, g.rows, a.out, a.out_unreduced, stream);
+  return launch_status("moe " + p.str() + ": ");
 }
 
 // Validates, then launches the sort, x's quantization, the three grouped GEMMs of the MX config Cfg
 // (M tile: the sort's), the gated product's quantization and the combine on `stream`.
-template <class Cfg, class T>
-status launch(const problem& p, const mxfp4_args<T>& a, arch::target device, hipStream_t stream) {
-  const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T), weight_format::mxfp4);
+template <class Cfg, class T, class Elem>
+status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, hipStream_t stream) {
+  using storage = mx_storage_t<Elem>;
+  const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T), mx_weight_format<Elem>);
   if (status s = validate(p, a, Cfg::block_m, w.bytes); !s.ok()) return s;
   if (status s = check_mx_target(p, device); !s.ok()) return s;
   const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
@@ -170,31 +189,33 @@ status launch(const problem& p, const mxfp4_args<T>& a, arch::target device, hip
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
   if (p.tokens == 0) return status::success();
   T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
-  const mx_operand x{ws.at<fp4x2_e2m1>(w.x_fp8), ws.at<e8m0>(w.x_scale)};
-  const mx_operand h{ws.at<fp4x2_e2m1>(w.hidden_fp8), ws.at<e8m0>(w.hidden_scale)};
-  launch_quantize_mx(a.x, p.tokens, p.hidden, nullptr, ws.at<void>(w.x_fp8), ws.at<void>(w.x_scale), stream);
+  const mx_operand<storage> x{ws.at<storage>(w.x_fp8), ws.at<e8m0>(w.x_scale)};
+  const mx_operand<storage> h{ws.at<storage>(w.hidden_fp8), ws.at<e8m0>(w.hidden_scale)};
+  launch_quantize_mx<Elem>(a.x, p.tokens, p.hidden, nullptr, ws.at<void>(w.x_fp8), ws.at<void>(w.x_scale), stream);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   auto stages = [&]<bool Shuffled>() {
     using mx_scales = block::grouped_mx_scale_args;
     const mx_scales x_gate{x.scale, a.gate_scale, so.sorted_tokens, p.tokens};
     const mx_scales x_up{x.scale, a.up_scale, so.sorted_tokens, p.tokens};
-    launch_mx_stage<Cfg, T, Shuffled, stage::gate>(g, x.data, a.gate, p.expert_dim, p.hidden, x_gate, gate, stream);
-    launch_mx_stage<Cfg, T, Shuffled, stage::up_gated>(g, x.data, a.up, p.expert_dim, p.hidden,
-                                                       block::gate_args<mx_scales, T>{x_up, gate}, hidden, stream);
-    launch_quantize_mx(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index, ws.at<void>(w.hidden_fp8),
-                       ws.at<void>(w.hidden_scale), stream);
-    launch_mx_stage<Cfg, T, Shuffled, stage::down_weighted>(
+    launch_mx_stage<Cfg, T, Elem, Shuffled, stage::gate>(g, x.data, a.gate, p.expert_dim, p.hidden, x_gate, gate,
+                                                         stream);
+    launch_mx_stage<Cfg, T, Elem, Shuffled, stage::up_gated>(
+        g, x.data, a.up, p.expert_dim, p.hidden, block::gate_args<mx_scales, T>{x_up, gate}, hidden, stream);
+    launch_quantize_mx<Elem>(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index,
+                             ws.at<void>(w.hidden_fp8), ws.at<void>(w.hidden_scale), stream);
+    launch_mx_stage<Cfg, T, Elem, Shuffled, stage::down_weighted>(
         g, h.data, a.down, p.hidden, p.expert_dim,
         block::gathered_row_scale_args<mx_scales>{
             {h.scale, a.down_scale, so.row_index, g.rows}, a.weights, so.sorted_slots, p.tokens * p.top_k},
         down, stream);
   };
-  if (a.preshuffled)
-    stages.template operator()<true>();
-  else
-    stages.template operator()<false>();
-  launch_combine(p, down, so.inverse, g.rows, a.out, a.out_unreduced, stream);
-  return launch_status("moe " + p.str() + ": ");
+  if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
+    if (a.preshuffled) {
+      stages.template operator()<true>();
+      return finish(p, a, so, g, down, stream);
+    }
+  }
+  stages.template operator()<false>();
+  return finish(p, a, so, g, down, stream);
 }
-
 }  // namespace wavekit::ops::moe

@@ -93,33 +93,42 @@ struct blockscale_args {
   activation_scaling x_scaling = activation_scaling::per_128;
 };
 
-// MXFP4 expert weights (amd-moe-mxfp4; wavekit::moe over mxfp4_args, gfx950): each expert's gate,
-// up and down tensors in nn.Linear's order (layout::k_contiguous: gate, up [expert_dim][hidden],
-// down [hidden][expert_dim]) as e2m1 pairs with one e8m0 scale per 32 K ([rows][K/32]); or, with
-// preshuffled, as aiter's shuffle_weight(16, 16) and e8m0_shuffle left them (core/mx_shuffle.hpp).
-// A fused gate_up tensor [2 expert_dim][hidden] ([gate; up], amd-moe-mxfp4's) is two table
-// entries: up's data and scales start at row expert_dim, in either layout (its row groups, 16 and
-// 32 rows, divide expert_dim). The activations are
-// quantized to MXFP4 inside the pipeline (x before the gate and up projections, the gated product
-// before the down projection) by the host quantizer's rule (block/quantize_1x32_fp4.hpp).
-template <class T>
-struct mxfp4_args {
+// MX expert weights (gfx950; wavekit::moe over mx_args): MXFP4 (amd-moe-mxfp4: mxfp4_args) or
+// MXFP8 (mxfp8_args), each expert's gate, up and down tensors in nn.Linear's order
+// (layout::k_contiguous: gate, up [expert_dim][hidden], down [hidden][expert_dim]) as e2m1 pairs or
+// e4m3fn bytes with one e8m0 scale per 32 K ([rows][K/32]); MXFP4 also, with preshuffled, as
+// aiter's shuffle_weight(16, 16) and e8m0_shuffle left them (core/mx_shuffle.hpp). A fused gate_up
+// tensor [2 expert_dim][hidden] ([gate; up], amd-moe-mxfp4's) is two table entries: up's data and
+// scales start at row expert_dim, in either layout (its row groups, 16 and 32 rows, divide
+// expert_dim). The activations are quantized to the weights' format inside the pipeline (x
+// before the gate and up projections, the gated product before the down projection) by the host
+// quantizer's rule (block/quantize_1x32_mx.hpp).
+template <class T, class Elem>
+struct mx_args {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "moe: activations and outputs are bf16 or fp16");
+  static_assert(std::is_same_v<Elem, fp4_e2m1> || std::is_same_v<Elem, fp8_e4m3fn>,
+                "moe: MX weights are fp4_e2m1 (MXFP4) or fp8_e4m3fn (MXFP8)");
+  using element = Elem;
+  using storage = mx_storage_t<Elem>;
   const T* x = nullptr;  // [tokens][hidden]
   const int* ids = nullptr;
   const float* weights = nullptr;
-  const fp4x2_e2m1* const* gate = nullptr;  // [local_experts] device pointers, as in args
-  const fp4x2_e2m1* const* up = nullptr;
-  const fp4x2_e2m1* const* down = nullptr;
+  const storage* const* gate = nullptr;  // [local_experts] device pointers, as in args
+  const storage* const* up = nullptr;
+  const storage* const* down = nullptr;
   const e8m0* const* gate_scale = nullptr;  // [local_experts] device pointers to e8m0 scales
   const e8m0* const* up_scale = nullptr;
   const e8m0* const* down_scale = nullptr;
-  bool preshuffled = false;  // weights and scales in aiter's pre-shuffled layouts
+  bool preshuffled = false;  // MXFP4 weights and scales in aiter's pre-shuffled layouts
   T* out = nullptr;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   T* out_unreduced = nullptr;
 };
+template <class T>
+using mxfp4_args = mx_args<T, fp4_e2m1>;
+template <class T>
+using mxfp8_args = mx_args<T, fp8_e4m3fn>;
 
 // A workspace cut into 256-byte aligned parts, in the order they are taken.
 struct workspace_cursor {
@@ -132,17 +141,24 @@ struct workspace_cursor {
 };
 
 // Which weights a pipeline reads: its element type decides what the workspace holds.
-enum class weight_format { half, fp8_blockscale, mxfp4 };
+enum class weight_format { half, fp8_blockscale, mxfp4, mxfp8 };
+
+// The workspace's format for MX weights of Elem.
+template <class Elem>
+inline constexpr weight_format mx_weight_format =
+    std::is_same_v<Elem, fp4_e2m1> ? weight_format::mxfp4 : weight_format::mxfp8;
 
 // With quantized weights: the quantized input and gated product and their scales (offsets; all 0
 // for bf16 / fp16 weights). Both layouts keep them. fp8 block-scaled: fp8 bytes, an fp32 scale per
-// 128; MXFP4: two elements a byte, an e8m0 byte per 32.
+// 128; MX: an e8m0 byte per 32, elements two a byte (MXFP4) or one (MXFP8).
 struct quantized_intermediates {
   std::size_t x_fp8 = 0, x_scale = 0, hidden_fp8 = 0, hidden_scale = 0;
   void take(workspace_cursor& c, std::size_t x_rows, int hidden, std::size_t hidden_rows, int expert_dim,
             weight_format weights = weight_format::fp8_blockscale) {
-    const bool mx = weights == weight_format::mxfp4;
-    auto data = [&](std::size_t rows, int cols) { return mx ? rows * cols / 2 : rows * cols; };
+    const bool mx = weights == weight_format::mxfp4 || weights == weight_format::mxfp8;
+    auto data = [&](std::size_t rows, int cols) {
+      return weights == weight_format::mxfp4 ? rows * cols / 2 : rows * cols;
+    };
     auto scales = [&](std::size_t rows, int cols) { return mx ? rows * (cols / 32) : 4 * rows * (cols / 128); };
     x_fp8 = c.take(data(x_rows, hidden));
     x_scale = c.take(scales(x_rows, hidden));
@@ -216,16 +232,16 @@ inline status validate_blockscale_shape(const problem& p) {
   return check_scale_blocks("moe " + p.str() + ": ", p.hidden, p.expert_dim);
 }
 
-// The MXFP4 layer's: the bf16 / fp16 layer's, K-contiguous weights (nn.Linear's order), hidden and
+// The MX layer's: the bf16 / fp16 layer's, K-contiguous weights (nn.Linear's order), hidden and
 // expert_dim multiples of 64 (whole 32-K scale blocks in whole 32-byte tiles of the shuffled
 // layout).
 inline status validate_mx_shape(const problem& p) {
   if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
   if (p.weight_order != layout::k_contiguous)
-    return {status_code::bad_shape, what + "MXFP4 weights are K-contiguous (layout::k_contiguous, nn.Linear's order)"};
+    return {status_code::bad_shape, what + "MX weights are K-contiguous (layout::k_contiguous, nn.Linear's order)"};
   if (p.hidden % 64 || p.expert_dim % 64)
-    return {status_code::bad_shape, what + "with MXFP4 weights hidden and expert_dim must be multiples of 64"};
+    return {status_code::bad_shape, what + "with MX weights hidden and expert_dim must be multiples of 64"};
   return status::success();
 }
 

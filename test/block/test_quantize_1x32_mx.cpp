@@ -1,8 +1,8 @@
-// block/quantize_1x32_fp4: gfx950's MXFP4 activation quantizer against host::quantize_mx<fp4_e2m1>,
-// bit for bit (elements and e8m0 scales): bf16 and fp16 rows whose 32-column blocks span magnitudes
+// block/quantize_1x32_mx: gfx950's MX activation quantizer against host::quantize_mx, bit for bit
+// (elements and e8m0 scales), MXFP4 and MXFP8: bf16 and fp16 rows whose 32-column blocks span magnitudes
 // from fp32's subnormals to fp16's and bf16's largest, all-zero blocks, amaxes at the rounding's
-// edges (a mantissa just below and at 0.75 of the next power), values on e2m1's rounding ties and
-// past its saturation, rows of 32 columns and of many blocks; and the traffic: each input byte read
+// edges (a mantissa just below and at 0.75 of the next power), values on e2m1's and e4m3fn's
+// rounding ties and past their saturation, rows of 32 columns and of many blocks; and the traffic: each input byte read
 // once, each output byte written once.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "wavekit/block/quantize_1x32_fp4.hpp"
+#include "wavekit/block/quantize_1x32_mx.hpp"
 #include "wavekit/host/quantize_mx.hpp"
 
 using namespace wavekit;
@@ -22,34 +22,36 @@ namespace {
 
 // Runs the kernel over x and compares with the host quantizer; returns the mismatches (the first
 // few printed).
-template <class T>
+template <class T, class Elem = fp4_e2m1>
 int check(const std::vector<T>& x, int rows, int cols) {
   T* d_x;
   std::uint8_t *q, *scale;
-  const std::size_t n = x.size();
-  hipMallocManaged(&d_x, n * sizeof(T)), hipMallocManaged(&q, n / 2), hipMallocManaged(&scale, n / 32);
+  const std::size_t n = x.size(), bytes = n / host::mx_tensor<Elem>::elements_per_byte;
+  hipMallocManaged(&d_x, n * sizeof(T)), hipMallocManaged(&q, bytes), hipMallocManaged(&scale, n / 32);
   std::memcpy(d_x, x.data(), n * sizeof(T));
-  std::memset(q, 0xAB, n / 2), std::memset(scale, 0xAB, n / 32);
-  const block::quantize_1x32_fp4_args<T> a{d_x, q, scale, rows, cols};
+  std::memset(q, 0xAB, bytes), std::memset(scale, 0xAB, n / 32);
+  const block::quantize_1x32_mx_args<T, Elem> a{d_x, q, scale, rows, cols};
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
-  hipLaunchKernelGGL((block::quantize_1x32_fp4_kernel<T>), dim3((a.items() + 255) / 256), dim3(256), 0, nullptr, a);
+  hipLaunchKernelGGL((block::quantize_1x32_mx_kernel<T, Elem>), dim3((a.items() + 255) / 256), dim3(256), 0, nullptr,
+                     a);
   REQUIRE(hipGetLastError() == hipSuccess);
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();
   CHECK(c.global_bytes_read == n * sizeof(T));
-  CHECK(c.global_bytes_written == n / 2 + n / 32);
+  CHECK(c.global_bytes_written == bytes + n / 32);
 #endif
   std::vector<float> xf(n);
   for (std::size_t i = 0; i < n; ++i) xf[i] = widen_to_float(x[i]);
-  const host::mx_tensor<fp4_e2m1> want = host::quantize_mx<fp4_e2m1>(xf, rows, cols);
+  const host::mx_tensor<Elem> want = host::quantize_mx<Elem>(xf, rows, cols);
+  const std::size_t per_byte = n / bytes;
   int bad = 0;
-  for (std::size_t i = 0; i < n / 2; ++i)
+  for (std::size_t i = 0; i < bytes; ++i)
     if (q[i] != want.data[i].bits && bad++ < 5)
-      UNSCOPED_INFO("byte " << i << " (row " << i * 2 / cols << ", column " << i * 2 % cols << "): " << int(q[i])
-                            << ", host " << int(want.data[i].bits));
+      UNSCOPED_INFO("byte " << i << " (row " << i * per_byte / cols << ", column " << i * per_byte % cols
+                            << "): " << int(q[i]) << ", host " << int(want.data[i].bits));
   for (std::size_t i = 0; i < n / 32; ++i)
     if (scale[i] != want.scales[i].bits && bad++ < 5)
       UNSCOPED_INFO("scale " << i << ": " << int(scale[i]) << ", host " << int(want.scales[i].bits));
@@ -71,7 +73,7 @@ std::vector<T> spread_rows(int rows, int cols, int spread, int shift, std::uint3
 
 }  // namespace
 
-TEST_CASE("quantize_1x32_fp4: bit for bit the host's MXFP4 quantizer", "[emu][quantize][mx]") {
+TEST_CASE("quantize_1x32_mx: bit for bit the host's MXFP4 quantizer", "[emu][quantize][mx]") {
   SECTION("bf16 blocks from tiny to large") {
     CHECK(check(spread_rows<bf16>(7, 320, 9, -40, 1), 7, 320) == 0);
     CHECK(check(spread_rows<bf16>(3, 512, 30, -120, 2), 3, 512) == 0);  // fp32 subnormals to 2^100
@@ -99,5 +101,28 @@ TEST_CASE("quantize_1x32_fp4: bit for bit the host's MXFP4 quantizer", "[emu][qu
   SECTION("one row of one block; many rows") {
     CHECK(check(spread_rows<bf16>(1, 32, 0, 3, 4), 1, 32) == 0);
     CHECK(check(spread_rows<bf16>(100, 64, 1, 0, 5), 100, 64) == 0);
+  }
+}
+
+TEST_CASE("quantize_1x32_mx: bit for bit the host's MXFP8 quantizer", "[emu][quantize][mx]") {
+  SECTION("bf16 and fp16 blocks from tiny to large") {
+    CHECK(check<bf16, fp8_e4m3fn>(spread_rows<bf16>(7, 320, 9, -40, 11), 7, 320) == 0);
+    CHECK(check<bf16, fp8_e4m3fn>(spread_rows<bf16>(3, 512, 30, -120, 12), 3, 512) == 0);
+    CHECK(check<fp16, fp8_e4m3fn>(spread_rows<fp16>(5, 256, 2, 0, 13), 5, 256) == 0);
+  }
+  SECTION("amax at the rounding's edges, e4m3fn ties and saturation, zeros") {
+    // Block 0: amax 447 (2^8 * 1.746: stays in its binade, so values reach e4m3fn's 448 and
+    // saturate there); block 1: amax 0.75 * 2^9 (carries); block 2: zeros; block 3: values on
+    // e4m3fn's ties (1 + 1/16, 1 + 3/16 at exponent 0).
+    std::vector<float> v(128, 0.0f);
+    for (int i = 0; i < 32; ++i) v[i] = (i % 2 ? -1.0f : 1.0f) * 14.0f * static_cast<float>(i);
+    v[5] = 447.0f;
+    for (int i = 32; i < 64; ++i) v[i] = 3.0f * static_cast<float>(i - 32);
+    v[40] = -384.0f;
+    const float ties[] = {1.0625f, 1.1875f, 1.3125f, 1.4375f, 1.5625f, 1.6875f, 1.8125f, 1.9375f};
+    for (int i = 96; i < 128; ++i) v[i] = ties[i % 8] * (i % 3 ? 1.0f : -1.0f);
+    std::vector<bf16> x(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) x[i] = saturate_cast<bf16>(v[i]);
+    CHECK(check<bf16, fp8_e4m3fn>(x, 1, 128) == 0);
   }
 }

@@ -1,0 +1,153 @@
+// Activations to MXFP4 or MXFP8 (e2m1 or e4m3fn elements with one e8m0 scale per row per 32
+// columns) on gfx950, by the rule of the host quantizer (host/quantize_mx.hpp: aiter's MX rule,
+// docs/hardware.md 7.3), bit for bit:
+//   exponent = core/mx_scale.hpp's rule on the block's amax (its bits rounded to a power of two,
+//              floor(log2) - the element's largest exponent, clamped to [-127, 127])
+//   element  = x / 2^exponent rounded to nearest-even, saturating at the element's largest value
+// MXFP4's elements come from gfx950's v_cvt_scalef32_pk_fp4_f32, which divides by the scale exactly
+// and rounds the same way (docs/hardware.md 2.3): the host's one fp32 multiply by 2^-exponent is
+// exact wherever the result is not below fp4's resolution, so both give the same bits. Two
+// elements a byte, the even column in the low nibble. MXFP8's are that same fp32 multiply, then the
+// saturating fp8 conversion (arch/fp8_convert.hpp: a clamp, then v_cvt_pk_fp8_f32), which is
+// saturate_cast's rounding. The scale is its e8m0 byte.
+//
+// Work items: one thread per 8 consecutive elements (one 16-byte load of bf16 / fp16), so a
+// 32-column block is 4 neighbouring lanes (a quad), whose amax is two DPP moves. Every lane runs
+// them (missing rows load zeros and store nothing): no divergence around them. An optional row
+// table (rows_in_use[r] < 0: row r is skipped) lets a pipeline quantize only the rows a later GEMM
+// reads (MoE's padding rows are never written). A GEMM that quantizes its A tile as it loads it
+// calls quantize_fp4_octet on registers; the kernel form here runs the item over a whole tensor.
+#pragma once
+
+#include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
+
+#include <cstdint>
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/fp8_convert.hpp"
+#include "wavekit/arch/gfx950.hpp"
+#include "wavekit/arch/target.hpp"
+#include "wavekit/core/half_convert.hpp"
+#include "wavekit/core/mx_scale.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/platform.hpp"
+
+namespace wavekit::block {
+
+inline constexpr int mx_group = 32;                  // columns per scale
+inline constexpr int mx_quantize_lane_elements = 8;  // elements per work item
+inline constexpr int mx_quantize_group_lanes = 4;    // work items per scale
+
+// Elem: fp4_e2m1 (MXFP4) or fp8_e4m3fn (MXFP8).
+template <class T, class Elem = fp4_e2m1>
+struct quantize_1x32_mx_args {
+  static_assert(std::is_same_v<Elem, fp4_e2m1> || std::is_same_v<Elem, fp8_e4m3fn>,
+                "quantize_1x32_mx: the elements are fp4_e2m1 (MXFP4) or fp8_e4m3fn (MXFP8)");
+  static constexpr int element_bits = std::is_same_v<Elem, fp4_e2m1> ? 4 : 8;
+  const T* x;           // [rows][cols], cols a multiple of 32
+  std::uint8_t* q;      // [rows][cols * element_bits / 8]: two e2m1 a byte, or one e4m3fn
+  std::uint8_t* scale;  // [rows][cols / 32]: e8m0
+  int rows, cols;
+  const int* rows_in_use = nullptr;  // null, or [rows]: rows with a negative entry are skipped
+
+  // Work items (threads) the whole tensor needs.
+  WAVEKIT_HOST_DEVICE int items() const { return rows * (cols / mx_quantize_lane_elements); }
+};
+
+// Eight values of a 32-column block (the block's other 24 in the three neighbouring lanes of the
+// group of four) to four bytes of e2m1, and the block's e8m0 exponent + 127.
+struct fp4_octet {
+  std::uint32_t bytes;
+  std::uint32_t scale;
+};
+// The amax of a 32-column block from a lane's 8 values: DPP moves within each quad of lanes (VALU,
+// no LDS): lanes swapped by 1 (quad_perm [1, 0, 3, 2]), then by 2 ([2, 3, 0, 1]).
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float block_amax(const float (&v)[mx_quantize_lane_elements]) {
+  float amax = 0.0f;
+#pragma unroll
+  for (int h = 0; h < mx_quantize_lane_elements; ++h) {
+    const float m = v[h] < 0.0f ? -v[h] : v[h];
+    amax = m > amax ? m : amax;  // a NaN element is not the amax
+  }
+  auto quad_max = [&amax]<int Ctrl>() {
+    const float other =
+        __builtin_bit_cast(float, __builtin_amdgcn_mov_dpp(__builtin_bit_cast(int, amax), Ctrl, 0xF, 0xF, false));
+    amax = other > amax ? other : amax;
+  };
+  quad_max.template operator()<0xB1>();
+  quad_max.template operator()<0x4E>();
+  return amax;
+}
+
+// (A template so that only gfx950 code instantiates the conversion.)
+template <class Elem = fp4_e2m1>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp4_octet quantize_fp4_octet(const float (&v)[mx_quantize_lane_elements]) {
+  static_assert(std::is_same_v<Elem, fp4_e2m1>, "quantize_fp4_octet: fp4 e2m1");
+  const std::uint32_t code = static_cast<std::uint32_t>(mx_scale_exponent<Elem>(block_amax(v)) + 127);
+  const float scale = __builtin_bit_cast(float, code << 23);  // the conversion reads its exponent field
+  std::uint32_t bytes = 0;
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<0>(bytes, v[0], v[1], scale);
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<1>(bytes, v[2], v[3], scale);
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<2>(bytes, v[4], v[5], scale);
+  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<3>(bytes, v[6], v[7], scale);
+  return {bytes, code};
+}
+
+// The same to eight bytes of e4m3fn: x * 2^-exponent (2^-exponent is a normal fp32 for every
+// exponent the rule gives e4m3fn, at most 127 - 8), saturating.
+struct fp8_octet {
+  arch::u32x2 bytes;
+  std::uint32_t scale;
+};
+template <class Elem = fp8_e4m3fn>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp8_octet quantize_fp8_octet(const float (&v)[mx_quantize_lane_elements]) {
+  static_assert(std::is_same_v<Elem, fp8_e4m3fn>, "quantize_fp8_octet: OCP fp8 e4m3fn");
+  const int exponent = mx_scale_exponent<Elem>(block_amax(v));
+  const float inverse = __builtin_ldexpf(1.0f, -exponent);
+  return {
+      arch::u32x2{arch::pack_fp8x4_saturating<Elem>(v[0] * inverse, v[1] * inverse, v[2] * inverse, v[3] * inverse),
+                  arch::pack_fp8x4_saturating<Elem>(v[4] * inverse, v[5] * inverse, v[6] * inverse, v[7] * inverse)},
+      static_cast<std::uint32_t>(exponent + 127)};
+}
+
+// Quantizes work item `item` (every lane of a wave calls it; items past the tensor do nothing).
+template <class T, class Elem>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_mx_item(const quantize_1x32_mx_args<T, Elem>& a, int item) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "quantize_1x32_mx: activations are bf16 or fp16");
+  const int per_row = a.cols / mx_quantize_lane_elements;
+  const int row = item / per_row, col = item % per_row * mx_quantize_lane_elements;
+  const bool active = row < a.rows && (!a.rows_in_use || a.rows_in_use[row] >= 0);
+  const std::uint32_t elements = static_cast<std::uint32_t>(a.rows) * static_cast<std::uint32_t>(a.cols);
+  const std::uint32_t at = static_cast<std::uint32_t>(row) * a.cols + col;  // used only when active
+  const arch::u32x4 raw = arch::buffer::over(a.x, elements * 2).load16(active ? at * 2 : arch::out_of_range);
+  float v[mx_quantize_lane_elements];
+#pragma unroll
+  for (int h = 0; h < mx_quantize_lane_elements; ++h)
+    v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(raw[h / 2] >> (16 * (h % 2)))));
+  const arch::buffer q = arch::buffer::over(a.q, elements / 8 * a.element_bits);
+  std::uint32_t scale;
+  if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
+    const fp4_octet o = quantize_fp4_octet(v);
+    q.store4(o.bytes, active ? at / 2 : arch::out_of_range), scale = o.scale;
+  } else {
+    const fp8_octet o = quantize_fp8_octet<Elem>(v);
+    q.store8(o.bytes, active ? at : arch::out_of_range), scale = o.scale;
+  }
+  if (col % mx_group == 0)
+    arch::buffer::over(a.scale, elements / mx_group)
+        .store1(static_cast<std::uint8_t>(scale), active ? at / mx_group : arch::out_of_range);
+}
+
+// The whole tensor: launch ceil(items / 256) workgroups of 256 threads.
+template <class T, class Elem = fp4_e2m1>
+__global__ __launch_bounds__(256) void quantize_1x32_mx_kernel(quantize_1x32_mx_args<T, Elem> a) {
+  arch::declare_codegen_targets<0, 8>();
+  if constexpr (arch::current_target == arch::target::gfx942)
+    __builtin_trap();  // gfx942's pass of a GPU build: no fp4 conversions, another fp8 format
+  else
+    quantize_1x32_mx_item(a, static_cast<int>(blockIdx.x) * 256 + static_cast<int>(threadIdx.x));
+}
+
+}  // namespace wavekit::block
