@@ -48,4 +48,13 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 mfma_f32_16x16x16_bf16(i16x4 a, i16x4
   return __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, 0, 0, 0);
 }
 
+// v_smfmac_f32_16x16x64_fp8_fp8: D (16x16 fp32) = A (16x64, 2:4 sparse along K) * B (64x16) + D.
+// A arrives compressed, 8 fp8 values per lane (the two non-zeros of each of its four groups of four
+// K), and `index` says where they sit: bits [4 g, 4 g + 4) of the index half that ABID names hold
+// the two 2-bit positions of group g (docs/hardware.md 1.7). B is 16 fp8 values per lane. The
+// accumulator is also the destination.
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE floatx4 smfmac_f32_16x16x64_fp8_fp8(int32x2 a, int32x4 b, floatx4 c, int index) {
+  return __builtin_amdgcn_smfmac_f32_16x16x64_fp8_fp8(a, b, c, index, 0, 0);
+}
+
 }  // namespace wavekit::arch::gfx942

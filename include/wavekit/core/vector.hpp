@@ -13,6 +13,7 @@ namespace wavekit {
 
 using floatx4 = float __attribute__((ext_vector_type(4)));
 using floatx16 = float __attribute__((ext_vector_type(16)));
+using int32x2 = std::int32_t __attribute__((ext_vector_type(2)));
 using int32x4 = std::int32_t __attribute__((ext_vector_type(4)));
 using int32x8 = std::int32_t __attribute__((ext_vector_type(8)));
 // 16-bit MFMA operands: the CDNA3 forms take 4 values (f16 as _Float16, bf16 as raw int16 bits),

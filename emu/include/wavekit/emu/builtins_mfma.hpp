@@ -8,6 +8,7 @@
 #include "wavekit/core/vector.hpp"
 #include "wavekit/emu/mfma.hpp"
 #include "wavekit/emu/mfma_scaled.hpp"
+#include "wavekit/emu/mfma_sparse.hpp"
 
 namespace wavekit::emu::mfma {
 using int32x16 = std::int32_t __attribute__((ext_vector_type(16)));
@@ -75,5 +76,14 @@ WAVEKIT_EMU_MFMA_GFX950(mfma_f32_32x32x16_bf16, 32, 32, 16, 16, bf16, bf16, wave
 WAVEKIT_EMU_MFMA_SCALE(mfma_scale_f32_16x16x128_f8f6f4, 16, 16, 128, wavekit::floatx4)
 WAVEKIT_EMU_MFMA_SCALE(mfma_scale_f32_32x32x64_f8f6f4, 32, 32, 64, wavekit::floatx16)
 #undef WAVEKIT_EMU_MFMA_SCALE
+
+// The sparse form wavekit's skinny fp8 GEMM runs (mfma_sparse.hpp). Argument order as clang's:
+// (a, b, c, index, cbsz, abid).
+inline wavekit::floatx4 __builtin_amdgcn_smfmac_f32_16x16x64_fp8_fp8(
+    wavekit::int32x2 a, wavekit::int32x4 b, wavekit::floatx4 c, int index, int cbsz, int abid,
+    wavekit::emu::source_site site = wavekit::emu::source_site::current()) {
+  return wavekit::emu::mfma::sparse_instruction_16x16x64_fp8("v_smfmac_f32_16x16x64_fp8_fp8", a, b, c, index, cbsz,
+                                                             abid, site);
+}
 
 #undef WAVEKIT_EMU_MFMA
