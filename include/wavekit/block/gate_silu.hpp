@@ -1,7 +1,8 @@
 // The policy of a gated linear unit's second half: C = SiLU(gate) * (A x B^T), gate a tensor of
 // C's shape that an earlier GEMM wrote (MoE's stage 1: gate = x W_gate, then this GEMM computes
-// x W_up and gates it in its epilogue, so only the gated product is stored). SiLU(g) =
-// g / (1 + e^-g), in fp32 from the stored gate.
+// x W_up and gates it in its epilogue, so only the gated product is stored). SiLU(g) * up is
+// core/silu.hpp's, in fp32 from the stored gate: the definition the SwiGLU kernel
+// (ops/swiglu_quant) uses too.
 //
 // A decorator over the K loop's own policy (scale_none for bf16 / fp16 operands,
 // scale_group_promotion for block-scaled fp8): its hooks run the K loop, its value transform comes
@@ -15,6 +16,7 @@
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/core/silu.hpp"
 
 namespace wavekit::block {
 
@@ -52,7 +54,7 @@ struct gate_silu : Policy {
         x = __builtin_bit_cast(float, g.load4(at * 4));
       else
         x = widen_to_float(Gate::from_bits(g.load2(at * 2)));
-      return x / (1.0f + expf(-x)) * inner(i, j, r, v);
+      return silu_times(x, inner(i, j, r, v));
     }
   };
 

@@ -36,6 +36,26 @@ struct blockscale_tensor {
   float value_at(int r, int c) const { return to_float(data[static_cast<std::size_t>(r) * cols + c]) * scale_at(r, c); }
 };
 
+// The rule on one block's amax: the scale that puts it on the format's largest finite value, 1 for
+// an all-zero block.
+template <class Fp8>
+float fp8_block_scale(float amax) {
+  return amax > 0.0f ? amax / element_limits<Fp8>::max_finite : 1.0f;
+}
+
+// The rule on one group of values, any values (the tensor quantizers below take finite ones):
+// q[i] = saturate_cast(x[i] / scale), the scale returned. As the device quantizers apply it
+// (block/quantize_1x128.hpp): a NaN is never the amax (it stays NaN in its own element); an Inf
+// amax makes the scale Inf, so the group's finite values become 0 and its Infs NaN.
+template <class Fp8>
+float quantize_fp8_group(std::span<const float> x, std::span<Fp8> q) {
+  float amax = 0.0f;
+  for (float v : x) amax = std::max(amax, std::fabs(v));  // std::max(amax, NaN) is amax
+  const float scale = fp8_block_scale<Fp8>(amax);
+  for (std::size_t i = 0; i < x.size(); ++i) q[i] = saturate_cast<Fp8>(x[i] / scale);
+  return scale;
+}
+
 namespace detail {
 inline void require_matrix(std::span<const float> x, int rows, int cols, const char* who) {
   if (rows <= 0 || cols <= 0) throw std::invalid_argument(std::string(who) + ": rows and cols must be positive");
@@ -59,7 +79,6 @@ blockscale_tensor<Fp8> quantize_blockscale(std::span<const float> x, int rows, i
   t.rows = rows, t.cols = cols, t.block_rows = block_rows, t.block_cols = block_cols;
   t.data.resize(x.size());
   t.scales.resize(static_cast<std::size_t>(t.scale_rows()) * t.scale_cols());
-  constexpr float max_finite = element_limits<Fp8>::max_finite;
 
   for (int br = 0; br < t.scale_rows(); ++br) {
     for (int bc = 0; bc < t.scale_cols(); ++bc) {
@@ -68,7 +87,7 @@ blockscale_tensor<Fp8> quantize_blockscale(std::span<const float> x, int rows, i
       float amax = 0.0f;
       for (int r = r0; r < r1; ++r)
         for (int c = c0; c < c1; ++c) amax = std::max(amax, std::fabs(x[std::size_t(r) * cols + c]));
-      const float scale = amax > 0.0f ? amax / max_finite : 1.0f;
+      const float scale = fp8_block_scale<Fp8>(amax);
       t.scales[std::size_t(br) * t.scale_cols() + bc] = scale;
       for (int r = r0; r < r1; ++r)
         for (int c = c0; c < c1; ++c) {

@@ -1,0 +1,31 @@
+// wavekit's residual + RMSNorm + fp8 quantization (ops/rmsnorm_quant/problem.hpp states the op):
+// one pass over each row, the normalized row quantized per tensor or per 1x128 group (the
+// block-scaled GEMM's A and a_scale, either storage order).
+//
+//   namespace rq = wavekit::ops::rmsnorm_quant;
+//   rq::problem p{tokens, hidden, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous,
+//                 rq::residual_mode::add};
+//   rq::args<wavekit::fp16, wavekit::arch::gfx942::fp8> a{x, residual, weight, q, nullptr, scale, 1e-6f};
+//   wavekit::status s = wavekit::rmsnorm_quant(p, a, stream);
+//
+// Everything is validated before the launch, and the fp8 format must be the device's (fnuz on
+// gfx942, OCP on gfx950).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/arch/device.hpp"
+#include "wavekit/ops/rmsnorm_quant/kernel.hpp"
+
+namespace wavekit {
+
+template <class T, class Fp8>
+status rmsnorm_quant(const ops::rmsnorm_quant::problem& p, const ops::rmsnorm_quant::args<T, Fp8>& args,
+                     hipStream_t stream) {
+  if (status s = ops::rmsnorm_quant::validate(p, args); !s.ok()) return s;
+  const arch::device_arch device = arch::current_device_arch();
+  if (status s = arch::check_device_fp8_format<Fp8>(device, "rmsnorm_quant"); !s.ok()) return s;
+  return ops::rmsnorm_quant::launch(p, args, device.kind, stream);
+}
+
+}  // namespace wavekit

@@ -1,0 +1,151 @@
+// The residual + RMSNorm + fp8 kernel (ops/rmsnorm_quant/problem.hpp states the op) and its
+// launcher: a composition of the row parts.
+//
+//   block/row_octets.hpp        a row over the workgroup, 8 elements a lane an item; the row sum
+//   block/quantize_fp8_row.hpp  the fp8 output: per tensor or 1x128 groups, either storage order
+//
+// A workgroup of 256 threads takes rows blockIdx.x, + gridDim.x, ... (ops/rmsnorm_quant/plan.hpp).
+// Its lanes load their weight octets once. Per row: x (and the residual) are loaded, added and
+// the sum stored back, its squares summed per lane; one workgroup sum; then from the same
+// registers the normalized, weighted octets are quantized and stored. Each byte of x, the residual
+// and the outputs moves once; the row never leaves registers.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/matrix_formats.hpp"
+#include "wavekit/block/quantize_fp8_row.hpp"
+#include "wavekit/block/row_octets.hpp"
+#include "wavekit/core/half_convert.hpp"
+#include "wavekit/ops/rmsnorm_quant/plan.hpp"
+#include "wavekit/ops/rmsnorm_quant/problem.hpp"
+
+namespace wavekit::ops::rmsnorm_quant {
+
+using row = block::row_octets<row_threads, max_hidden / (row_threads * block::octet)>;
+
+// The kernel's promises to the codegen report: registers for 4 waves a SIMD (the weight's and the
+// row's octets, 64 VGPRs, stay live across the row sum), and the row loop's length.
+inline constexpr int min_waves_per_simd = 4;
+inline constexpr int loop_instructions_max = 1100;
+
+template <class T, class Fp8>
+struct params {
+  const T* x;
+  T* residual;
+  const T* weight;
+  block::fp8_rows<Fp8> out;
+  float eps;
+  int tokens, hidden;
+};
+
+template <class T, class Fp8, fp8_scaling Scaling, layout Order, residual_mode Residual>
+__global__ __launch_bounds__(row_threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(min_waves_per_simd) void rmsnorm_quant_kernel(params<T, Fp8> p) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "rmsnorm_quant: x is bf16 or fp16");
+  arch::declare_codegen_targets<row::lds_floats * 4, min_waves_per_simd, 0, loop_instructions_max>();
+  if constexpr (!arch::reads_fp8<Fp8>(arch::current_target) && arch::current_target != arch::target::host) {
+    __builtin_trap();  // the converter writes the target's own fp8 format, not Fp8
+  } else {
+    WAVEKIT_LDS_ARRAY(float, lds, row::lds_floats);
+    const int tid = static_cast<int>(threadIdx.x);
+    const std::uint32_t elements = static_cast<std::uint32_t>(p.tokens) * static_cast<std::uint32_t>(p.hidden);
+    const arch::buffer x = arch::buffer::over(p.x, elements * 2), r = arch::buffer::over(p.residual, elements * 2);
+    const auto out = block::fp8_row_quantizer<Fp8, Scaling, Order>::over(p.out);
+    arch::u32x4 weight[row::items];
+    {
+      const arch::buffer w = arch::buffer::over(p.weight, static_cast<std::uint32_t>(p.hidden) * 2);
+#pragma unroll
+      for (int i = 0; i < row::items; ++i) {
+        const int col = row::column(i, tid);
+        weight[i] = w.load16(col < p.hidden ? static_cast<std::uint32_t>(col) * 2 : arch::out_of_range);
+      }
+    }
+    // Items a lane has in this row (the same on every lane): a shorter row skips the rest with a
+    // scalar branch instead of loading zeros.
+    const int items = (p.hidden / block::octet + row_threads - 1) / row_threads;
+    int parity = 0;
+    for (int t = static_cast<int>(blockIdx.x); t < p.tokens; t += static_cast<int>(gridDim.x), parity ^= 1) {
+      arch::u32x4 xs[row::items];  // x + residual, rounded to T
+      float squares = 0.0f;
+#pragma unroll
+      for (int i = 0; i < row::items; ++i) {
+        if (i >= items) break;
+        const int col = row::column(i, tid);
+        const std::uint32_t at =
+            col < p.hidden ? (static_cast<std::uint32_t>(t) * p.hidden + col) * 2 : arch::out_of_range;
+        xs[i] = x.load16(at);
+        float v[block::octet];
+        block::widen_octet<T>(xs[i], v);
+        if constexpr (Residual == residual_mode::add) {
+          float res[block::octet];
+          block::widen_octet<T>(r.load16(at), res);
+#pragma unroll
+          for (int h = 0; h < block::octet; ++h) v[h] += res[h];
+          xs[i] = block::narrow_octet<T>(v);
+          r.store16(xs[i], at);
+          block::widen_octet<T>(xs[i], v);
+        }
+#pragma unroll
+        for (int h = 0; h < block::octet; ++h) squares += v[h] * v[h];  // exact products: no fma question
+      }
+      const float rstd = 1.0f / sqrtf(row::row_sum(squares, lds, parity, tid) / static_cast<float>(p.hidden) + p.eps);
+#pragma unroll
+      for (int i = 0; i < row::items; ++i) {
+        if (i >= items) break;
+        const int col = row::column(i, tid);
+        float v[block::octet], w[block::octet];
+        block::widen_octet<T>(xs[i], v);
+        block::widen_octet<T>(weight[i], w);
+#pragma unroll
+        for (int h = 0; h < block::octet; ++h) {
+          const float normed = widen_to_float(T::from_bits(half_bits_rne<T>(v[h] * rstd)));
+          v[h] = widen_to_float(T::from_bits(half_bits_rne<T>(normed * w[h])));
+        }
+        out.put(v, t, col, col < p.hidden);
+      }
+    }
+  }
+}
+
+// f(scaling, order, residual) with each as a compile-time constant (std::integral_constant).
+template <class F>
+decltype(auto) with_variant(const problem& p, F&& f) {
+  auto by_residual = [&](auto s, auto o) {
+    return p.residual == residual_mode::add ? f(s, o, std::integral_constant<residual_mode, residual_mode::add>{})
+                                            : f(s, o, std::integral_constant<residual_mode, residual_mode::none>{});
+  };
+  auto by_order = [&](auto s) {
+    return p.order == layout::k_contiguous ? by_residual(s, std::integral_constant<layout, layout::k_contiguous>{})
+                                           : by_residual(s, std::integral_constant<layout, layout::mn_contiguous>{});
+  };
+  return p.scaling == fp8_scaling::per_tensor
+             ? by_order(std::integral_constant<fp8_scaling, fp8_scaling::per_tensor>{})
+             : by_order(std::integral_constant<fp8_scaling, fp8_scaling::group_1x128>{});
+}
+
+// Validates, then launches on `stream` for a device of target `device`. The fp8 format is not
+// checked here (the one-call API does it: ops/rmsnorm_quant.hpp).
+template <class T, class Fp8>
+status launch(const problem& p, const args<T, Fp8>& a, arch::target device, hipStream_t stream) {
+  if (status s = validate(p, a); !s.ok()) return s;
+  const params<T, Fp8> kp{a.x,   a.residual, a.weight, {a.q, a.q_scale, a.scale, p.tokens, p.hidden},
+                          a.eps, p.tokens,   p.hidden};
+  with_variant(p, [&](auto s, auto o, auto r) {
+    hipLaunchKernelGGL((rmsnorm_quant_kernel<T, Fp8, decltype(s)::value, decltype(o)::value, decltype(r)::value>),
+                       dim3(static_cast<unsigned>(workgroups(p, device))), dim3(row_threads), 0, stream, kp);
+  });
+  if (hipError_t e = hipGetLastError(); e != hipSuccess)
+    return {status_code::launch_failed, "rmsnorm_quant " + p.str() + ": " + hipGetErrorString(e)};
+  return status::success();
+}
+
+}  // namespace wavekit::ops::rmsnorm_quant

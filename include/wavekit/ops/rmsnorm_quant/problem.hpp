@@ -1,0 +1,115 @@
+// Residual add + RMSNorm + fp8 quantization, host side: problem, arguments, validation.
+//
+// Per row t of [tokens][hidden] (bf16 or fp16 T), in one pass (Hugging Face hf-rocm-kernels'
+// reference semantics):
+//
+//   x        = T(x[t] + residual[t])         residual_mode::add: written back into residual[t]
+//                                            (residual_mode::none: x = x[t], no residual)
+//   rstd     = 1 / sqrt(sum(x^2) / hidden + eps)      fp32 (the sum's order: block/row_octets.hpp)
+//   y        = T(T(x * rstd) * weight)        the normalized row cast to the weight's type T, then
+//                                            times the weight, rounded to T
+//   q        = fp8 of y, per tensor (q = saturate(y / scale), the caller's fp32 scale) or per
+//              1x128 group (scale = amax / max_finite; the block-scaled GEMM's A and a_scale),
+//              stored in either storage order of that GEMM's A (core/fp8_scaling.hpp,
+//              block/quantize_fp8_row.hpp)
+//
+// Legal problems: tokens >= 1; hidden a multiple of 8 up to 16384 (a multiple of 128 for 1x128
+// scales); eps finite and >= 0; a per-tensor scale finite and > 0; every tensor within 2^31 - 1
+// bytes (32-bit buffer offsets). NaN and Inf propagate by IEEE arithmetic through these formulas
+// (docs/glue.md): a NaN anywhere in a row makes the whole row NaN; an Inf gives rstd = 0, so the
+// row's finite values become 0 and its Infs NaN.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "wavekit/core/fp8_scaling.hpp"
+#include "wavekit/core/layout.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/status.hpp"
+
+namespace wavekit::ops::rmsnorm_quant {
+
+inline constexpr int max_hidden = 16384;
+inline constexpr int row_threads = 256;  // a row's workgroup; the row sum's order depends on it
+
+enum class residual_mode { none, add };
+
+constexpr const char* to_string(residual_mode r) { return r == residual_mode::add ? "add" : "none"; }
+
+struct problem {
+  // No defaults: the scaling, the storage order and the residual are the caller's statement.
+  problem(int tokens_, int hidden_, fp8_scaling scaling_, layout order_, residual_mode residual_)
+      : tokens(tokens_), hidden(hidden_), scaling(scaling_), order(order_), residual(residual_) {}
+
+  int tokens, hidden;
+  fp8_scaling scaling;
+  layout order;  // of q and its 1x128 scales
+  residual_mode residual;
+
+  std::string str() const {
+    return std::to_string(tokens) + "x" + std::to_string(hidden) + " " + to_string(scaling) + " " + to_string(order) +
+           " residual " + to_string(residual);
+  }
+};
+
+template <class T, class Fp8>
+struct args {
+  const T* x = nullptr;       // [tokens][hidden]
+  T* residual = nullptr;      // [tokens][hidden]: read, then overwritten with x + residual (add only)
+  const T* weight = nullptr;  // [hidden]
+  Fp8* q = nullptr;           // [tokens][hidden] (k_contiguous) or [hidden][tokens] (mn_contiguous)
+  float* q_scale = nullptr;   // group_1x128: [tokens][hidden / 128] or [hidden / 128][tokens]; per_tensor: unused
+  float scale = 1.0f;         // per_tensor: q = saturate(y / scale)
+  float eps = 1e-6f;
+};
+
+// The problem's own rules, with the scalars that are part of it (eps, the per-tensor scale).
+inline status validate_shape(const problem& p, float eps, float scale) {
+  const std::string what = "rmsnorm_quant " + p.str() + ": ";
+  if (p.tokens <= 0) return {status_code::bad_shape, what + "tokens must be positive"};
+  if (p.hidden <= 0 || p.hidden % 8)
+    return {status_code::bad_shape, what + "hidden must be a positive multiple of 8 (16-byte rows)"};
+  if (p.hidden > max_hidden)
+    return {status_code::bad_shape, what + "hidden must be at most 16384 (a row stays in one workgroup's registers)"};
+  if (p.scaling != fp8_scaling::per_tensor && p.scaling != fp8_scaling::group_1x128)
+    return {status_code::bad_shape, what + "scaling must be fp8_scaling::per_tensor or fp8_scaling::group_1x128"};
+  if (p.scaling == fp8_scaling::group_1x128 && p.hidden % 128)
+    return {status_code::bad_shape, what + "hidden must be a multiple of 128 for 1x128 scales"};
+  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
+    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
+  if (p.residual != residual_mode::none && p.residual != residual_mode::add)
+    return {status_code::bad_shape, what + "residual must be residual_mode::none or residual_mode::add"};
+  if (!std::isfinite(eps) || eps < 0.0f) return {status_code::bad_shape, what + "eps must be finite and >= 0"};
+  if (p.scaling == fp8_scaling::per_tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
+    return {status_code::bad_shape, what + "the per-tensor scale must be finite and positive"};
+  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
+  if (std::size_t(p.tokens) * std::size_t(p.hidden) * 2 > limit)
+    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
+// Every check, before any launch; each status names the op, the problem, the argument and the rule.
+template <class T, class Fp8>
+status validate(const problem& p, const args<T, Fp8>& a) {
+  if (status s = validate_shape(p, a.eps, a.scale); !s.ok()) return s;
+  const std::string what = "rmsnorm_quant " + p.str() + ": ";
+  if (status s = check_pointer_arguments(
+          what, {{"x", a.x, 16, "16-byte vector loads"},
+                 {"weight", a.weight, 16, "16-byte vector loads"},
+                 {"q", a.q, p.order == layout::k_contiguous ? 8u : 1u, "8-byte vector stores"}});
+      !s.ok())
+    return s;
+  if (p.residual == residual_mode::add)
+    if (status s = check_pointer_arguments(what, {{"residual", a.residual, 16, "16-byte vector loads and stores"}});
+        !s.ok())
+      return s;
+  if (p.scaling == fp8_scaling::group_1x128)
+    if (status s = check_pointer_arguments(what, {{"q_scale", a.q_scale, 4, "fp32"}}); !s.ok()) return s;
+  return status::success();
+}
+
+}  // namespace wavekit::ops::rmsnorm_quant
