@@ -65,7 +65,8 @@ struct gemm_fp8_scaled_case {
   // |C - exact| per element may be: the MFMA accumulation (groups of 16 fp8 products,
   // docs/hardware.md 1.3) and one fp32 rounding per split in the reduction, both times the scales;
   // two fp32 roundings of the scaling; C's rounding (2^-8 relative for bf16, 2^-11 for fp16).
-  int check(int splits, const char* label) const {
+  // A row-pair atom (arch/mfma_row_pairs.hpp) adds its two sparse rows: one more fp32 rounding.
+  int check(int splits, const char* label, bool row_pairs = false) const {
     const auto dot = host::reference_gemm_nt(
         p.m, p.n, p.k, [&](int i, int k) { return double(xa[std::size_t(i) * p.k + k]); },
         [&](int j, int k) { return double(xb[std::size_t(j) * p.k + k]); });
@@ -81,7 +82,8 @@ struct gemm_fp8_scaled_case {
       const double scale = double(sa[sa.size() == 1 ? 0 : row]) * sb[sb.size() == 1 ? 0 : col];
       const double e = dot[i] * scale, g = to_float(got[i]);
       const double acc =
-          (host::mfma_fp32_error_bound(p.k, 16, abs_sum[i]) + splits * 0x1p-24 * abs_sum[i]) * std::fabs(scale) +
+          (host::mfma_fp32_error_bound(p.k, 16, abs_sum[i]) + (splits + row_pairs) * 0x1p-24 * abs_sum[i]) *
+              std::fabs(scale) +
           2 * 0x1p-24 * std::fabs(e);
       const double bound = acc + (std::fabs(e) + acc) * out_unit;
       if (!(std::fabs(g - e) <= bound) && bad++ < 5)

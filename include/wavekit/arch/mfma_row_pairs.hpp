@@ -30,14 +30,16 @@ namespace wavekit::arch {
 
 template <class Fp8>
 struct smfmac_row_pairs_atom {
-  static_assert(std::is_same_v<Fp8, fp8_e4m3fnuz>,
-                "smfmac_row_pairs_atom: gfx942's v_smfmac_f32_16x16x64_fp8_fp8 reads e4m3fnuz (gfx950's fp8 GEMMs "
-                "run the f8f6f4 forms, whose dense 16-row rate already matches this trick)");
+  static_assert(std::is_same_v<Fp8, fp8_e4m3fnuz> || std::is_same_v<Fp8, fp8_e4m3fn>,
+                "smfmac_row_pairs_atom: the instruction reads fp8 e4m3 (fnuz on gfx942, OCP on gfx950)");
   using a_type = Fp8;
   using b_type = Fp8;
   using operand = int32x4;  // 16 bytes: A's real row slice, or B's column slice
   using accumulator = floatx4;
-  static constexpr atom_targets targets = atom_targets::gfx942;
+  // gfx950 keeps the instruction (reading OCP fp8), but its plans never choose it: there the
+  // f8f6f4 forms run dense fp8 at twice this rate (docs/gemm-fp8-skinny.md).
+  static constexpr atom_targets targets =
+      std::is_same_v<Fp8, fp8_e4m3fnuz> ? atom_targets::gfx942 : atom_targets::gfx950;
   static constexpr int m = 16, n = 16, k = 64, element_bits = 8;
   static constexpr int a_rows = 8;           // real rows of A (and C) per instruction
   static constexpr int lane_groups = 4;      // lanes sharing a column, 16 K each
@@ -72,8 +74,8 @@ struct smfmac_row_pairs_atom {
 
   template <int Use = 0>
   WAVEKIT_DEVICE static WAVEKIT_FORCEINLINE accumulator run(operand a, operand b, accumulator c, int lane) {
-    static_assert(Use != 0 || current_target == target::gfx942 || current_target == target::host,
-                  "smfmac_row_pairs_atom: runs on gfx942");
+    static_assert(Use != 0 || atom_runs_on(targets, current_target) || current_target == target::host,
+                  "smfmac_row_pairs_atom: this fp8 format is not the one the target being compiled reads");
     const int index = static_cast<int>((lane & 1) ? odd_row_index : even_row_index);
     return gfx942::smfmac_f32_16x16x64_fp8_fp8(compress_a(a, lane), b, c, index);
   }

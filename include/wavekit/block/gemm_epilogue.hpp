@@ -42,7 +42,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void for_each_output(int m, int n, int row0, 
     for (int j = 0; j < Mma::tiles_n; ++j)
 #pragma unroll
       for (int r = 0; r < Mma::regs; ++r) {
-        const int row = row0 + i * Mma::m + Mma::acc_row(lane, r);
+        const int row = row0 + i * Mma::tile_m + Mma::acc_row(lane, r);
         const int col = col0 + j * Mma::m + Mma::acc_col(lane);
         f(i, j, r, row < m && col < n ? static_cast<std::uint32_t>(row * n + col) : arch::out_of_range / 4);
       }

@@ -175,6 +175,7 @@ struct gemm_mainloop {
       for (int g = t.group_begin; g < t.group_end - 1; ++g) group.template operator()<false>(g);
       group.template operator()<true>(t.group_end - 1);
     }
+    w.finish();  // a row-pair atom folds its sparse rows (warp/warp_mma.hpp)
   }
 };
 

@@ -53,14 +53,18 @@ struct scale_epilogue : scale_none<Mma, StepK> {
     auto scale_at = [](const arch::buffer& s, bool per_tensor, int index) {
       return __builtin_bit_cast(float, s.load4(per_tensor ? 0u : static_cast<std::uint32_t>(index) * 4));
     };
+    // A per-tensor scale is read once per lane, not once per register: at decode sizes those
+    // reads would otherwise rival A's bytes.
+    constexpr bool a_tensor = AScale == scale_granularity::tensor, b_tensor = BScale == scale_granularity::tensor;
+    const float a_once = a_tensor ? scale_at(a, true, 0) : 0.0f, b_once = b_tensor ? scale_at(b, true, 0) : 0.0f;
 #pragma unroll
     for (int i = 0; i < tiles_m; ++i)
 #pragma unroll
       for (int r = 0; r < regs; ++r)
-        f.row[i][r] = scale_at(a, AScale == scale_granularity::tensor, row0 + i * Mma::m + Mma::acc_row(lane, r));
+        f.row[i][r] = a_tensor ? a_once : scale_at(a, false, row0 + i * Mma::tile_m + Mma::acc_row(lane, r));
 #pragma unroll
     for (int j = 0; j < tiles_n; ++j)
-      f.col[j] = scale_at(b, BScale == scale_granularity::tensor, col0 + j * Mma::m + Mma::acc_col(lane));
+      f.col[j] = b_tensor ? b_once : scale_at(b, false, col0 + j * Mma::m + Mma::acc_col(lane));
     return f;
   }
 };

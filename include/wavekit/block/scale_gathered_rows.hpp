@@ -29,6 +29,7 @@ struct scale_gathered_rows : Policy {
   using args = gathered_row_scale_args<typename Policy::args>;
   using mma = typename Policy::mma_type;
   static constexpr int tiles_m = mma::tiles_m, regs = mma::regs;
+  static_assert(mma::tile_m == mma::m, "scale_gathered_rows: square MFMA tiles (not a row-pair atom's 8 x 16)");
 
   const float* scale;
   const int* index;

@@ -54,6 +54,7 @@ struct scale_group_promotion {
   static constexpr bool grouped = std::is_same_v<Args, grouped_group_scale_args>;
   static_assert(grouped || std::is_same_v<Args, group_scale_args>,
                 "scale_group_promotion: its arguments are group_scale_args or grouped_group_scale_args");
+  static_assert(Mma::tile_m == Mma::m, "scale_group_promotion: square MFMA tiles (not a row-pair atom's 8 x 16)");
   static_assert(!grouped || Order == layout::k_contiguous,
                 "scale_group_promotion: gathered A rows (grouped GEMMs) are K-contiguous");
   static constexpr int group_k = GroupK;

@@ -17,6 +17,11 @@
 // A's rows are C's rows; B's rows (as read: B^T) are C's columns. A fragment in registers holds
 // what the LDS reads would (fragment_of).
 //
+// Row-pair atoms (arch/mfma_row_pairs.hpp: the sparse MFMA as a dense 8-row one) have fewer rows
+// of A and C per tile than the instruction's edge (tile_m = Atom::a_rows), choose the A row a lane
+// reads themselves (Atom::a_row), take the lane (to pick their half of it), and fold their
+// accumulators once the K loop ends (finish()), after which `regs` registers per lane hold C.
+//
 // Scaled atoms run with neutral e8m0 scales unless a step is given instruction_scales: one scale
 // register per lane per A row tile (B column tile) per MFMA of the step, its low byte the e8m0
 // scale of the lane's row (column) for the 32-K block the atom takes from that lane
@@ -38,13 +43,15 @@
 namespace wavekit::warp {
 
 // What the mainloop, the scale policies and the epilogues need of a warp MMA: the accumulator set
-// (acc[tiles_m][tiles_n], `regs` registers each), its MFMA tile edge m, clear(), and where each
-// register lands in C (acc_row, acc_col).
+// (acc[tiles_m][tiles_n], `regs` registers each), its MFMA tile edge m (C's columns per tile),
+// C's rows per tile (tile_m: m, or a row-pair atom's 8), clear(), and where each register lands in
+// C (acc_row, acc_col).
 template <class W>
 concept warp_accumulators = requires(W w, int lane) {
   { W::tiles_m } -> std::convertible_to<int>;
   { W::tiles_n } -> std::convertible_to<int>;
   { W::m } -> std::convertible_to<int>;
+  { W::tile_m } -> std::convertible_to<int>;
   { W::regs } -> std::convertible_to<int>;
   w.clear();
   w.acc[0][0];
@@ -87,12 +94,24 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
   using operand = typename Atom::operand;
   static constexpr bool a_in_lds = !std::is_same_v<ASource, from_registers>;
   static constexpr bool b_in_lds = !std::is_same_v<BSource, from_registers>;
+  static constexpr bool row_pairs = requires { Atom::a_rows; };
   static constexpr int m = Atom::m, tiles_m = TilesM, tiles_n = TilesN;
+  static constexpr int tile_m = [] {  // rows of A and C per MFMA tile
+    if constexpr (row_pairs)
+      return Atom::a_rows;
+    else
+      return Atom::m;
+  }();
   static constexpr int slice = KBytes * m / 64;  // bytes of a row each lane reads per K step
   static constexpr int reads = slice / 16;       // 16-byte LDS reads per row fragment
   static constexpr int operand_bytes = Atom::operand_bytes;
   static constexpr int mfmas = slice / operand_bytes;  // MFMAs per tile pair per K step
-  static constexpr int regs = Atom::acc_regs;          // accumulator registers per lane
+  static constexpr int regs = [] {  // accumulator registers per lane that hold C (after finish())
+    if constexpr (row_pairs)
+      return Atom::folded_regs;
+    else
+      return Atom::acc_regs;
+  }();
   static constexpr k_order order = KOrder;
   static constexpr bool scaled = requires { Atom::scale_k; };
   static_assert(Atom::m == Atom::n, "warp_mma: square MFMA tiles");
@@ -177,6 +196,17 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
     run<Restart>(nullptr, a_lds, &b, nullptr, row0, 0, lane, scales);
   }
 
+  // After the last K step: a row-pair atom adds each real row's two sparse rows (a no-op for the
+  // others).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void finish() {
+    if constexpr (row_pairs) {
+#pragma unroll
+      for (int i = 0; i < TilesM; ++i)
+#pragma unroll
+        for (int j = 0; j < TilesN; ++j) acc[i][j] = Atom::fold(acc[i][j]);
+    }
+  }
+
   // Row and column (within the MFMA tile) of accumulator register r of this lane.
   WAVEKIT_HOST_DEVICE static constexpr int acc_row(int lane, int r) { return Atom::acc_row(lane, r); }
   WAVEKIT_HOST_DEVICE static constexpr int acc_col(int lane) { return Atom::acc_col(lane); }
@@ -199,13 +229,15 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
   // step's instruction scales, or neutral ones.
   template <int S, class Scales>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static accumulator mfma(operand a, operand b, accumulator c, const Scales& scales,
-                                                             int i, int j) {
+                                                             int i, int j, int lane) {
     static_assert(std::is_same_v<Scales, neutral_scales> || (scaled && std::is_same_v<Scales, instruction_scales>),
                   "warp_mma: a step takes neutral_scales, or this warp MMA's instruction_scales with a scaled atom");
     if constexpr (!std::is_same_v<Scales, neutral_scales>)
       return Atom::run(a, b, c, scales.a[i][S], scales.b[j][S]);
     else if constexpr (scaled)
       return Atom::run(a, b, c, Atom::neutral_scale, Atom::neutral_scale);
+    else if constexpr (row_pairs)
+      return Atom::run(a, b, c, lane);
     else
       return Atom::run(a, b, c);
   }
@@ -238,14 +270,19 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
     // are issued before the second ones, and each read index is pinned (waited for) only before
     // the MFMAs that use it, so the MFMAs of read 0 overlap the arrival of read 1.
     arch::u32x4 v[reads][tiles];
-    const int row = lane % m;
+    const int row = lane % m, a_row = [&] {
+      if constexpr (row_pairs)
+        return Atom::a_row(lane);
+      else
+        return row;
+    }();
 #pragma unroll
     for (int r = 0; r < reads; ++r) {
       const int k = read_k(lane, r);
       if constexpr (a_in_lds) {
 #pragma unroll
         for (int i = 0; i < TilesM; ++i)
-          v[r][i] = arch::lds_load<16>(a_lds + ASource::layout::offset(row0 + i * m + row, k));
+          v[r][i] = arch::lds_load<16>(a_lds + ASource::layout::offset(row0 + i * tile_m + a_row, k));
       }
       if constexpr (b_in_lds) {
 #pragma unroll
@@ -278,7 +315,7 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
                 else
                   return __builtin_bit_cast(operand, b_regs->v[j][s]);
               }();
-              acc[i][j] = mfma<s>(a, b, (Restart && s == 0) ? accumulator{} : acc[i][j], scales, i, j);
+              acc[i][j] = mfma<s>(a, b, (Restart && s == 0) ? accumulator{} : acc[i][j], scales, i, j, lane);
             }
         });
       }

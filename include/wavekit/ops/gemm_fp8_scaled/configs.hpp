@@ -19,6 +19,7 @@ namespace wavekit::ops::gemm_fp8_scaled {
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages = 2, int SplitK = 1>
 struct config {
   static constexpr int block_m = BlockM, block_n = BlockN, mfma_m = MfmaM, split_k = SplitK;
+  static constexpr bool row_pairs = MfmaM == 8;  // the sparse MFMA as a dense 8-row atom
   using kernel_config = config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages, 1>;
   static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_scaled::config: BlockK must be 64 or 128 (bytes of K)");
   static_assert(SplitK >= 1, "gemm_fp8_scaled::config: SplitK must be at least 1");
@@ -44,7 +45,7 @@ struct config {
   static constexpr int wave_m = shape::wave_m, wave_n = shape::wave_n, threads = shape::threads;
 
   static std::string name(int splits = SplitK) {
-    return "gemm_fp8_scaled<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) +
+    return "gemm_fp8_scaled<" + shape::shape_name() + (MfmaM == 8 ? std::string(", smfmac row pairs") : ", mfma" + std::to_string(MfmaM)) +
            (Stages == 1 ? ", 1 stage" : "") + (splits > 1 ? ", sk" + std::to_string(splits) : "") + ">";
   }
 };
@@ -52,13 +53,19 @@ struct config {
 // The one list: each X(name, BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge) line makes the alias
 // config_<name>, the identifier config_id::<name>, its place in all_configs and with_config, and
 // (read by codegen/CMakeLists.txt) the codegen instances for both storage orders on every target.
+//
+// The skinny family (M <= 16, docs/gemm-fp8-skinny.md) reads B once and A once per 256 or 512
+// columns: `pairs` runs the sparse MFMA as a dense 8-row atom (MFMA edge 8, gfx942's plans for
+// M <= 8), `skinny` the dense 16-row one with a single LDS stage (two would not fit gfx942's 64 KiB).
 // clang-format off
 #define WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS(X)                 \
   X(large,  256, 128, 64, 4, 2, 32) /* M in the thousands */       \
   X(medium, 128, 128, 64, 2, 2, 16)                                \
   X(narrow,  64, 128, 64, 2, 2, 16)                                \
   X(small,   32,  64, 64, 1, 2, 16)                                \
-  X(decode,  16, 128, 64, 1, 4, 16) /* M <= 16 */
+  X(decode,  16, 128, 64, 1, 4, 16) /* M <= 16 */                  \
+  X(skinny,  16, 512, 64, 1, 4, 16, 1) /* M <= 16 */               \
+  X(pairs,    8, 256, 64, 1, 4,  8) /* M <= 8, gfx942 */
 // clang-format on
 
 WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_GEMM_FP8_SCALED_SHIPPED_CONFIGS)

@@ -3,8 +3,9 @@
 // reduction).
 //
 // Parts: fp8 byte-tile loaders (transposing for the M/N-contiguous order) into swizzled LDS rows of
-// the target's K step, a warp MMA over the target's fp8 atom (gfx942: the K = 32 / 16 forms;
-// gfx950: the f8f6f4 forms at neutral e8m0 scales), the unscaled mainloop with a ragged first K
+// the target's K step, a warp MMA over the target's fp8 atom (gfx942: the K = 32 / 16 forms, or
+// for the skinny `pairs` config the sparse 16x16x64 as a dense 8-row atom; gfx950: the f8f6f4
+// forms at neutral e8m0 scales), the unscaled mainloop with a ragged first K
 // step (K need only be a multiple of 16), the 2D tile scheduler
 // with split-K, and the store epilogue with the scale policy's per-tensor / per-row / per-column
 // transform.
@@ -18,6 +19,7 @@
 #include "wavekit/arch/device.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/arch/mfma_row_pairs.hpp"
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/scale_epilogue.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
@@ -38,7 +40,7 @@ struct parts {
                                     tile::tile_loader_mn_contiguous<Rows, shape::row_bytes, shape::threads>>;
   using a_loader = loader<shape::block_m>;
   using b_loader = loader<shape::block_n>;
-  using atom = arch::fp8_gemm_atom<Fp8, shape::mfma_m>;
+  using atom = std::conditional_t<Cfg::row_pairs, arch::smfmac_row_pairs_atom<Fp8>, arch::fp8_gemm_atom<Fp8, shape::mfma_n>>;
   using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
                              warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
   using policy = block::scale_epilogue<mma, shape::block_k, AScale, BScale>;

@@ -7,10 +7,17 @@
 //   auto plan = gs::select_plan(p, workspace_bytes, wavekit::arch::target::gfx950);
 //
 // Plans come from the GEMM model (block/gemm_plan_model.hpp) with the target's own device facts
-// and fp8 rate (gfx950 runs the f8f6f4 forms): every shipped config, K splits in powers of two up to
-// 16 with at least 4 K steps each, limited by the workspace.
+// and fp8 rate (gfx950 runs the f8f6f4 forms), K splits in powers of two up to 16 with at least 4 K
+// steps each, limited by the workspace. The configs offered depend on M:
+//   M > 16    the dense GEMM's (large ... decode);
+//   M <= 16   the skinny family (skinny, decode), and on gfx942 for M <= 8 only `pairs`, the
+//             sparse MFMA's row pairs, which multiply no padding rows (docs/gemm-fp8-skinny.md);
+// and for M <= 16, where B's bytes are the time, only plans whose global reads (A once per column
+// of tiles, B, the split-K partials read back) stay within skinny_read_budget of reading A, B and
+// C once: each weight byte is read once, and re-reads cost at most a few percent.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 
@@ -48,6 +55,33 @@ inline std::string plan_name(plan pl) {
   return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
 }
 
+// M up to which the skinny family plans (above: the dense GEMM path).
+inline constexpr int skinny_max_m = 16;
+// Global reads of a skinny plan, at most this multiple of A + B + C once (4% planned, so that the
+// scales and the emulator's exact count stay within the 5% the tests hold it to).
+inline constexpr double skinny_read_budget = 1.04;
+
+// Whether a plan for p on target t may take config id (header comment).
+inline bool offered(const problem& p, config_id id, arch::target t) {
+  const bool skinny_family = id == config_id::skinny || id == config_id::pairs;
+  if (p.m > skinny_max_m) return !skinny_family;
+  const bool row_pairs = t == arch::target::gfx942 && p.m <= 8 && p.order == layout::k_contiguous;
+  if (row_pairs) return id == config_id::pairs;
+  return id == config_id::skinny || id == config_id::decode;
+}
+
+// The global bytes a plan reads (A once per column of tiles, B once per row of tiles, the split-K
+// partials once), and those of A, B and C once (C bf16 / fp16).
+inline double read_bytes(const problem& p, config_id id, int splits, arch::target t) {
+  const block::gemm_tile_facts f = facts(id, t);
+  const double m = p.m, n = p.n, k = p.k;
+  return m * k * std::ceil(n / f.block_n) + n * k * std::ceil(m / f.block_m) + (splits > 1 ? 4.0 * splits * m * n : 0);
+}
+inline double ideal_bytes(const problem& p) {
+  const double m = p.m, n = p.n, k = p.k;
+  return m * k + n * k + 2 * m * n;
+}
+
 // Estimated seconds of a plan on target t's flagship part, at its fp8 matrix rate.
 inline double model_seconds(const problem& p, plan pl, arch::target t) {
   return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config, t), pl.splits,
@@ -57,9 +91,13 @@ inline double model_seconds(const problem& p, plan pl, arch::target t) {
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
-  for (config_id id : all_configs)
+  for (config_id id : all_configs) {
+    if (!offered(p, id, t)) continue;
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
+      // Reads grow with the splits. skinny and pairs always fit at one split: their A re-reads
+      // are at most M / 512 and M / 256 of B's bytes.
+      if (p.m <= skinny_max_m && read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
       const double time = model_seconds(p, {id, splits}, t);
       const double work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id, t));
       if (block::gemm_model_prefers(time, work, best_time, best_work)) {
@@ -67,6 +105,7 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t)
         best_time = std::min(best_time, time), best_work = work;
       }
     }
+  }
   return best;
 }
 
