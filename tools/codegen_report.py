@@ -116,8 +116,8 @@ def hot_loop(lines):
         body = [l.strip() for l in lines[labels[m.group(1)]:idx + 1] if is_instruction(l)]
         stats = {
             "instructions": len(body),
-            "mfma": sum(1 for l in body if l.startswith("v_mfma")),
-            "mfma_work": sum(mfma_work(l) for l in body if l.startswith("v_mfma")),
+            "mfma": sum(1 for l in body if l.startswith(MATRIX)),
+            "mfma_work": sum(mfma_work(l) for l in body if l.startswith(MATRIX)),
             "waitcnt": sum(1 for l in body if l.startswith("s_waitcnt")),
             "barriers": sum(1 for l in body if l.startswith("s_barrier")),
         }
@@ -135,11 +135,19 @@ def hot_loop(lines):
     return stats
 
 
+# Matrix-core instructions: the dense MFMAs and the sparse ones (v_smfmac_*).
+MATRIX = ("v_mfma", "v_smfmac")
+
+
 def mfma_work(line):
     """An MFMA's multiply-adds in units of one v_mfma_f32_16x16x32_fp8 (16*16*32): 32x32x16 counts 2.
-    On gfx942 this is also its share of the matrix pipe (docs/hardware.md 1.1: 32 and 16 cycles)."""
-    m = re.match(r"v_mfma_\w*?_(\d+)x(\d+)x(\d+)", line)
-    return int(m[1]) * int(m[2]) * int(m[3]) / 8192 if m else 1.0
+    On gfx942 this is also its share of the matrix pipe (docs/hardware.md 1.1: 32 and 16 cycles).
+    A sparse v_smfmac multiplies half its K (A is 2:4 sparse): 16x16x64 counts 1, as its 16 cycles
+    (docs/hardware.md 1.5)."""
+    m = re.match(r"v_(s?)mfmac?_\w*?_(\d+)x(\d+)x(\d+)", line)
+    if not m:
+        return 1.0
+    return int(m[2]) * int(m[3]) * int(m[4]) / 8192 / (2 if m[1] else 1)
 
 
 def demangle(symbols):
@@ -171,9 +179,12 @@ def short_name(demangled):
                   r"(?:, (\d+), (\d+))?>",
                   lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{16 if m[6] == '0' else 32}"
                             + (" 1 stage" if m[7] == "1" else ""), name)
-    # ops::gemm_half::config<BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge, Stages, SplitK>
+    # ops::gemm_half::config<BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge, Stages, SplitK>; an
+    # edge of 8 is the sparse MFMA's row pairs (arch/mfma_row_pairs.hpp).
     name = re.sub(r"\bconfig<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>",
-                  lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{m[6]}" + (" 1 stage" if m[7] == "1" else ""),
+                  lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} "
+                            + ("smfmac row pairs" if m[6] == "8" else f"mfma{m[6]}")
+                            + (" 1 stage" if m[7] == "1" else ""),
                   name)
     # ops::moe::config<BlockM, BlockN, BlockK, WavesM, WavesN, MFMA edge, Stages>
     name = re.sub(r"\bconfig<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>",

@@ -59,7 +59,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
                                                                                                             p) {
   using composed = parts<Cfg, Fp8, Out, Order, AScale, BScale>;
   using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, Cfg::loop_per_64_max>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();
   } else {
