@@ -21,8 +21,8 @@ inline constexpr int buffer_dword3 = 0x00020000;
 // range when a K offset below 2^31 is added, so a loader can fold the check into a base offset.
 inline constexpr std::uint32_t out_of_range = 0x80000000u;
 
-// Loads take a per-lane byte offset and an optional wave-uniform one (the instruction's soffset,
-// a scalar register): only the per-lane offset is range-checked (docs/hardware.md 5.2), so a tile
+// Loads and stores take a per-lane byte offset and an optional wave-uniform one (the instruction's
+// soffset, a scalar register): only the per-lane offset is range-checked (docs/hardware.md 5.2), so a tile
 // loader keeps its rows' offsets (out_of_range for missing rows) per lane and advances along K in
 // the uniform one, at no vector-ALU cost per load.
 // A pointer every lane of the wave holds the same value of, read from memory (an entry of a table
@@ -66,20 +66,25 @@ struct buffer {
     return __builtin_amdgcn_raw_buffer_load_b8(rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset),
                                                0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store1(std::uint8_t v, std::uint32_t byte_offset) const {
-    __builtin_amdgcn_raw_buffer_store_b8(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store1(std::uint8_t v, std::uint32_t byte_offset,
+                                                 std::uint32_t uniform_offset = 0) const {
+    __builtin_amdgcn_raw_buffer_store_b8(v, rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store2(std::uint16_t v, std::uint32_t byte_offset) const {
-    __builtin_amdgcn_raw_buffer_store_b16(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store2(std::uint16_t v, std::uint32_t byte_offset,
+                                                 std::uint32_t uniform_offset = 0) const {
+    __builtin_amdgcn_raw_buffer_store_b16(v, rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store4(std::uint32_t v, std::uint32_t byte_offset) const {
-    __builtin_amdgcn_raw_buffer_store_b32(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store4(std::uint32_t v, std::uint32_t byte_offset,
+                                                 std::uint32_t uniform_offset = 0) const {
+    __builtin_amdgcn_raw_buffer_store_b32(v, rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store8(u32x2 v, std::uint32_t byte_offset) const {
-    __builtin_amdgcn_raw_buffer_store_b64(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store8(u32x2 v, std::uint32_t byte_offset,
+                                                 std::uint32_t uniform_offset = 0) const {
+    __builtin_amdgcn_raw_buffer_store_b64(v, rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store16(u32x4 v, std::uint32_t byte_offset) const {
-    __builtin_amdgcn_raw_buffer_store_b128(v, rsrc, static_cast<int>(byte_offset), 0, 0);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store16(u32x4 v, std::uint32_t byte_offset,
+                                                  std::uint32_t uniform_offset = 0) const {
+    __builtin_amdgcn_raw_buffer_store_b128(v, rsrc, static_cast<int>(byte_offset), static_cast<int>(uniform_offset), 0);
   }
 };
 

@@ -75,11 +75,12 @@ struct fp8_row_quantizer {
     if constexpr (Order == layout::k_contiguous) {
       q.store8(bytes, active ? static_cast<std::uint32_t>(row) * cols + col : arch::out_of_range);
     } else {
+      // Element (row, col + h) is h rows of q past (row, col): one per-lane offset for the 8
+      // stores, h * rows in the uniform one (a scalar register, no vector ALU per store).
+      const std::uint32_t at = active ? static_cast<std::uint32_t>(col) * rows + row : arch::out_of_range;
 #pragma unroll
-      for (int h = 0; h < octet; ++h) {
-        const std::uint32_t at = static_cast<std::uint32_t>(col + h) * rows + row;
-        q.store1(static_cast<std::uint8_t>(bytes[h / 4] >> (8 * (h % 4))), active ? at : arch::out_of_range);
-      }
+      for (int h = 0; h < octet; ++h)
+        q.store1(static_cast<std::uint8_t>(bytes[h / 4] >> (8 * (h % 4))), at, static_cast<std::uint32_t>(h * rows));
     }
   }
 };

@@ -4,7 +4,7 @@
 //   block/row_octets.hpp        a row over the workgroup, 8 elements a lane an item; the row sum
 //   block/quantize_fp8_row.hpp  the fp8 output: per tensor or 1x128 groups, either storage order
 //
-// A workgroup of 256 threads takes rows blockIdx.x, + gridDim.x, ... (ops/rmsnorm_quant/plan.hpp).
+// A workgroup of 512 threads takes rows blockIdx.x, + gridDim.x, ... (ops/rmsnorm_quant/plan.hpp).
 // Its lanes load their weight octets once. Per row: x (and the residual) are loaded, added and
 // the sum stored back, its squares summed per lane; one workgroup sum; then from the same
 // registers the normalized, weighted octets are quantized and stored. Each byte of x, the residual
@@ -32,10 +32,22 @@ namespace wavekit::ops::rmsnorm_quant {
 
 using row = block::row_octets<row_threads, max_hidden / (row_threads * block::octet)>;
 
-// The kernel's promises to the codegen report: registers for 4 waves a SIMD (the weight's and the
-// row's octets, 64 VGPRs, stay live across the row sum), and the row loop's length.
+// The kernel's promises to the codegen report: registers for 4 waves a SIMD (two workgroups a
+// compute unit; the weight's and the row's octets, 32 VGPRs, stay live across the row sum), and the
+// row loop's length for the forms the report compiles (codegen/instances/rmsnorm_quant.hip): the
+// report's figures when they were set (the larger of gfx942's and gfx950's) with about 3% of room,
+// so that a change which lengthens the loop fails the isa test; 0, no promise, for the others. A
+// bf16 row costs more than an fp16 one: its roundings are integer sequences with a NaN branch
+// (core/float_codec.hpp), fp16's one conversion instruction.
 inline constexpr int min_waves_per_simd = 4;
-inline constexpr int loop_instructions_max = 1100;
+template <class T, fp8_scaling Scaling, layout Order>
+inline constexpr int loop_budget = 0;
+template <>
+inline constexpr int loop_budget<fp16, fp8_scaling::per_tensor, layout::k_contiguous> = 955;
+template <>
+inline constexpr int loop_budget<bf16, fp8_scaling::group_1x128, layout::k_contiguous> = 2480;
+template <>
+inline constexpr int loop_budget<bf16, fp8_scaling::group_1x128, layout::mn_contiguous> = 2530;
 
 template <class T, class Fp8>
 struct params {
@@ -51,7 +63,7 @@ template <class T, class Fp8, fp8_scaling Scaling, layout Order, residual_mode R
 __global__ __launch_bounds__(row_threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(min_waves_per_simd) void rmsnorm_quant_kernel(params<T, Fp8> p) {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "rmsnorm_quant: x is bf16 or fp16");
-  arch::declare_codegen_targets<row::lds_floats * 4, min_waves_per_simd, 0, loop_instructions_max>();
+  arch::declare_codegen_targets<row::lds_floats * 4, min_waves_per_simd, 0, loop_budget<T, Scaling, Order>>();
   if constexpr (!arch::reads_fp8<Fp8>(arch::current_target) && arch::current_target != arch::target::host) {
     __builtin_trap();  // the converter writes the target's own fp8 format, not Fp8
   } else {

@@ -34,7 +34,7 @@
 namespace wavekit::ops::rmsnorm_quant {
 
 inline constexpr int max_hidden = 16384;
-inline constexpr int row_threads = 256;  // a row's workgroup; the row sum's order depends on it
+inline constexpr int row_threads = 512;  // a row's workgroup (4 octets a lane); the row sum's order depends on it
 
 enum class residual_mode { none, add };
 

@@ -1,0 +1,15 @@
+// Codegen instances: SwiGLU + fp8 (ops/swiglu_quant/kernel.hpp) with the fp8 format the target
+// reads: the seed's form (fp16, per-tensor scale, k_contiguous) and bf16 with 1x128 scales in both
+// storage orders (the block-scaled GEMM's A).
+// wavekit-codegen-archs: gfx942 gfx950
+#include "wavekit/arch/matrix_formats.hpp"
+#include "wavekit/ops/swiglu_quant/kernel.hpp"
+
+namespace sq = wavekit::ops::swiglu_quant;
+using fp8 = wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>;
+template __global__ void sq::swiglu_quant_kernel<wavekit::fp16, fp8, wavekit::fp8_scaling::per_tensor,
+                                                 wavekit::layout::k_contiguous>(sq::params<wavekit::fp16, fp8>);
+template __global__ void sq::swiglu_quant_kernel<wavekit::bf16, fp8, wavekit::fp8_scaling::group_1x128,
+                                                 wavekit::layout::k_contiguous>(sq::params<wavekit::bf16, fp8>);
+template __global__ void sq::swiglu_quant_kernel<wavekit::bf16, fp8, wavekit::fp8_scaling::group_1x128,
+                                                 wavekit::layout::mn_contiguous>(sq::params<wavekit::bf16, fp8>);

@@ -1,0 +1,30 @@
+// wavekit's SwiGLU + fp8 quantization (ops/swiglu_quant/problem.hpp states the op): SiLU(gate) *
+// up from x [tokens][2 * d] ([gate | up]), quantized per tensor or per 1x128 group (the
+// block-scaled GEMM's A and a_scale, either storage order). MoE's stage-1 epilogue gates with the
+// same definition (core/silu.hpp, block/gate_silu.hpp).
+//
+//   namespace sq = wavekit::ops::swiglu_quant;
+//   sq::problem p{tokens, d, wavekit::fp8_scaling::group_1x128, wavekit::layout::k_contiguous};
+//   sq::args<wavekit::bf16, wavekit::arch::gfx942::fp8> a{x, q, q_scale};
+//   wavekit::status s = wavekit::swiglu_quant(p, a, stream);
+//
+// Everything is validated before the launch, and the fp8 format must be the device's (fnuz on
+// gfx942, OCP on gfx950).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/arch/device.hpp"
+#include "wavekit/ops/swiglu_quant/kernel.hpp"
+
+namespace wavekit {
+
+template <class T, class Fp8>
+status swiglu_quant(const ops::swiglu_quant::problem& p, const ops::swiglu_quant::args<T, Fp8>& args,
+                    hipStream_t stream) {
+  if (status s = ops::swiglu_quant::validate(p, args); !s.ok()) return s;
+  if (status s = arch::check_device_fp8_format<Fp8>(arch::current_device_arch(), "swiglu_quant"); !s.ok()) return s;
+  return ops::swiglu_quant::launch(p, args, stream);
+}
+
+}  // namespace wavekit

@@ -1,0 +1,89 @@
+// SwiGLU + fp8 quantization, host side: problem, arguments, validation.
+//
+// Per row t of x [tokens][2 * d] (bf16 or fp16), laid out [gate | up]:
+//
+//   y[t][c] = SiLU(gate[t][c]) * up[t][c]      fp32, core/silu.hpp (g / (1 + e^-g) * u)
+//   q       = fp8 of y, per tensor (q = saturate(y / scale), the caller's fp32 scale) or per
+//             1x128 group (scale = amax / max_finite; the block-scaled GEMM's A and a_scale),
+//             stored in either storage order of that GEMM's A (core/fp8_scaling.hpp,
+//             block/quantize_fp8_row.hpp)
+//
+// y is quantized from fp32 as computed (never rounded to x's type first). Legal problems:
+// tokens >= 1; d a positive multiple of 8 (of 128 for 1x128 scales); a per-tensor scale finite and
+// > 0; every tensor within 2^31 - 1 bytes (32-bit buffer offsets). NaN and Inf propagate by IEEE
+// arithmetic through the formula (core/silu.hpp lists the cases; docs/glue.md).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "wavekit/core/fp8_scaling.hpp"
+#include "wavekit/core/layout.hpp"
+#include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/status.hpp"
+
+namespace wavekit::ops::swiglu_quant {
+
+inline constexpr int row_threads = 256;  // a row's workgroup
+
+struct problem {
+  // No defaults: the scaling and the storage order are the caller's statement.
+  problem(int tokens_, int d_, fp8_scaling scaling_, layout order_)
+      : tokens(tokens_), d(d_), scaling(scaling_), order(order_) {}
+
+  int tokens, d;  // x is [tokens][2 * d], q [tokens][d] (or [d][tokens])
+  fp8_scaling scaling;
+  layout order;  // of q and its 1x128 scales
+
+  std::string str() const {
+    return std::to_string(tokens) + "x" + std::to_string(d) + " " + to_string(scaling) + " " + to_string(order);
+  }
+};
+
+template <class T, class Fp8>
+struct args {
+  const T* x = nullptr;      // [tokens][2 * d]: gate, then up
+  Fp8* q = nullptr;          // [tokens][d] (k_contiguous) or [d][tokens] (mn_contiguous)
+  float* q_scale = nullptr;  // group_1x128: [tokens][d / 128] or [d / 128][tokens]; per_tensor: unused
+  float scale = 1.0f;        // per_tensor: q = saturate(y / scale)
+};
+
+// The problem's own rules, with the per-tensor scale.
+inline status validate_shape(const problem& p, float scale) {
+  const std::string what = "swiglu_quant " + p.str() + ": ";
+  if (p.tokens <= 0) return {status_code::bad_shape, what + "tokens must be positive"};
+  if (p.d <= 0 || p.d % 8)
+    return {status_code::bad_shape, what + "d must be a positive multiple of 8 (16-byte gate and up rows)"};
+  if (p.scaling != fp8_scaling::per_tensor && p.scaling != fp8_scaling::group_1x128)
+    return {status_code::bad_shape, what + "scaling must be fp8_scaling::per_tensor or fp8_scaling::group_1x128"};
+  if (p.scaling == fp8_scaling::group_1x128 && p.d % 128)
+    return {status_code::bad_shape, what + "d must be a multiple of 128 for 1x128 scales"};
+  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
+    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
+  if (p.scaling == fp8_scaling::per_tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
+    return {status_code::bad_shape, what + "the per-tensor scale must be finite and positive"};
+  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
+  if (std::size_t(p.tokens) * std::size_t(p.d) * 4 > limit)
+    return {status_code::too_large, what + "x exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
+// Every check, before any launch; each status names the op, the problem, the argument and the rule.
+template <class T, class Fp8>
+status validate(const problem& p, const args<T, Fp8>& a) {
+  if (status s = validate_shape(p, a.scale); !s.ok()) return s;
+  const std::string what = "swiglu_quant " + p.str() + ": ";
+  if (status s = check_pointer_arguments(
+          what, {{"x", a.x, 16, "16-byte vector loads"},
+                 {"q", a.q, p.order == layout::k_contiguous ? 8u : 1u, "8-byte vector stores"}});
+      !s.ok())
+    return s;
+  if (p.scaling == fp8_scaling::group_1x128)
+    if (status s = check_pointer_arguments(what, {{"q_scale", a.q_scale, 4, "fp32"}}); !s.ok()) return s;
+  return status::success();
+}
+
+}  // namespace wavekit::ops::swiglu_quant
