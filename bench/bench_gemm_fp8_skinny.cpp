@@ -65,8 +65,8 @@ void skinny(benchmark::State& state) {
     state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
 #else
     test::time_calls(state, [&] { (void)gemm_fp8_scaled(p, t.args(), nullptr); });
-    state.counters["TB_per_s"] = benchmark::Counter(double(n) * k + double(m) * k + 2.0 * m * n,
-                                                    benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["TB_per_s"] =
+        benchmark::Counter(double(n) * k + double(m) * k + 2.0 * m * n, benchmark::Counter::kIsIterationInvariantRate);
 #endif
   });
 }

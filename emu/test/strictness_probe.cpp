@@ -23,8 +23,8 @@ __global__ void write_lds(float* out, int overrun) {
 __global__ void sparse_index(float* out, int bad) {
   const int lane = static_cast<int>(threadIdx.x);
   const int index = 0x4444 ^ (bad && lane == 5 ? 0x100 : 0);
-  const wavekit::floatx4 d =
-      __builtin_amdgcn_smfmac_f32_16x16x64_fp8_fp8(wavekit::int32x2{}, wavekit::int32x4{}, wavekit::floatx4{}, index, 0, 0);
+  const wavekit::floatx4 d = __builtin_amdgcn_smfmac_f32_16x16x64_fp8_fp8(wavekit::int32x2{}, wavekit::int32x4{},
+                                                                          wavekit::floatx4{}, index, 0, 0);
   out[lane] = d[0];
 }
 

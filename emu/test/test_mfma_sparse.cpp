@@ -188,7 +188,7 @@ TEST_CASE("smfmac 16x16x64 fp8 accumulates as the dense 16x16x32 datapath with B
     REQUIRE(hipMemcpy(dense.data(), dev, 64 * sizeof(dense_lane), hipMemcpyDeviceToHost) == hipSuccess);
     REQUIRE(hipFree(dev) == hipSuccess);
     for (int l = 0; l < 64; ++l)
-      for (int r = 0; r < 4; ++r) CHECK(std::bit_cast<std::uint32_t>(sparse[l].d[r]) ==
-                                        std::bit_cast<std::uint32_t>(dense[l].d[r]));
+      for (int r = 0; r < 4; ++r)
+        CHECK(std::bit_cast<std::uint32_t>(sparse[l].d[r]) == std::bit_cast<std::uint32_t>(dense[l].d[r]));
   }
 }

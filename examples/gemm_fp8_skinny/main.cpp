@@ -71,19 +71,23 @@ int run(int m, int n, int k) {
   }
   std::vector<fp16> got(std::size_t(m) * n);
   hipMemcpy(got.data(), c, got.size() * sizeof(fp16), hipMemcpyDeviceToHost);
-  const auto value = [&](const std::vector<Fp8>& v, int row, int kk) { return double(to_float(v[std::size_t(row) * k + kk])); };
-  const auto dot = host::reference_gemm_nt(m, n, k, [&](int i, int kk) { return value(a, i, kk); },
-                                           [&](int j, int kk) { return value(b, j, kk); });
-  const auto abs_dot = host::reference_gemm_nt(m, n, k, [&](int i, int kk) { return std::fabs(value(a, i, kk)); },
-                                               [&](int j, int kk) { return std::fabs(value(b, j, kk)); });
+  const auto value = [&](const std::vector<Fp8>& v, int row, int kk) {
+    return double(to_float(v[std::size_t(row) * k + kk]));
+  };
+  const auto dot = host::reference_gemm_nt(
+      m, n, k, [&](int i, int kk) { return value(a, i, kk); }, [&](int j, int kk) { return value(b, j, kk); });
+  const auto abs_dot = host::reference_gemm_nt(
+      m, n, k, [&](int i, int kk) { return std::fabs(value(a, i, kk)); },
+      [&](int j, int kk) { return std::fabs(value(b, j, kk)); });
   const double scale = double(scales[0]) * scales[1];
   int outside = 0;
   double worst = 0, worst_bound = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double e = dot[i] * scale, g = to_float(got[i]);
     // MFMA accumulation and split-K / row-pair roundings, then fp16's rounding of C.
-    const double acc = (host::mfma_fp32_error_bound(k, 16, abs_dot[i]) + (ran.plan.splits + 1) * 0x1p-24 * abs_dot[i]) *
-                           scale + 2 * 0x1p-24 * std::fabs(e);
+    const double acc =
+        (host::mfma_fp32_error_bound(k, 16, abs_dot[i]) + (ran.plan.splits + 1) * 0x1p-24 * abs_dot[i]) * scale +
+        2 * 0x1p-24 * std::fabs(e);
     const double bound = acc + (std::fabs(e) + acc) * 0x1p-11;
     if (std::fabs(g - e) > worst) worst = std::fabs(g - e), worst_bound = bound;
     outside += !(std::fabs(g - e) <= bound);

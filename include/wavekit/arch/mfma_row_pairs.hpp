@@ -41,12 +41,12 @@ struct smfmac_row_pairs_atom {
   static constexpr atom_targets targets =
       std::is_same_v<Fp8, fp8_e4m3fnuz> ? atom_targets::gfx942 : atom_targets::gfx950;
   static constexpr int m = 16, n = 16, k = 64, element_bits = 8;
-  static constexpr int a_rows = 8;           // real rows of A (and C) per instruction
-  static constexpr int lane_groups = 4;      // lanes sharing a column, 16 K each
-  static constexpr int k_per_lane = 16;      // B elements (and real A elements read) per lane
+  static constexpr int a_rows = 8;       // real rows of A (and C) per instruction
+  static constexpr int lane_groups = 4;  // lanes sharing a column, 16 K each
+  static constexpr int k_per_lane = 16;  // B elements (and real A elements read) per lane
   static constexpr int operand_bytes = 16;
-  static constexpr int acc_regs = 4;         // the instruction's accumulator
-  static constexpr int folded_regs = 2;      // after fold(): one per real row a lane holds
+  static constexpr int acc_regs = 4;     // the instruction's accumulator
+  static constexpr int folded_regs = 2;  // after fold(): one per real row a lane holds
   static constexpr const char* name() { return "smfmac_f32_16x16x64_fp8_fp8"; }
 
   // Index words (bits [4 g, 4 g + 4): group g's two positions, 2 bits each, low one first):

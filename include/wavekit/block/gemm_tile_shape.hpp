@@ -15,7 +15,7 @@ template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM,
 struct gemm_tile_shape {
   static constexpr int block_m = BlockM, block_n = BlockN, block_k = BlockK;
   static constexpr int waves_m = WavesM, waves_n = WavesN, waves = WavesM * WavesN, threads = 64 * waves;
-  static constexpr int mfma_m = MfmaM;                   // rows of C per MFMA tile
+  static constexpr int mfma_m = MfmaM;                    // rows of C per MFMA tile
   static constexpr int mfma_n = MfmaM == 8 ? 16 : MfmaM;  // columns
   static constexpr int stages = Stages;
   static constexpr int wave_m = BlockM / WavesM, wave_n = BlockN / WavesN;

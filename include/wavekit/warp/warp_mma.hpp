@@ -106,7 +106,7 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
   static constexpr int reads = slice / 16;       // 16-byte LDS reads per row fragment
   static constexpr int operand_bytes = Atom::operand_bytes;
   static constexpr int mfmas = slice / operand_bytes;  // MFMAs per tile pair per K step
-  static constexpr int regs = [] {  // accumulator registers per lane that hold C (after finish())
+  static constexpr int regs = [] {                     // accumulator registers per lane that hold C (after finish())
     if constexpr (row_pairs)
       return Atom::folded_regs;
     else

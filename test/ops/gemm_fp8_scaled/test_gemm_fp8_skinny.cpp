@@ -77,7 +77,8 @@ TEST_CASE("gemm_fp8_scaled skinny: every M from 1 to 16 through the dispatch, th
   });
 }
 
-TEST_CASE("gemm_fp8_scaled skinny: the explicit skinny configs, split-K and per-channel scales", "[emu][gemm][skinny]") {
+TEST_CASE("gemm_fp8_scaled skinny: the explicit skinny configs, split-K and per-channel scales",
+          "[emu][gemm][skinny]") {
   test::with_device_fp8([](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     using enum scale_granularity;
@@ -135,7 +136,7 @@ TEST_CASE("gemm_fp8_scaled skinny: reruns are bit-identical, split-K included", 
     using fp8 = decltype(fp8_format);
     using enum scale_granularity;
     for (int m : {1, 3, 13}) {  // split-K on both targets
-      const gs::problem p{m, 784, 4096, layout::k_contiguous, tensor, tensor};
+      const gs::problem p{m, 784, 8192, layout::k_contiguous, tensor, tensor};
       test::gemm_fp8_scaled_case<fp8, bf16> t(p, 9, 16);
       std::vector<std::vector<char>> runs;
       for (int run = 0; run < 2; ++run) {
@@ -163,7 +164,35 @@ TEST_CASE("gemm_fp8_scaled skinny: the plan keeps each M's family on every targe
         INFO(arch::to_string(t) << " " << p.str() << ": " << gs::plan_name(pl));
         CHECK(gs::offered(p, pl.config, t));
         CHECK((pl.config == gs::config_id::pairs) == (m <= 8 && t == arch::target::gfx942));
-        if (m <= gs::skinny_max_m)
+        if (m <= gs::skinny_max_m)  // these shapes are large enough for the budget
           CHECK(gs::read_bytes(p, pl.config, pl.splits, t) <= gs::skinny_read_budget * gs::ideal_bytes(p));
       }
+}
+
+TEST_CASE("gemm_fp8_scaled skinny: bad input gets its status before any launch", "[emu][gemm][skinny]") {
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    using enum scale_granularity;
+    const gs::problem p{4, 256, 1024, layout::k_contiguous, tensor, tensor};
+    test::gemm_fp8_scaled_case<fp8, fp16> t(p, 2, 16);
+    const std::string what = "gemm_fp8_scaled 4x256x1024 k_contiguous, scales tensor/tensor: ";
+    auto a = t.args();
+    a.b = nullptr;
+    CHECK(gemm_fp8_scaled(p, a, nullptr).message() == what + "argument b is null");
+    a = t.args(), a.a = reinterpret_cast<const fp8*>(reinterpret_cast<const char*>(t.a) + 4);
+    CHECK(gemm_fp8_scaled(p, a, nullptr).message() ==
+          what + "argument a must be 16-byte aligned (16-byte vector loads)");
+    CHECK(gemm_fp8_scaled(gs::problem{4, 264, 1024, layout::k_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
+          status_code::bad_shape);
+    CHECK(gemm_fp8_scaled(gs::problem{4, 256, 1000, layout::k_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
+          status_code::bad_shape);
+    CHECK(gemm_fp8_scaled(gs::problem{0, 256, 1024, layout::k_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
+          status_code::bad_shape);
+    // M <= 16 in the M/N-contiguous order: M must be 16 there (vector loads along M).
+    CHECK(gemm_fp8_scaled(gs::problem{4, 256, 1024, layout::mn_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
+          status_code::bad_alignment);
+    // The other fp8 format than the device's is refused, not reinterpreted.
+    test::gemm_fp8_scaled_case<test::other_fp8_t<fp8>, fp16> other(p, 2, 16);
+    CHECK(gemm_fp8_scaled(p, other.args(), nullptr).code() == status_code::bad_config);
+  });
 }

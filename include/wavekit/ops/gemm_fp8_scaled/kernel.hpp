@@ -40,7 +40,8 @@ struct parts {
                                     tile::tile_loader_mn_contiguous<Rows, shape::row_bytes, shape::threads>>;
   using a_loader = loader<shape::block_m>;
   using b_loader = loader<shape::block_n>;
-  using atom = std::conditional_t<Cfg::row_pairs, arch::smfmac_row_pairs_atom<Fp8>, arch::fp8_gemm_atom<Fp8, shape::mfma_n>>;
+  using atom =
+      std::conditional_t<Cfg::row_pairs, arch::smfmac_row_pairs_atom<Fp8>, arch::fp8_gemm_atom<Fp8, shape::mfma_n>>;
   using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
                              warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
   using policy = block::scale_epilogue<mma, shape::block_k, AScale, BScale>;
@@ -59,7 +60,9 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
                                                                                                             p) {
   using composed = parts<Cfg, Fp8, Out, Order, AScale, BScale>;
   using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, Cfg::loop_per_64_max>();
+  // The skinny family's loop budget is for its decode form, A and B K-contiguous.
+  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd,
+                                Order == layout::k_contiguous ? Cfg::loop_per_64_max : 0>();
   if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
     __builtin_trap();
   } else {

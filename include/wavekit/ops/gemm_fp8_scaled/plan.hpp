@@ -71,11 +71,14 @@ inline bool offered(const problem& p, config_id id, arch::target t) {
 }
 
 // The global bytes a plan reads (A once per column of tiles, B once per row of tiles, the split-K
-// partials once), and those of A, B and C once (C bf16 / fp16).
+// partials once, per-tensor scales once per lane of each block), and those of A, B and C once (C
+// bf16 / fp16).
 inline double read_bytes(const problem& p, config_id id, int splits, arch::target t) {
   const block::gemm_tile_facts f = facts(id, t);
-  const double m = p.m, n = p.n, k = p.k;
-  return m * k * std::ceil(n / f.block_n) + n * k * std::ceil(m / f.block_m) + (splits > 1 ? 4.0 * splits * m * n : 0);
+  const double m = p.m, n = p.n, k = p.k, threads = with_config(id, [](auto cfg) { return decltype(cfg)::threads; });
+  const double tiles_m = std::ceil(m / f.block_m), tiles_n = std::ceil(n / f.block_n);
+  return m * k * tiles_n + n * k * tiles_m + (splits > 1 ? 4.0 * splits * m * n : 0) +
+         8.0 * threads * tiles_m * tiles_n * splits;
 }
 inline double ideal_bytes(const problem& p) {
   const double m = p.m, n = p.n, k = p.k;
@@ -91,13 +94,19 @@ inline double model_seconds(const problem& p, plan pl, arch::target t) {
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
+  // For M <= 16, plans within the read budget; where none is (a problem so small that the scales'
+  // reads alone exceed 4% of it), the model's choice among all.
+  const bool budget = p.m <= skinny_max_m && [&] {
+    for (config_id id : all_configs)
+      if (offered(p, id, t) && read_bytes(p, id, 1, t) <= skinny_read_budget * ideal_bytes(p)) return true;
+    return false;
+  }();
   for (config_id id : all_configs) {
     if (!offered(p, id, t)) continue;
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
-      // Reads grow with the splits. skinny and pairs always fit at one split: their A re-reads
-      // are at most M / 512 and M / 256 of B's bytes.
-      if (p.m <= skinny_max_m && read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
+      // Reads grow with the splits.
+      if (budget && read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
       const double time = model_seconds(p, {id, splits}, t);
       const double work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id, t));
       if (block::gemm_model_prefers(time, work, best_time, best_work)) {
