@@ -52,16 +52,12 @@ void skinny(benchmark::State& state) {
     for (auto _ : state) {
     }
     const double a = double(m) * k, b = double(n) * k, out = 2.0 * m * n;
-    const auto count = [&](const char* name) {
-      const auto it = c.mfma.find(name);
-      return it == c.mfma.end() ? 0.0 : double(it->second);
-    };
     state.counters["splits"] = ran.plan.splits;
     state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
     state.counters["read_vs_once"] = double(c.global_bytes_read) / (a + b + out);
     state.counters["b_reads"] = double(c.bytes_read_from(t.b)) / b;
-    state.counters["smfmac"] = count("v_smfmac_f32_16x16x64_fp8_fp8");
-    state.counters["mfma_dense"] = double(c.mfma_total()) - count("v_smfmac_f32_16x16x64_fp8_fp8");
+    state.counters["smfmac"] = double(c.mfma_of("v_smfmac_f32_16x16x64_fp8_fp8"));
+    state.counters["mfma_dense"] = double(c.mfma_total()) - double(c.mfma_of("v_smfmac_f32_16x16x64_fp8_fp8"));
     state.counters["lds_bank_conflict_cycles"] = double(c.lds_bank_conflict_cycles);
 #else
     test::time_calls(state, [&] { (void)gemm_fp8_scaled(p, t.args(), nullptr); });

@@ -40,15 +40,11 @@ gs::plan_info run_dispatched(const gs::problem& p, std::uint32_t seed) {
   INFO(ran.name);
 #if defined(WAVEKIT_EMULATOR)
   const auto& counters = emu::accumulated_counters();
-  const auto count = [&](const char* name) {
-    const auto it = counters.mfma.find(name);
-    return it == counters.mfma.end() ? std::uint64_t{0} : it->second;
-  };
   // The row pairs run only the sparse instruction; everything else only dense ones.
   if (pairs)
-    CHECK(count("v_smfmac_f32_16x16x64_fp8_fp8") == counters.mfma_total());
+    CHECK(counters.mfma_of("v_smfmac_f32_16x16x64_fp8_fp8") == counters.mfma_total());
   else
-    CHECK(count("v_smfmac_f32_16x16x64_fp8_fp8") == 0);
+    CHECK(counters.mfma_of("v_smfmac_f32_16x16x64_fp8_fp8") == 0);
   CHECK(counters.lds_bank_conflict_cycles == 0);
 #endif
   CHECK(t.check(ran.plan.splits, ran.name.c_str(), pairs) == 0);

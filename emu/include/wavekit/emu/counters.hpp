@@ -27,6 +27,11 @@ struct launch_counters {
     const auto it = bytes_read_by_allocation.find(reinterpret_cast<std::uintptr_t>(p));
     return it == bytes_read_by_allocation.end() ? 0 : it->second;
   }
+  // Wave-level executions of the matrix instruction `name` ("v_smfmac_f32_16x16x64_fp8_fp8"; 0 if none).
+  std::uint64_t mfma_of(const std::string& name) const {
+    const auto it = mfma.find(name);
+    return it == mfma.end() ? 0 : it->second;
+  }
   std::uint64_t mfma_total() const {
     std::uint64_t n = 0;
     for (const auto& [name, count] : mfma) n += count;

@@ -50,7 +50,7 @@ struct config {
 
   static std::string name(int splits = SplitK) {
     return "gemm_fp8_scaled<" + shape::shape_name() +
-           (MfmaM == 8 ? std::string(", smfmac row pairs") : ", mfma" + std::to_string(MfmaM)) +
+           (row_pairs ? std::string(", smfmac row pairs") : ", mfma" + std::to_string(MfmaM)) +
            (Stages == 1 ? ", 1 stage" : "") + (splits > 1 ? ", sk" + std::to_string(splits) : "") + ">";
   }
 };
