@@ -78,6 +78,7 @@ TEST_CASE("buffer loads return 0 and stores drop past num_records; in-range byte
     CHECK(out[i] == (i >= 200 ? -1.0f : i < 150 ? float(i + 1) : 0.0f));
   }
   CHECK(emu::last_launch_counters().global_bytes_read == 600);
+  CHECK(emu::last_launch_counters().global_bytes_read_distinct == 600);
   CHECK(emu::last_launch_counters().global_bytes_written == 800);
   // Reads are also counted by the allocation they came from; a buffer based inside one (40 floats
   // in, below) counts against the allocation, not the descriptor's base.
@@ -95,6 +96,42 @@ TEST_CASE("buffer loads return 0 and stores drop past num_records; in-range byte
   hipFree(in);
   hipFree(out);
   hipFree(second);
+}
+
+// Every block reads the same 16 floats, block b also the 4 floats at 64 + 2b (overlapping its
+// neighbour's two) and the 2 bytes at 800 + 2b: distinct bytes count each byte once per launch.
+__global__ void overlapping_reads(const float* in, float* out) {
+  const auto src = __builtin_amdgcn_make_buffer_rsrc(const_cast<float*>(in), 0, 1024, 0x00020000);
+  const int lane = int(threadIdx.x);
+  float v = 0;
+  if (lane < 16) v = __builtin_bit_cast(float, __builtin_amdgcn_raw_buffer_load_b32(src, 4 * lane, 0, 0));
+  if (lane < 4)
+    v += __builtin_bit_cast(float,
+                            __builtin_amdgcn_raw_buffer_load_b32(src, 4 * (64 + 2 * int(blockIdx.x) + lane), 0, 0));
+  if (lane == 0) v += float(__builtin_amdgcn_raw_buffer_load_b16(src, 800 + 2 * int(blockIdx.x), 0, 0) != 0);
+  out[blockIdx.x * 64 + lane] = v;
+}
+
+TEST_CASE("distinct bytes read count each byte of an allocation once per launch", "[emu][counters]") {
+  float *in, *out;
+  REQUIRE(hipMalloc(&in, 256 * sizeof(float)) == hipSuccess);
+  REQUIRE(hipMalloc(&out, 8 * 64 * sizeof(float)) == hipSuccess);
+  for (int i = 0; i < 256; ++i) in[i] = float(i);
+  hipLaunchKernelGGL(overlapping_reads, dim3(8), dim3(64), 0, nullptr, in, out);
+  REQUIRE(hipGetLastError() == hipSuccess);
+  const auto& c = emu::last_launch_counters();
+  CHECK(c.global_bytes_read == 8 * ((16 + 4) * 4 + 2));
+  // Floats 0-15, 64 .. 64 + 2 * 7 + 3 = 81 (18 more), and bytes 800-815.
+  CHECK(c.global_bytes_read_distinct == (16 + 18) * 4 + 16);
+  CHECK(out[7 * 64 + 1] == 1.0f + float(64 + 14 + 1));
+  // A second launch starts afresh; accumulated counters sum the launches.
+  emu::reset_counters();
+  hipLaunchKernelGGL(overlapping_reads, dim3(8), dim3(64), 0, nullptr, in, out);
+  hipLaunchKernelGGL(overlapping_reads, dim3(1), dim3(64), 0, nullptr, in, out);
+  CHECK(emu::last_launch_counters().global_bytes_read_distinct == (16 + 4) * 4 + 2);
+  CHECK(emu::accumulated_counters().global_bytes_read_distinct == (16 + 18) * 4 + 16 + (16 + 4) * 4 + 2);
+  hipFree(in);
+  hipFree(out);
 }
 
 TEST_CASE("MFMA instructions are counted by kind, barriers per block", "[emu][counters]") {

@@ -33,23 +33,34 @@ inline bool dword_in_range(const wavekit_emu_buffer_rsrc& r, std::uint32_t voffs
 template <int Bytes>
 void buffer_load(void* out, const wavekit_emu_buffer_rsrc& r, int voffset, int soffset) {
   const auto v = static_cast<std::uint32_t>(voffset);
+  const char* at = r.base + soffset + static_cast<std::int64_t>(v);
   std::memset(out, 0, Bytes);
+  // The bytes read, as runs within the load (out-of-range dwords are skipped).
+  unsigned run_begin[Bytes < 4 ? 1 : Bytes / 4], run_bytes[Bytes < 4 ? 1 : Bytes / 4], runs = 0;
   std::uint64_t read = 0;
   if constexpr (Bytes < 4) {
     if (static_cast<std::uint64_t>(v) + Bytes <= r.num_records)
-      std::memcpy(out, r.base + soffset + static_cast<std::int64_t>(v), Bytes), read = Bytes;
+      std::memcpy(out, at, Bytes), run_begin[runs] = 0, run_bytes[runs++] = Bytes, read = Bytes;
   } else {
     for (int d = 0; d < Bytes / 4; ++d)
       if (dword_in_range(r, v, d)) {
-        std::memcpy(static_cast<char*>(out) + 4 * d, r.base + soffset + static_cast<std::int64_t>(v) + 4 * d, 4);
+        std::memcpy(static_cast<char*>(out) + 4 * d, at + 4 * d, 4);
+        if (runs && run_begin[runs - 1] + run_bytes[runs - 1] == 4u * d)
+          run_bytes[runs - 1] += 4;
+        else
+          run_begin[runs] = 4u * d, run_bytes[runs++] = 4;
         read += 4;
       }
   }
-  auto& counters = current_thread().block->counters;
-  counters.global_bytes_read += read;
-  if (read)
-    counters.bytes_read_by_allocation[allocation_holding(
-        reinterpret_cast<std::uintptr_t>(r.base + soffset + static_cast<std::int64_t>(v)))] += read;
+  if (!read) return;
+  block_state& b = *current_thread().block;
+  b.counters.global_bytes_read += read;
+  const allocation_span span = allocation_around(reinterpret_cast<std::uintptr_t>(at));
+  b.counters.bytes_read_by_allocation[span.begin] += read;
+  if (b.footprint && span.begin)
+    for (unsigned i = 0; i < runs; ++i)
+      b.counters.global_bytes_read_distinct += b.footprint->mark(
+          span.begin, span.end - span.begin, reinterpret_cast<std::uintptr_t>(at) + run_begin[i], run_bytes[i]);
 }
 
 template <int Bytes>

@@ -16,6 +16,9 @@ struct launch_counters {
   // The same bytes by the allocation they came from (key: the hipMalloc pointer), so a test can
   // say which tensor was read how often (weights once, an activation once per tile).
   std::map<std::uintptr_t, std::uint64_t> bytes_read_by_allocation;
+  // The bytes of allocations a launch read at least once, each counted once (read_footprint.hpp):
+  // DRAM's share when the caches hold what is re-read. Summed over launches when merged.
+  std::uint64_t global_bytes_read_distinct = 0;
   std::uint64_t global_bytes_written = 0;
   std::uint64_t barriers = 0;                  // block-wide barriers completed (per block)
   std::uint64_t lds_instructions = 0;          // wave-level LDS instructions through arch helpers
@@ -40,6 +43,7 @@ struct launch_counters {
   void merge(const launch_counters& o) {
     for (const auto& [name, count] : o.mfma) mfma[name] += count;
     global_bytes_read += o.global_bytes_read;
+    global_bytes_read_distinct += o.global_bytes_read_distinct;
     for (const auto& [begin, bytes] : o.bytes_read_by_allocation) bytes_read_by_allocation[begin] += bytes;
     global_bytes_written += o.global_bytes_written;
     barriers += o.barriers;
@@ -52,7 +56,8 @@ struct launch_counters {
     std::string s = "blocks " + std::to_string(blocks) + ", waves " + std::to_string(waves) + ", barriers " +
                     std::to_string(barriers) + "\n  MFMA " + std::to_string(mfma_total());
     for (const auto& [name, count] : mfma) s += "\n    " + name + ": " + std::to_string(count);
-    s += "\n  global bytes read " + std::to_string(global_bytes_read) + ", written " +
+    s += "\n  global bytes read " + std::to_string(global_bytes_read) + " (" +
+         std::to_string(global_bytes_read_distinct) + " distinct), written " +
          std::to_string(global_bytes_written) + "\n  LDS instructions " + std::to_string(lds_instructions) +
          ", bank-conflict cycles " + std::to_string(lds_bank_conflict_cycles);
     return s;

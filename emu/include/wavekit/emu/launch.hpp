@@ -238,12 +238,14 @@ inline launch_result run_grid(dim3 grid, dim3 block, std::size_t dynamic_lds, vo
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex merge;
+  read_footprint footprint;
   detail::sync_release(&detail::launch_begin_sync);
   detail::worker_pool::instance().run([&](unsigned) {
     detail::block_runner& r = detail::this_thread_runner();
     r.block.dim = block, r.block.grid = grid, r.block.body = body, r.block.body_arg = arg;
     r.block.dynamic_lds_bytes = dynamic_lds;
     r.block.counters = launch_counters{};
+    r.block.footprint = &footprint;
     for (std::uint64_t i; !stop && (i = next.fetch_add(1)) < blocks;) {
       const dim3 index(static_cast<unsigned>(i % grid.x), static_cast<unsigned>((i / grid.x) % grid.y),
                        static_cast<unsigned>(i / (std::uint64_t(grid.x) * grid.y)));
@@ -260,6 +262,7 @@ inline launch_result run_grid(dim3 grid, dim3 block, std::size_t dynamic_lds, vo
     r.block.mfma_counts.clear();
     std::lock_guard<std::mutex> lock(merge);
     result.counters.merge(r.block.counters);
+    r.block.footprint = nullptr;
   });
   detail::sync_acquire(&detail::launch_end_sync);
   return result;

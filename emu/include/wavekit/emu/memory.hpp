@@ -172,22 +172,27 @@ inline bool guarded_free(void* p) {
   return true;
 }
 
-// The first byte of the allocation holding addr, or 0. Memoized per OS thread (accesses come in
-// runs on one tensor); the memo is dropped whenever an allocation is made or freed.
-inline std::uintptr_t allocation_holding(std::uintptr_t addr) {
-  thread_local std::uintptr_t begin = 0, end = 0;
+// The allocation holding addr as [begin, end), or {0, 0}. Memoized per OS thread (accesses come
+// in runs on one tensor); the memo is dropped whenever an allocation is made or freed.
+struct allocation_span {
+  std::uintptr_t begin = 0, end = 0;
+};
+inline allocation_span allocation_around(std::uintptr_t addr) {
+  thread_local allocation_span memo;
   thread_local std::uint64_t generation = ~std::uint64_t{0};
   auto& reg = detail::regions();
-  if (generation == reg.generation.load(std::memory_order_relaxed) && addr >= begin && addr < end) return begin;
+  if (generation == reg.generation.load(std::memory_order_relaxed) && addr >= memo.begin && addr < memo.end)
+    return memo;
   std::lock_guard<std::mutex> lock(reg.mutex);
   generation = reg.generation.load(std::memory_order_relaxed);
   const auto it = detail::region_below(addr);
-  if (it == reg.by_mapping.end() || addr < it->second.begin || addr >= it->second.begin + it->second.bytes) {
-    begin = end = 0;
-    return 0;
-  }
-  begin = it->second.begin, end = it->second.begin + it->second.bytes;
-  return begin;
+  if (it == reg.by_mapping.end() || addr < it->second.begin || addr >= it->second.begin + it->second.bytes)
+    memo = {};
+  else
+    memo = {it->second.begin, it->second.begin + it->second.bytes};
+  return memo;
 }
+// The first byte of the allocation holding addr, or 0.
+inline std::uintptr_t allocation_holding(std::uintptr_t addr) { return allocation_around(addr).begin; }
 
 }  // namespace wavekit::emu
