@@ -12,6 +12,7 @@
 
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/target.hpp"
+#include "wavekit/arch/target_checks.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::arch {
@@ -39,11 +40,7 @@ status check_device_fp8_format(const device_arch& device, const char* op) {
   if (device.name.empty()) return {status_code::launch_failed, std::string(op) + ": cannot query the device"};
   if (device.kind == target::host)
     return {status_code::bad_config, std::string(op) + ": device " + device.name + " is neither gfx942 nor gfx950"};
-  if (!reads_fp8<Fp8>(device.kind))
-    return {status_code::bad_config, std::string(op) + ": " + to_string(device.kind) + " reads fp8 as " +
-                                         (device.kind == target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
-                                         "; the operands are another fp8 type"};
-  return status::success();
+  return check_fp8_format<Fp8>(device.kind, op);  // the rule ops' supports() ask too
 }
 
 // f(Fp8{}) with the fp8 format the current device's matrix cores read (arch/matrix_formats.hpp).

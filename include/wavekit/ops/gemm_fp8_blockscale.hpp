@@ -15,6 +15,8 @@
 // gb::launch<Config>(problem, args, stream) (the config's own SplitK) or
 // gb::launch<Config>(problem, args, splits, stream); docs/gemm-fp8-blockscale.md walks from this
 // call down to the templates.
+// Without HIP, ops::gemm_fp8_blockscale::supports<Fp8>(problem, target) answers whether the launch runs a problem on a
+// target, or gives its status (ops/gemm_fp8_blockscale/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -22,6 +24,7 @@
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/kernel.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/supports.hpp"
 
 namespace wavekit {
 

@@ -4,7 +4,10 @@
 //
 //   wavekit::ops::gemm_fp8_direct::op<fp8>::args p{a, b, c, m, n, k};
 //   wavekit::status s = wavekit::ops::gemm_fp8_direct::launch<fp8>(p, stream);
+// Without HIP, ops::gemm_fp8_direct::supports<Fp8>(problem, target) answers whether the launch runs a problem on a
+// target, or gives its status (ops/gemm_fp8_direct/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include "wavekit/ops/gemm_fp8_direct/kernel.hpp"
 #include "wavekit/ops/gemm_fp8_direct/problem.hpp"
+#include "wavekit/ops/gemm_fp8_direct/supports.hpp"

@@ -12,6 +12,8 @@
 // It validates everything before launching, checks that the fp8 format is the device's (fnuz on
 // gfx942, OCP on gfx950) and picks a plan (ops/gemm_fp8_scaled/plan.hpp answers the same without
 // HIP). Experts pick a config: gs::launch<gs::config_medium>(p, args, splits, stream).
+// Without HIP, ops::gemm_fp8_scaled::supports<Fp8>(problem, target) answers whether the launch runs a problem on a
+// target, or gives its status (ops/gemm_fp8_scaled/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -19,6 +21,7 @@
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/kernel.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/supports.hpp"
 
 namespace wavekit {
 

@@ -10,6 +10,8 @@
 // It validates everything before launching and picks a plan (ops/gemm_half/plan.hpp, which answers
 // the same without HIP for any target). Experts pick a config themselves:
 // gh::launch<gh::config_medium>(p, args, splits, stream).
+// Without HIP, ops::gemm_half::supports(problem, target) answers whether the launch runs a problem on a target, or
+// gives its status (ops/gemm_half/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -17,6 +19,7 @@
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_half/kernel.hpp"
 #include "wavekit/ops/gemm_half/plan.hpp"
+#include "wavekit/ops/gemm_half/supports.hpp"
 
 namespace wavekit {
 

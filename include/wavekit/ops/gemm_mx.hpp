@@ -16,6 +16,8 @@
 // It validates everything before launching, refuses a device without scaled MFMAs (gfx942) and
 // picks a plan (ops/gemm_mx/plan.hpp answers the same without HIP). Experts pick a config:
 // gx::launch<gx::config_medium>(p, args, splits, stream).
+// Without HIP, ops::gemm_mx::supports(problem, target) answers whether the launch runs a problem on a target, or
+// gives its status (ops/gemm_mx/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -23,6 +25,7 @@
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_mx/kernel.hpp"
 #include "wavekit/ops/gemm_mx/plan.hpp"
+#include "wavekit/ops/gemm_mx/supports.hpp"
 
 namespace wavekit {
 

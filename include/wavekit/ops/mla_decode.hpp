@@ -12,6 +12,8 @@
 //
 // Semantics, layouts and the rules: ops/mla_decode/problem.hpp; the split heuristic:
 // ops/mla_decode/plan.hpp; the kernel: ops/mla_decode/kernel.hpp.
+// Without HIP, ops::mla_decode::supports<KV, Q>(problem, target) answers whether the launch runs a problem on a target,
+// or gives its status (ops/mla_decode/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -26,6 +28,7 @@
 #include "wavekit/ops/mla_decode/kernel.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
+#include "wavekit/ops/mla_decode/supports.hpp"
 
 namespace wavekit {
 

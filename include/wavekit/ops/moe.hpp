@@ -27,6 +27,8 @@
 //
 // Statuses come before any launch (ops/moe/problem.hpp, routing.hpp, sort.hpp name the rules).
 // Experts: moe::launch<moe::config_medium>(p, a, stream) runs one config.
+// Without HIP, ops::moe::supports<Args>(problem, target) answers whether the launch runs a problem on a target, or
+// gives its status (ops/moe/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -39,6 +41,7 @@
 #include "wavekit/ops/moe/kernel_mx.hpp"
 #include "wavekit/ops/moe/plan.hpp"
 #include "wavekit/ops/moe/routing_kernel.hpp"
+#include "wavekit/ops/moe/supports.hpp"
 
 namespace wavekit {
 

@@ -10,12 +10,15 @@
 //
 // Everything is validated before the launch, and the fp8 format must be the device's (fnuz on
 // gfx942, OCP on gfx950).
+// Without HIP, ops::rmsnorm_quant::supports<Fp8>(problem, target, eps, scale) answers whether the launch runs a problem
+// on a target, or gives its status (ops/rmsnorm_quant/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
 #include <hip/hip_runtime.h>
 
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/rmsnorm_quant/kernel.hpp"
+#include "wavekit/ops/rmsnorm_quant/supports.hpp"
 
 namespace wavekit {
 

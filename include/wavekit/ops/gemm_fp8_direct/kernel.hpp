@@ -4,6 +4,7 @@
 #include <hip/hip_runtime.h>
 
 #include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/ops/gemm_fp8_direct/problem.hpp"
 
@@ -35,11 +36,14 @@ __global__ __launch_bounds__(64) void gemm_fp8_direct_kernel(typename op<Fp8>::a
   }
 }
 
-// Validates, then launches on `stream`. Returns the validation or launch status.
+// Validates, checks that the device reads Fp8 (the kernel of another target's format would trap),
+// then launches on `stream`. Returns the validation or launch status.
 template <class Fp8>
 status launch(const typename op<Fp8>::args& p, hipStream_t stream) {
   using kernel = op<Fp8>;
   if (status s = kernel::validate(p); !s.ok()) return s;
+  if (status s = arch::check_device_fp8_format<Fp8>(arch::current_device_arch(), kernel::name().c_str()); !s.ok())
+    return s;
   const dim3 grid(static_cast<unsigned>(p.n / kernel::tile_n), static_cast<unsigned>(p.m / kernel::tile_m));
   hipLaunchKernelGGL(gemm_fp8_direct_kernel<Fp8>, grid, dim3(kernel::threads), 0, stream, p);
   if (hipError_t e = hipGetLastError(); e != hipSuccess)

@@ -7,6 +7,7 @@
 // report, and a readable statement of the MFMA layout; the block-scaled GEMM is the fast path.
 //
 // This header is the host side (shape, arguments, validation) and builds without HIP;
+// ops/gemm_fp8_direct/supports.hpp answers which problems and targets run;
 // ops/gemm_fp8_direct/kernel.hpp holds the kernel and its launcher (ops/gemm_fp8_direct.hpp).
 #pragma once
 
@@ -20,6 +21,11 @@
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::ops::gemm_fp8_direct {
+
+// The sizes of C (M, N) and the K they reduce over.
+struct problem {
+  int m, n, k;
+};
 
 // The op for one fp8 format: its shape constants, arguments and checks.
 template <class Fp8>
@@ -36,22 +42,28 @@ struct op {
 
   static std::string name() { return "gemm_fp8_direct<32x32, w1, mfma_f32_32x32x16_fp8_fp8>"; }
 
-  // Checked before any launch: every load and store stays inside the three tensors.
-  static status validate(const args& p) {
-    for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}, {"c", p.c}})
-      if (!ptr) return {status_code::null_pointer, name() + ": argument " + arg + " is null"};
+  // The shape's rules: every load and store stays inside the three tensors.
+  static status validate_shape(const problem& p) {
     if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, name() + ": m, n, k must be positive"};
     if (p.m % tile_m || p.n % tile_n || p.k % tile_k)
       return {status_code::bad_shape, name() + ": needs m % 32 == 0, n % 32 == 0, k % 16 == 0 (got " +
                                           std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
                                           ")"};
+    constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
+    if (std::size_t(p.m) * p.k > limit || std::size_t(p.n) * p.k > limit || std::size_t(p.m) * p.n > limit)
+      return {status_code::too_large, name() + ": a tensor exceeds 2^31 - 1 elements (32-bit offsets)"};
+    return status::success();
+  }
+
+  // Checked before any launch: the shape, then the pointers.
+  static status validate(const args& p) {
+    if (status s = validate_shape({p.m, p.n, p.k}); !s.ok()) return s;
+    for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}, {"c", p.c}})
+      if (!ptr) return {status_code::null_pointer, name() + ": argument " + arg + " is null"};
     for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}})
       if (reinterpret_cast<std::uintptr_t>(ptr) % 8)
         return {status_code::bad_alignment,
                 name() + ": argument " + arg + " must be 8-byte aligned (one 8-byte load per lane)"};
-    constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-    if (std::size_t(p.m) * p.k > limit || std::size_t(p.n) * p.k > limit || std::size_t(p.m) * p.n > limit)
-      return {status_code::too_large, name() + ": a tensor exceeds 2^31 - 1 elements (32-bit offsets)"};
     return status::success();
   }
 };

@@ -148,8 +148,7 @@ status validate(const problem& p, const mx_args<T, Elem>& a, int tile_m, std::si
   if (status s = validate_mx_shape(p); !s.ok()) return s;
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
-  if (a.preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
-    return {status_code::bad_config, what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)"};
+  if (status s = check_mx_layout<Elem>(what, a.preshuffled); !s.ok()) return s;
   if (status s = check_pointer_arguments(what, {{"gate_scale", a.gate_scale, 8, "a device table of pointers"},
                                                 {"up_scale", a.up_scale, 8, "a device table of pointers"},
                                                 {"down_scale", a.down_scale, 8, "a device table of pointers"}});
@@ -159,13 +158,6 @@ status validate(const problem& p, const mx_args<T, Elem>& a, int tile_m, std::si
                                {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up, a.down,
                                a.out ? static_cast<const void*>(a.out) : a.out_unreduced, a.workspace,
                                a.workspace_bytes, need);
-}
-
-// The target rule: MX weights run on gfx950's scaled MFMAs.
-inline status check_mx_target(const problem& p, arch::target t) {
-  if (t == arch::target::gfx950) return status::success();
-  return {status_code::bad_config,
-          "moe " + p.str() + ": MX weights run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
 }
 
 // The pipeline's last step: the combine, and the launches' status.

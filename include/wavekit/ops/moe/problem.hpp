@@ -22,6 +22,7 @@
 #include <string>
 #include <type_traits>
 
+#include "wavekit/arch/target.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
@@ -243,6 +244,22 @@ inline status validate_mx_shape(const problem& p) {
   if (p.hidden % 64 || p.expert_dim % 64)
     return {status_code::bad_shape, what + "with MX weights hidden and expert_dim must be multiples of 64"};
   return status::success();
+}
+
+// The MX weights' layout rule (what: the op and problem, as statuses begin): pre-shuffled weights
+// are MXFP4's (aiter's shuffle_weight of fp4 bytes).
+template <class Elem>
+status check_mx_layout(const std::string& what, bool preshuffled) {
+  if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
+    return {status_code::bad_config, what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)"};
+  return status::success();
+}
+
+// The target rule: MX weights run on gfx950's scaled MFMAs.
+inline status check_mx_target(const problem& p, arch::target t) {
+  if (t == arch::target::gfx950) return status::success();
+  return {status_code::bad_config,
+          "moe " + p.str() + ": MX weights run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
 }
 
 }  // namespace wavekit::ops::moe

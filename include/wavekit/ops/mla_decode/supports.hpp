@@ -1,0 +1,31 @@
+// Whether mla_decode runs a problem on a target, without HIP: success, or the status the launch
+// (wavekit::mla_decode, and wavekit::mla_decode_plan before it) returns for it with valid
+// sequences' tables, pointers and scales, same code, same text.
+//
+//   namespace mla = wavekit::ops::mla_decode;
+//   wavekit::status s = mla::supports<wavekit::fp8_e4m3fn, wavekit::bf16>(p, wavekit::arch::target::gfx950);
+//
+// The rules are the launch's own functions: the problem's (validate_shape, which
+// validate_sequences runs first) and, for an fp8 cache or fp8 queries, the fp8 format the target's
+// matrix cores read. The tables' values (lengths, pages) are data, checked per call.
+#pragma once
+
+#include <type_traits>
+
+#include "wavekit/arch/target_checks.hpp"
+#include "wavekit/ops/mla_decode/problem.hpp"
+
+namespace wavekit::ops::mla_decode {
+
+// KV: the cache's element type (bf16 or the device's fp8); Q: the queries' (likewise).
+template <class KV, class Q = KV>
+status supports(const problem& p, arch::target t) {
+  if (status s = validate_shape(p); !s.ok()) return s;
+  if constexpr (!std::is_same_v<KV, bf16>)
+    if (status s = arch::check_fp8_format<KV>(t, "mla_decode"); !s.ok()) return s;
+  if constexpr (!std::is_same_v<Q, bf16>)
+    if (status s = arch::check_fp8_format<Q>(t, "mla_decode (argument q)"); !s.ok()) return s;
+  return arch::check_kernel_target("mla_decode " + p.str(), t);
+}
+
+}  // namespace wavekit::ops::mla_decode

@@ -1,0 +1,80 @@
+// Whether the MoE layer (wavekit::moe) runs a problem on a target, without HIP: success, or the
+// status the launch returns for it with valid pointers and workspace, same code, same text.
+//
+//   namespace moe = wavekit::ops::moe;
+//   wavekit::status s = moe::supports<moe::blockscale_args<wavekit::bf16, wavekit::fp8_e4m3fn>>(p, t);
+//   s = moe::supports<moe::mxfp4_args<wavekit::bf16>>(p, wavekit::arch::target::gfx950, /*preshuffled=*/true);
+//
+// The weights' form is the call's argument type, as in the one-call overloads: args<T> (bf16 /
+// fp16), blockscale_args<T, Fp8> (fp8 with 128x128 scales), mx_args<T, Elem> (MXFP4 / MXFP8; with
+// preshuffled, mx_args::preshuffled). The rules are the launch's own functions: the form's shape
+// rules, the sort's at the M tile the plan picks, and the target's (the fp8 format it reads; MX
+// weights on gfx950 only).
+#pragma once
+
+#include <type_traits>
+
+#include "wavekit/arch/target_checks.hpp"
+#include "wavekit/ops/moe/plan.hpp"
+#include "wavekit/ops/moe/problem.hpp"
+#include "wavekit/ops/moe/sort.hpp"
+
+namespace wavekit::ops::moe {
+
+namespace detail {
+
+// The weights' form of an argument type.
+template <class Args>
+struct form_of {
+  static_assert(!std::is_same_v<Args, Args>,
+                "moe::supports: Args is args<T>, blockscale_args<T, Fp8> or mx_args<T, Elem>");
+};
+template <class T>
+struct form_of<args<T>> {
+  static constexpr weight_format weights = weight_format::half;
+};
+template <class T, class Fp8>
+struct form_of<blockscale_args<T, Fp8>> {
+  static constexpr weight_format weights = weight_format::fp8_blockscale;
+  using fp8 = Fp8;
+};
+template <class T, class Elem>
+struct form_of<mx_args<T, Elem>> {
+  static constexpr weight_format weights = mx_weight_format<Elem>;
+  using element = Elem;
+};
+
+// The sort's rules at the M tile of the config the launch picks (every form's configs share the
+// bf16 / fp16 configs' M tiles: ops/moe/plan.hpp and kernel_mx.hpp assert it).
+inline status check_sort(const problem& p) {
+  return validate_sort_shape(p.sort(with_config(choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; })));
+}
+
+}  // namespace detail
+
+// Args: the call's argument type (the weights' form). preshuffled: MX weights in aiter's
+// pre-shuffled layouts; the other forms have one layout and must leave it false.
+template <class Args>
+status supports(const problem& p, arch::target t, bool preshuffled = false) {
+  using form = detail::form_of<Args>;
+  const std::string what = "moe " + p.str() + ": ";
+  if constexpr (form::weights == weight_format::half) {
+    if (status s = validate_shape(p); !s.ok()) return s;
+    if (status s = detail::check_sort(p); !s.ok()) return s;
+    if (status s = arch::check_kernel_target("moe " + p.str(), t); !s.ok()) return s;
+  } else if constexpr (form::weights == weight_format::fp8_blockscale) {
+    if (status s = validate_blockscale_shape(p); !s.ok()) return s;
+    if (status s = arch::check_fp8_format<typename form::fp8>(t, "moe"); !s.ok()) return s;
+    if (status s = detail::check_sort(p); !s.ok()) return s;
+  } else {
+    if (status s = validate_mx_shape(p); !s.ok()) return s;
+    if (status s = detail::check_sort(p); !s.ok()) return s;
+    if (status s = check_mx_layout<typename form::element>(what, preshuffled); !s.ok()) return s;
+    return check_mx_target(p, t);
+  }
+  if (preshuffled)
+    return {status_code::bad_config, what + "only MX weights have a pre-shuffled layout (mx_args::preshuffled)"};
+  return status::success();
+}
+
+}  // namespace wavekit::ops::moe

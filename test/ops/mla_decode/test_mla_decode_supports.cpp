@@ -1,0 +1,82 @@
+// mla_decode's supports(): yes for legal problems (ragged and paged, bf16 and fp8 caches and
+// queries in the target's format) on each target; for every rule of the problem and the fp8
+// formats, no with the status the launch returns (its checks in its order: the problem and the
+// sequences' tables, here valid, then the device's fp8 formats).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#include "support/supports_check.hpp"
+#include "wavekit/arch/target_checks.hpp"
+#include "wavekit/ops/mla_decode/supports.hpp"
+
+using namespace wavekit;
+namespace mla = ops::mla_decode;
+
+namespace {
+
+const float sm_scale = 0.0416667f;  // 1 / sqrt(576)
+
+// What wavekit::mla_decode returns before launching on a device of target t, with valid tables
+// (one query row and no KV rows a sequence).
+template <class KV, class Q>
+status launch_status(const mla::problem& p, arch::target t) {
+  const std::size_t batch = static_cast<std::size_t>(std::max(p.batch, 0));
+  std::vector<int> qo(batch + 1), kv(batch + 1, 0), lens(batch, 0),
+      pages(batch * static_cast<std::size_t>(std::max(p.max_pages, 0)), 0);
+  for (std::size_t b = 0; b <= batch; ++b) qo[b] = static_cast<int>(b);
+  const mla::sequences_view s = p.layout == mla::kv_layout::paged ? mla::sequences_view{qo, {}, lens, pages}
+                                                                  : mla::sequences_view{qo, kv, {}, {}};
+  if (status st = mla::validate_sequences(p, s); !st.ok()) return st;
+  if constexpr (!std::is_same_v<KV, bf16>)  // check_device_fp8_format's
+    if (status st = arch::check_fp8_format<KV>(t, "mla_decode"); !st.ok()) return st;
+  if constexpr (!std::is_same_v<Q, bf16>)
+    if (status st = arch::check_fp8_format<Q>(t, "mla_decode (argument q)"); !st.ok()) return st;
+  return status::success();
+}
+
+template <class KV, class Q = KV>
+void check_refusal(const mla::problem& p, arch::target t) {
+  test::check_same_refusal(mla::supports<KV, Q>(p, t), launch_status<KV, Q>(p, t));
+}
+
+const mla::problem ragged{4, 128, mla::kv_layout::ragged, 1, 8192, 0, sm_scale};
+const mla::problem paged{4, 16, mla::kv_layout::paged, 64, 64 * 64, 16, sm_scale};
+
+}  // namespace
+
+TEST_CASE("mla_decode supports legal problems on each target", "[ops][supports]") {
+  using fp8_942 = arch::fp8_of<arch::target::gfx942>;
+  using fp8_950 = arch::fp8_of<arch::target::gfx950>;
+  for (const mla::problem& p : {ragged, paged}) {
+    for (arch::target t : test::kernel_targets) CHECK(mla::supports<bf16>(p, t).ok());
+    CHECK(mla::supports<fp8_942>(p, arch::target::gfx942).ok());
+    CHECK(mla::supports<fp8_942, bf16>(p, arch::target::gfx942).ok());
+    CHECK(mla::supports<fp8_950>(p, arch::target::gfx950).ok());
+    CHECK(mla::supports<bf16, fp8_950>(p, arch::target::gfx950).ok());
+  }
+  CHECK(mla::supports<bf16>({0, 1, mla::kv_layout::ragged, 1, 0, 0, sm_scale}, arch::target::gfx942).ok());
+}
+
+TEST_CASE("mla_decode supports says no with the launch's status", "[ops][supports]") {
+  for (arch::target t : test::kernel_targets) {
+    check_refusal<bf16>({-1, 16, mla::kv_layout::ragged, 1, 64, 0, sm_scale}, t);
+    check_refusal<bf16>({1, 129, mla::kv_layout::ragged, 1, 64, 0, sm_scale}, t);
+    check_refusal<bf16>({1, 16, static_cast<mla::kv_layout>(2), 1, 64, 0, sm_scale}, t);
+    check_refusal<bf16>({1, 16, mla::kv_layout::ragged, 16, 64, 0, sm_scale}, t);
+    check_refusal<bf16>({1, 16, mla::kv_layout::paged, 0, 64, 4, sm_scale}, t);
+    check_refusal<bf16>({1, 16, mla::kv_layout::paged, 16, 40, 4, sm_scale}, t);
+    check_refusal<bf16>({1, 16, mla::kv_layout::ragged, 1, 64, 0, 0.0f}, t);
+    check_refusal<bf16>({1, 16, mla::kv_layout::ragged, 1, 1 << 21, 0, sm_scale}, t);
+  }
+  check_refusal<fp8_e4m3fn>(ragged, arch::target::gfx942);
+  check_refusal<fp8_e4m3fnuz>(paged, arch::target::gfx950);
+  check_refusal<bf16, fp8_e4m3fn>(ragged, arch::target::gfx942);
+  check_refusal<fp8_e4m3fn, fp8_e4m3fnuz>(paged, arch::target::gfx950);
+  CHECK_THAT((mla::supports<bf16, fp8_e4m3fn>(ragged, arch::target::gfx942).message()),
+             Catch::Contains("mla_decode (argument q): gfx942 reads fp8 as e4m3fnuz"));
+  CHECK_THAT(mla::supports<bf16>(ragged, arch::target::host).message(), Catch::Contains("not host"));
+}
