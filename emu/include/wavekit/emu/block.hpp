@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "wavekit/emu/counters.hpp"
-#include "wavekit/emu/read_footprint.hpp"
 #include "wavekit/emu/dim3.hpp"
 #include "wavekit/emu/fiber.hpp"
+#include "wavekit/emu/read_footprint.hpp"
 #include "wavekit/emu/site.hpp"
 
 namespace wavekit::emu {
@@ -61,7 +61,7 @@ struct block_state {
   unsigned barrier_arrived = 0, exited = 0;
   source_site barrier_site;
   launch_counters counters;
-  read_footprint* footprint = nullptr;  // the launch's, shared by its OS threads
+  read_footprint* footprint = nullptr;                             // the launch's, shared by its OS threads
   std::vector<std::pair<const char*, std::uint64_t>> mfma_counts;  // by instruction name literal
   std::string error;
   std::size_t dynamic_lds_bytes = 0;  // the launch's shared-memory size

@@ -57,9 +57,9 @@ struct launch_counters {
                     std::to_string(barriers) + "\n  MFMA " + std::to_string(mfma_total());
     for (const auto& [name, count] : mfma) s += "\n    " + name + ": " + std::to_string(count);
     s += "\n  global bytes read " + std::to_string(global_bytes_read) + " (" +
-         std::to_string(global_bytes_read_distinct) + " distinct), written " +
-         std::to_string(global_bytes_written) + "\n  LDS instructions " + std::to_string(lds_instructions) +
-         ", bank-conflict cycles " + std::to_string(lds_bank_conflict_cycles);
+         std::to_string(global_bytes_read_distinct) + " distinct), written " + std::to_string(global_bytes_written) +
+         "\n  LDS instructions " + std::to_string(lds_instructions) + ", bank-conflict cycles " +
+         std::to_string(lds_bank_conflict_cycles);
     return s;
   }
 };
