@@ -12,7 +12,8 @@ lane and spills come from clang's -Rpass-analysis=kernel-resource-usage remarks.
 found in the assembly: among the loops (a branch back to an earlier label of the same kernel),
 the one with the most MFMA instructions, ties broken by the smaller loop. For it the report
 counts all instructions, MFMAs, their share, s_waitcnt and s_barrier, and the instructions per 64
-MFMA 16x16x32 of work (a 32x32x16 MFMA is two: twice the multiply-adds and, on gfx942, cycles).
+MFMA 16x16x32 of work (a 32x32x16 MFMA is two: twice the multiply-adds and, on gfx942, cycles),
+and the cycles its MFMAs hold the matrix pipe (`mfma_cycles`, for the performance model).
 """
 import argparse
 import json
@@ -82,7 +83,7 @@ def is_instruction(line):
     return bool(s) and not s.startswith((";", ".", "//")) and not LABEL.match(s)
 
 
-def hot_loop(lines):
+def hot_loop(lines, arch):
     labels = {}
     for idx, line in enumerate(lines):
         m = LABEL.match(line.strip())
@@ -118,6 +119,7 @@ def hot_loop(lines):
             "instructions": len(body),
             "mfma": sum(1 for l in body if l.startswith(MATRIX)),
             "mfma_work": sum(mfma_work(l) for l in body if l.startswith(MATRIX)),
+            "mfma_cycles": sum(mfma_cycles(l, arch) for l in body if l.startswith(MATRIX)),
             "waitcnt": sum(1 for l in body if l.startswith("s_waitcnt")),
             "barriers": sum(1 for l in body if l.startswith("s_barrier")),
         }
@@ -127,7 +129,8 @@ def hot_loop(lines):
         if best is None or key > best[0]:
             best = (key, stats)
     if best is None:
-        return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "waitcnt": 0, "barriers": 0, "share": 0.0,
+        return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
+                "share": 0.0,
                 "per_64": None}
     stats = best[1]
     stats["share"] = round(stats["mfma"] / stats["instructions"], 3) if stats["instructions"] else 0.0
@@ -148,6 +151,34 @@ def mfma_work(line):
     if not m:
         return 1.0
     return int(m[2]) * int(m[3]) * int(m[4]) / 8192 / (2 if m[1] else 1)
+
+
+# Multiply-adds per cycle of one SIMD's matrix pipe, by target and operand kind (docs/hardware.md
+# 1.2 and 6: the cycle counts behind the dense peak rates). On gfx950 the CDNA3 fp8 forms
+# (v_mfma_f32_*_fp8_fp8, v_smfmac_*_fp8_fp8) are assumed to keep their gfx942 rate: no public
+# table gives their CDNA4 cycles.
+MACS_PER_CYCLE = {
+    "gfx942": {"fp8": 512, "half": 256},
+    "gfx950": {"fp8": 512, "half": 512, "f8f6f4_fp8": 1024, "f8f6f4_narrow": 2048},
+}
+
+
+def mfma_cycles(line, arch):
+    """Cycles an MFMA holds its SIMD's matrix pipe: its multiply-adds (a sparse v_smfmac's dense half)
+    over the rate of its operand kind. f8f6f4 forms run at the fp8 rate when either operand is fp8
+    (CBSZ / BLGP 0 or 1, the default) and twice that for fp6 / fp4 (docs/hardware.md 1.2)."""
+    m = re.match(r"v_(s?)mfmac?_(?:scale_)?f32_(\d+)x(\d+)x(\d+)_?(\w*)", line)
+    if not m:
+        return 0.0
+    macs = int(m[2]) * int(m[3]) * int(m[4]) / (2 if m[1] else 1)
+    rates = MACS_PER_CYCLE.get(arch, MACS_PER_CYCLE["gfx942"])
+    kind = m[5]
+    if kind.startswith("f8f6f4"):
+        cbsz = re.search(r"cbsz:(\d+)", line)
+        blgp = re.search(r"blgp:(\d+)", line)
+        fp8 = any(int(f.group(1)) < 2 if f else True for f in (cbsz, blgp))
+        return macs / rates["f8f6f4_fp8" if fp8 else "f8f6f4_narrow"]
+    return macs / rates["fp8" if ("fp8" in kind or "bf8" in kind or "i8" in kind) else "half"]
 
 
 def demangle(symbols):
@@ -216,7 +247,7 @@ def cmd_report(args):
             r["occupancy_min"] = int(targets.group(2), 0) if targets else None
             r["loop_per_64_max"] = int(targets.group(3), 0) if targets and targets.group(3) else 0
             r["loop_max"] = int(targets.group(4), 0) if targets and targets.group(4) else 0
-            r["loop"] = hot_loop(body)
+            r["loop"] = hot_loop(body, args.arch)
             r["source"] = os.path.basename(asm_path)
             rows.append(r)
     names = demangle([r["symbol"] for r in rows])

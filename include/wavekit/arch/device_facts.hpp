@@ -22,6 +22,14 @@ struct device_facts {
   int lds_bytes_per_cu;
   int lds_bytes_per_workgroup;
   int lds_banks;
+  // The memory hierarchy's widths (docs/platform.md has the sources): the performance model's
+  // ceilings (perf/launch_time.hpp).
+  int xcds;                         // dies; each has its own L2
+  double l2_bytes_per_clk_per_xcd;  // 16 channels x 128 bytes
+  double l1_bytes_per_clk_per_cu;   // vector L1
+  double lds_bytes_per_clk_per_cu;  // all banks, one access each
+  double l2_mib_per_xcd;
+  double infinity_cache_mib;
 };
 
 template <target T>
@@ -43,7 +51,13 @@ inline constexpr device_facts facts_of<target::gfx942> = {.product = "MI300X",
                                                           .max_waves_per_simd = 8,
                                                           .lds_bytes_per_cu = 64 * 1024,
                                                           .lds_bytes_per_workgroup = 64 * 1024,
-                                                          .lds_banks = 32};
+                                                          .lds_banks = 32,
+                                                          .xcds = 8,
+                                                          .l2_bytes_per_clk_per_xcd = 2048,
+                                                          .l1_bytes_per_clk_per_cu = 128,
+                                                          .lds_bytes_per_clk_per_cu = 128,
+                                                          .l2_mib_per_xcd = 4,
+                                                          .infinity_cache_mib = 256};
 template <>
 inline constexpr device_facts facts_of<target::gfx950> = {.product = "MI355X",
                                                           .compute_units = 256,
@@ -57,6 +71,12 @@ inline constexpr device_facts facts_of<target::gfx950> = {.product = "MI355X",
                                                           .max_waves_per_simd = 8,
                                                           .lds_bytes_per_cu = 160 * 1024,
                                                           .lds_bytes_per_workgroup = 160 * 1024,
-                                                          .lds_banks = 64};
+                                                          .lds_banks = 64,
+                                                          .xcds = 8,
+                                                          .l2_bytes_per_clk_per_xcd = 2048,
+                                                          .l1_bytes_per_clk_per_cu = 128,
+                                                          .lds_bytes_per_clk_per_cu = 128,
+                                                          .l2_mib_per_xcd = 4,
+                                                          .infinity_cache_mib = 256};
 
 }  // namespace wavekit::arch

@@ -7,6 +7,7 @@
 //   all_configs[]                          those identifiers, for plans that try each
 //   shipped_configs                        std::tuple<config_<name>...>, for tests over each
 //   with_config(id, f)                     f(config_<name>{}) for a run-time identifier
+//   config_id_name(id)                     "<name>" (the codegen instances and tuned tables use it)
 #pragma once
 
 #include <tuple>
@@ -21,6 +22,8 @@
 #define WAVEKIT_SHIPPED_CONFIG_TYPE_(name, ...) , config_##name
 #define WAVEKIT_SHIPPED_CONFIG_CASE_(name, ...) \
   case config_id::name: return f(config_##name{});
+#define WAVEKIT_SHIPPED_CONFIG_NAME_(name, ...) \
+  case config_id::name: return #name;
 
 #define WAVEKIT_DECLARE_SHIPPED_CONFIGS(LIST)                                                      \
   enum class config_id { LIST(WAVEKIT_SHIPPED_CONFIG_ID_) };                                       \
@@ -30,4 +33,8 @@
   decltype(auto) with_config(config_id id, F&& f) {                                                \
     switch (id) { LIST(WAVEKIT_SHIPPED_CONFIG_CASE_) }                                             \
     return f(std::tuple_element_t<0, shipped_configs>{});                                          \
+  }                                                                                                \
+  inline const char* config_id_name(config_id id) {                                                \
+    switch (id) { LIST(WAVEKIT_SHIPPED_CONFIG_NAME_) }                                             \
+    return "?";                                                                                    \
   }

@@ -1,0 +1,33 @@
+// The performance model's view of SwiGLU + fp8 (perf/launch_time.hpp): one workgroup of 256
+// threads a row, an item (8 gate and 8 up values a lane) a pass of the hot loop; every byte read
+// and written once.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/ops/swiglu_quant/problem.hpp"
+#include "wavekit/perf/launch_time.hpp"
+#include "wavekit/perf/profiles.hpp"
+
+namespace wavekit::ops::swiglu_quant {
+
+inline std::vector<perf::launch_work> model_launches(const problem& p, arch::target t) {
+  perf::launch_work w;
+  w.profile = perf::find_profile(
+      t, "swiglu_quant",
+      p.scaling == fp8_scaling::per_tensor ? "swiglu_quant_kernel<fp16" : "swiglu_quant_kernel<bf16");
+  w.what = "SwiGLU + fp8";
+  w.workgroups = p.tokens;
+  w.waves_per_workgroup = row_threads / 64;
+  w.loop_iterations_per_wave = std::ceil(p.d / 8.0 / row_threads);
+  const double scales = p.scaling == fp8_scaling::group_1x128 ? double(p.tokens) * p.d / 128 * 4 : 0;
+  w.loaded_bytes = w.dram_read_bytes = 4.0 * p.tokens * p.d;
+  w.written_bytes = double(p.tokens) * p.d + scales;
+  return {w};
+}
+
+inline perf::op_time model_time(const problem& p, arch::target t) { return perf::predict(model_launches(p, t), t); }
+
+}  // namespace wavekit::ops::swiglu_quant

@@ -1,0 +1,261 @@
+// The performance model over every modelled op's benchmark shapes, as JSON for the report
+// (tools/perf_report.py): per shape the plan the op's dispatch chooses, the model's time and its
+// terms (include/wavekit/perf/launch_time.hpp), the codegen figures of the plan's kernel, and the
+// peers' published times for the same problem (shared/reference/problems.md, docs/performance-model.md
+// names each source). Also the validation rows: the model applied to the seed GEMM's own kernel
+// (its codegen profile, problems.md 5) against the seed's published times.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/model.hpp"
+#include "wavekit/ops/gemm_half/model.hpp"
+#include "wavekit/ops/gemm_mx/model.hpp"
+#include "wavekit/ops/rmsnorm_quant/model.hpp"
+#include "wavekit/ops/swiglu_quant/model.hpp"
+#include "wavekit/perf/launch_time.hpp"
+
+namespace {
+
+using wavekit::arch::target;
+namespace perf = wavekit::perf;
+
+struct peer {
+  std::string who;  // "RadeonFlow (seed)", "aiter", "hf-rocm-kernels"
+  double us;
+};
+
+struct row {
+  std::string op, arch, shape, config, kind;  // kind: "compute" (TFLOPS) or "memory" (GB/s)
+  double flops = 0, ideal_bytes = 0;
+  perf::op_time time;
+  std::vector<peer> peers;
+};
+
+std::string num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+std::string str(const std::string& s) { return "\"" + s + "\""; }
+
+// The physical limit of a row: its flops at the dense peak of its rate and its ideal bytes at HBM
+// peak, whichever is longer.
+double limit_us(const row& r, double peak_tflops, target t) {
+  const auto d = perf::model_facts(t);
+  return std::max(peak_tflops > 0 ? r.flops / (peak_tflops * 1e6) : 0.0, r.ideal_bytes / (d.hbm_tb_per_s * 1e6));
+}
+
+std::string json(const row& r, double peak_tflops, target t) {
+  const perf::kernel_profile* p = r.time.work.empty() ? nullptr : r.time.work.front().profile;
+  std::string s = "{\"op\": " + str(r.op) + ", \"arch\": " + str(r.arch) + ", \"shape\": " + str(r.shape) +
+                  ", \"config\": " + str(r.config) + ", \"kind\": " + str(r.kind) + ", \"us\": " + num(r.time.us) +
+                  ", \"flops\": " + num(r.flops) + ", \"ideal_bytes\": " + num(r.ideal_bytes) +
+                  ", \"dram_bytes\": " + num(r.time.dram_bytes()) +
+                  ", \"limit_us\": " + num(limit_us(r, peak_tflops, t)) + ", \"peak_tflops\": " + num(peak_tflops);
+  if (p)
+    s += ", \"vgpr\": " + num(p->vgpr) + ", \"agpr\": " + num(p->agpr) + ", \"lds\": " + num(p->lds_bytes) +
+         ", \"occupancy\": " + num(p->occupancy) + ", \"mfma_share\": " + num(p->mfma_share()) +
+         ", \"kernel\": " + str(std::string(p->kernel));
+  s += ", \"launches\": [";
+  for (std::size_t i = 0; i < r.time.launches.size(); ++i) {
+    const auto& l = r.time.launches[i];
+    const auto& w = r.time.work[i];
+    s += std::string(i ? ", " : "") + "{\"what\": " + str(w.what) + ", \"us\": " + num(l.us) +
+         ", \"bound\": " + str(l.bound) + ", \"workgroups\": " + num(w.workgroups) + ", \"rounds\": " + num(l.rounds) +
+         ", \"matrix_us\": " + num(l.matrix_us) + ", \"issue_us\": " + num(l.issue_us) +
+         ", \"lds_us\": " + num(l.lds_us) + ", \"l1_us\": " + num(l.l1_us) + ", \"dram_us\": " + num(l.dram_us) +
+         ", \"l2_us\": " + num(l.l2_us) + ", \"loaded_bytes\": " + num(w.loaded_bytes) + "}";
+  }
+  s += "], \"peers\": [";
+  for (std::size_t i = 0; i < r.peers.size(); ++i)
+    s += std::string(i ? ", " : "") + "{\"who\": " + str(r.peers[i].who) + ", \"us\": " + num(r.peers[i].us) + "}";
+  return s + "]}";
+}
+
+std::string mnk(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
+
+void blockscale(std::vector<std::string>& out) {
+  namespace bs = wavekit::ops::gemm_fp8_blockscale;
+  // The 18 amd-fp8-mm shapes (its mn_contiguous order); RadeonFlow's published times for 0-5
+  // (problems.md 1, transposes and split-K reduce included), aiter's tuned CK kernel times at
+  // M = 1024 (its K-contiguous order, kernel only).
+  const double seed[] = {76.33, 42.78, 45.14, 20.37, 75.29, 136.35};
+  const double aiter1024[] = {51.33, 23.73, 26.36, 14.80, 58.87, 118.32, 61.10, 26.31, 15.32};
+  for (target t : {target::gfx942, target::gfx950}) {
+    const double peak = perf::model_facts(t).fp8_dense_tflops;
+    int i = 0;
+    for (const bs::table_entry& e : bs::table) {
+      const bs::problem p{e.m, e.n, e.k, wavekit::layout::mn_contiguous};
+      const bs::plan pl = bs::choose_plan(p, ~std::size_t{0}, t);
+      row r{"gemm_fp8_blockscale", to_string(t), mnk(e.m, e.n, e.k) + " mn", bs::plan_name(pl), "compute"};
+      r.flops = 2.0 * e.m * e.n * e.k;
+      r.ideal_bytes = double(e.m) * e.k + double(e.n) * e.k + 2.0 * e.m * e.n;
+      r.time = bs::model_time(p, pl, t);
+      if (t == target::gfx942 && i < 6) r.peers.push_back({"RadeonFlow (seed)", seed[i]});
+      if (t == target::gfx942 && i < 9) r.peers.push_back({"aiter CK (K-contiguous)", aiter1024[i]});
+      out.push_back(json(r, peak, t));
+      ++i;
+    }
+  }
+}
+
+void skinny(std::vector<std::string>& out) {
+  namespace gs = wavekit::ops::gemm_fp8_scaled;
+  // hf-rocm-kernels' skinny GEMM (SkG) times on MI300X, Llama 405B TP8 shapes (N x K), M 1 8 16 32.
+  struct shape {
+    int n, k;
+    double us[4];
+  } const shapes[] = {{2304, 16384, {11.69, 12.34, 13.91, 17.02}},
+                      {13312, 16384, {54.72, 58.36, 59.97, 69.48}},
+                      {16384, 6656, {27.61, 28.13, 30.23, 35.05}}};
+  const int ms[] = {1, 8, 16, 32};
+  for (target t : {target::gfx942, target::gfx950}) {
+    const double peak = perf::model_facts(t).fp8_dense_tflops;
+    for (const shape& s : shapes)
+      for (int i = 0; i < 4; ++i) {
+        const gs::problem p{ms[i],
+                            s.n,
+                            s.k,
+                            wavekit::layout::k_contiguous,
+                            gs::scale_granularity::tensor,
+                            gs::scale_granularity::tensor};
+        const gs::plan pl = gs::choose_plan(p, ~std::size_t{0}, t);
+        row r{"gemm_fp8_scaled", to_string(t), mnk(ms[i], s.n, s.k) + " k", gs::plan_name(pl), "memory"};
+        r.flops = 2.0 * ms[i] * s.n * s.k;
+        r.ideal_bytes = gs::ideal_bytes(p);
+        r.time = gs::model_time(p, pl, t);
+        if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels SkG", s.us[i]});
+        out.push_back(json(r, peak, t));
+      }
+  }
+}
+
+void mx(std::vector<std::string>& out) {
+  namespace gx = wavekit::ops::gemm_mx;
+  // amd-mxfp4-mm's benchmark shapes in its form (bf16 A quantized in the kernel, B pre-shuffled)
+  // and the aiter times of its task (problems.md 3).
+  struct shape {
+    int m, n, k;
+    double aiter;
+  } const shapes[] = {{4, 2880, 512, 8.198},  {16, 2112, 7168, 20.873}, {32, 4096, 512, 9.462},
+                      {32, 2880, 512, 9.173}, {64, 7168, 2048, 12.738}, {256, 3072, 1536, 12.219}};
+  const target t = target::gfx950;
+  const double peak = perf::model_facts(t).fp4_dense_tflops;
+  for (const shape& s : shapes) {
+    const gx::problem p{s.m, s.n, s.k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
+    const gx::plan pl = gx::choose_plan(p, ~std::size_t{0});
+    row r{"gemm_mx", to_string(t), mnk(s.m, s.n, s.k) + " mxfp4", gx::plan_name(pl), "compute"};
+    r.flops = 2.0 * s.m * s.n * s.k;
+    r.ideal_bytes = 2.0 * s.m * s.k + (0.5 + 1.0 / 32) * double(s.n) * s.k + 2.0 * s.m * s.n;
+    r.time = gx::model_time(p, pl);
+    r.peers.push_back({"aiter (amd-mxfp4-mm task)", s.aiter});
+    out.push_back(json(r, peak, t));
+  }
+}
+
+void half(std::vector<std::string>& out) {
+  namespace gh = wavekit::ops::gemm_half;
+  // DeepSeek-V3 projection shapes in bf16 at decode and prefill sizes (no published peer times).
+  const int shapes[][3] = {{16, 7168, 2048}, {128, 2112, 7168}, {1024, 7168, 2048}, {4096, 4608, 7168}};
+  for (target t : {target::gfx942, target::gfx950}) {
+    const double peak = perf::model_facts(t).bf16_dense_tflops;
+    for (const auto& s : shapes) {
+      const gh::problem p{s[0], s[1], s[2], wavekit::layout::k_contiguous};
+      const gh::plan pl = gh::choose_plan(p, ~std::size_t{0}, t);
+      row r{"gemm_half", to_string(t), mnk(s[0], s[1], s[2]) + " k", gh::plan_name(pl), "compute"};
+      r.flops = 2.0 * s[0] * s[1] * s[2];
+      r.ideal_bytes = 2.0 * (double(s[0]) * s[2] + double(s[1]) * s[2] + double(s[0]) * s[1]);
+      r.time = gh::model_time(p, pl, t);
+      out.push_back(json(r, peak, t));
+    }
+  }
+}
+
+void glue(std::vector<std::string>& out) {
+  namespace rq = wavekit::ops::rmsnorm_quant;
+  namespace sq = wavekit::ops::swiglu_quant;
+  // hf-rocm-kernels' MI300X times, rows x 16384 fp16, per-tensor fp8 (their blog's tables). For
+  // SwiGLU the 16384 columns are read as the input [gate | up], d = 8192 (docs/performance-model.md).
+  const int rows[] = {1, 8, 32, 64, 128, 256, 512, 1024, 2048};
+  const double norm_us[] = {4.18, 4.39, 4.72, 5.54, 6.27, 10.74, 18.55, 34.72, 73.35};
+  const int swiglu_rows[] = {1, 16, 64, 128, 256, 512, 1024, 2048};
+  const double swiglu_us[] = {1.93, 2.00, 2.04, 2.62, 3.58, 5.48, 10.05, 19.90};
+  for (target t : {target::gfx942, target::gfx950}) {
+    for (int i = 0; i < 9; ++i) {
+      const rq::problem p{rows[i], 16384, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous,
+                          rq::residual_mode::add};
+      row r{"rmsnorm_quant", to_string(t), std::to_string(rows[i]) + "x16384 fp16", "512 threads a row", "memory"};
+      r.ideal_bytes = double(rows[i]) * 16384 * (2 + 2 + 2 + 1) + 2 * 16384;
+      r.time = rq::model_time(p, t);
+      if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels", norm_us[i]});
+      out.push_back(json(r, 0, t));
+    }
+    for (int i = 0; i < 8; ++i) {
+      const sq::problem p{swiglu_rows[i], 8192, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous};
+      row r{"swiglu_quant", to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16", "256 threads a row", "memory"};
+      r.ideal_bytes = double(swiglu_rows[i]) * 8192 * (4 + 1);
+      r.time = sq::model_time(p, t);
+      if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels", swiglu_us[i]});
+      out.push_back(json(r, 0, t));
+    }
+  }
+}
+
+// The seed GEMM (RadeonFlow, problems.md 1 and 5) as the model sees it: its codegen profile (same
+// compiler), 256 x 128 x 128 tiles of 8 waves, its transposes of A and B before every call and its
+// split-K reduce, against its six published times. This validates the model on a kernel whose
+// code it has read.
+std::vector<std::string> validation() {
+  static const perf::kernel_profile seed_kernel{
+      target::gfx942, "RadeonFlow gemm_kernel", "gemm_kernel", 221, 0, 53248, 2, 198, 64, 64.0, 1024.0, 2};
+  struct c {
+    int m, n, k, splits;
+    double us;
+  } const cases[] = {{1024, 1536, 7168, 4, 76.33}, {1024, 3072, 1536, 2, 42.78}, {1024, 576, 7168, 8, 45.14},
+                     {1024, 7168, 256, 1, 20.37},  {1024, 7168, 2048, 1, 75.29}, {1024, 4608, 7168, 2, 136.35}};
+  std::vector<std::string> out;
+  for (const c& s : cases) {
+    std::vector<perf::launch_work> launches;
+    for (double rows : {double(s.m), double(s.n)}) {  // the transposes: read and write each operand
+      perf::launch_work w;
+      w.what = "transpose";
+      w.workgroups = std::ceil(rows * s.k / (64.0 * 64));
+      w.loaded_bytes = w.dram_read_bytes = w.written_bytes = rows * s.k;
+      launches.push_back(w);
+    }
+    const perf::gemm_tile tile{256, 128, 128, 64, 64, 512};
+    const double groups = std::ceil(s.k / 128.0);
+    const perf::gemm_operands ops{1, 1, 2, (256 + 1) * 4.0, (s.m + std::ceil(s.n / 128.0)) * groups * 4.0};
+    for (const auto& w : perf::gemm_launches(s.m, s.n, s.k, tile, ops, s.splits, &seed_kernel,
+                                             perf::find_profile(target::gfx942, "splitk_reduce", "splitk_reduce<bf16")))
+      launches.push_back(w);
+    const perf::op_time t = perf::predict(launches, target::gfx942);
+    out.push_back("{\"kernel\": \"RadeonFlow gemm_kernel + transposes + reduce\", \"arch\": \"gfx942\", \"shape\": " +
+                  str(mnk(s.m, s.n, s.k) + " sk" + std::to_string(s.splits)) + ", \"us\": " + num(t.us) +
+                  ", \"published_us\": " + num(s.us) + ", \"bound\": " + str(t.launches[2].bound) + "}");
+  }
+  return out;
+}
+
+}  // namespace
+
+int main() {
+  std::vector<std::string> rows;
+  blockscale(rows);
+  skinny(rows);
+  mx(rows);
+  half(rows);
+  glue(rows);
+  std::printf("{\"rows\": [\n");
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    std::printf("  %s%s\n", rows[i].c_str(), i + 1 < rows.size() ? "," : "");
+  std::printf("],\n\"validation\": [\n");
+  const auto v = validation();
+  for (std::size_t i = 0; i < v.size(); ++i) std::printf("  %s%s\n", v[i].c_str(), i + 1 < v.size() ? "," : "");
+  std::printf("]}\n");
+  return 0;
+}
