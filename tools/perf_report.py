@@ -27,8 +27,9 @@ OPS = [("gemm_fp8_blockscale", "fp8 GEMM, 1x128 / 128x128 block scales (amd-fp8-
        ("gemm_mx", "MXFP4 GEMM, A quantized in the kernel (amd-mxfp4-mm shapes)"),
        ("gemm_half", "bf16 GEMM (DeepSeek-V3 projections)"),
        ("rmsnorm_quant", "residual + RMSNorm + fp8 (hf-rocm-kernels shapes)"),
-       ("swiglu_quant", "SwiGLU + fp8 (hf-rocm-kernels shapes)")]
-NOT_YET = ["mla_decode", "moe", "gemm_fp8_direct"]
+       ("swiglu_quant", "SwiGLU + fp8 (hf-rocm-kernels shapes)"),
+       ("mla_decode", "MLA decode over a latent KV cache (aiter and amd-mixed-mla shapes)")]
+NOT_YET = ["moe", "gemm_fp8_direct"]
 
 
 def run_model(binary):

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
@@ -14,6 +15,7 @@
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 #include "wavekit/ops/gemm_half/model.hpp"
 #include "wavekit/ops/gemm_mx/model.hpp"
+#include "wavekit/ops/mla_decode/model.hpp"
 #include "wavekit/ops/rmsnorm_quant/model.hpp"
 #include "wavekit/ops/swiglu_quant/model.hpp"
 #include "wavekit/perf/launch_time.hpp"
@@ -29,6 +31,12 @@ struct peer {
 };
 
 struct row {
+  row(std::string op_, std::string arch_, std::string shape_, std::string config_, std::string kind_)
+      : op(std::move(op_)),
+        arch(std::move(arch_)),
+        shape(std::move(shape_)),
+        config(std::move(config_)),
+        kind(std::move(kind_)) {}
   std::string op, arch, shape, config, kind;  // kind: "compute" (TFLOPS) or "memory" (GB/s)
   double flops = 0, ideal_bytes = 0;
   perf::op_time time;
@@ -205,6 +213,57 @@ void glue(std::vector<std::string>& out) {
   }
 }
 
+void mla(std::vector<std::string>& out) {
+  namespace md = wavekit::ops::mla_decode;
+  // Decode (one query row a sequence) over a ragged cache, equal lengths. Peers: aiter PR 2039's
+  // HipKittens times at 128 heads (MI300, MI355; cache type not stated, modelled bf16), PR 3003's
+  // at 32 heads (MI35x), and amd-mixed-mla's README reference latencies (16 heads, fp8 cache).
+  struct shape {
+    int batch, heads, kv, kv_bytes;
+    target t;
+    const char* who;
+    double us;
+  } const shapes[] = {
+      {1, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 12.77},
+      {16, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 13.26},
+      {64, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 15.44},
+      {128, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 17.40},
+      {256, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 34.65},
+      {1, 128, 64, 2, target::gfx942, "aiter PR 2039 (HK)", 12.47},
+      {1, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 10.42},
+      {16, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 12.07},
+      {64, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 14.04},
+      {128, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 14.83},
+      {256, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 19.30},
+      {1, 128, 64, 2, target::gfx950, "aiter PR 2039 (HK)", 10.97},
+      {1, 32, 1024, 2, target::gfx950, "aiter PR 3003 (HK)", 20.7},
+      {1, 32, 8192, 2, target::gfx950, "aiter PR 3003 (HK)", 30.8},
+      {1, 32, 32768, 2, target::gfx950, "aiter PR 3003 (HK)", 45.7},
+      {1, 32, 70000, 2, target::gfx950, "aiter PR 3003 (HK)", 64.2},
+      {4, 16, 1024, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 118},
+      {4, 16, 8192, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 113},
+      {64, 16, 8192, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 171},
+      {256, 16, 8192, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 349},
+  };
+  for (const shape& c : shapes) {
+    std::vector<int> qo(c.batch + 1), kv(c.batch + 1);
+    for (int b = 0; b <= c.batch; ++b) qo[b] = b, kv[b] = b * c.kv;
+    const md::problem p{c.batch, c.heads, md::kv_layout::ragged, 1, c.batch * c.kv, 0, 0.0416667f};
+    const md::sequences_view s{qo, kv, {}, {}};
+    row r{"mla_decode", to_string(c.t),
+          std::to_string(c.batch) + " x kv " + std::to_string(c.kv) + ", " + std::to_string(c.heads) + " heads, " +
+              (c.kv_bytes == 2 ? "bf16" : "fp8") + " cache",
+          "", "memory"};
+    r.time = md::model_time(p, s, c.kv_bytes, c.t);
+    r.config = r.time.work.front().what;
+    r.flops = 2.0 * c.batch * c.heads * c.kv * (md::qk_dim + md::v_dim);
+    r.ideal_bytes =
+        double(c.batch) * c.kv * md::qk_dim * c.kv_bytes + double(c.batch) * c.heads * (md::qk_dim + md::v_dim) * 2;
+    r.peers.push_back({c.who, c.us});
+    out.push_back(json(r, 0, c.t));
+  }
+}
+
 // The seed GEMM (RadeonFlow, problems.md 1 and 5) as the model sees it: its codegen profile (same
 // compiler), 256 x 128 x 128 tiles of 8 waves, its transposes of A and B before every call and its
 // split-K reduce, against its six published times. This validates the model on a kernel whose
@@ -250,6 +309,7 @@ int main() {
   mx(rows);
   half(rows);
   glue(rows);
+  mla(rows);
   std::printf("{\"rows\": [\n");
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::printf("  %s%s\n", rows[i].c_str(), i + 1 < rows.size() ? "," : "");
