@@ -20,8 +20,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPORT = os.path.join(ROOT, "docs", "performance.md")
 PLOT_DIR = os.path.join(ROOT, "docs", "perf")
 PLOT_DATA = os.path.join(PLOT_DIR, "plot_data.json")
-PRODUCT = {"gfx942": "MI300X", "gfx950": "MI355X"}
-HBM = {"gfx942": 5.3, "gfx950": 8.0}  # TB/s (include/wavekit/arch/device_facts.hpp)
 OPS = [("gemm_fp8_blockscale", "fp8 GEMM, 1x128 / 128x128 block scales (amd-fp8-mm shapes)"),
        ("gemm_fp8_scaled", "fp8 GEMM, per-tensor scales, skinny M (hf-rocm-kernels shapes)"),
        ("gemm_mx", "MXFP4 GEMM, A quantized in the kernel (amd-mxfp4-mm shapes)"),
@@ -119,13 +117,13 @@ def render(data):
 
 def plot_data(data):
     points = {}
-    for arch in PRODUCT:
+    for arch in data["targets"]:
         points[arch] = [{"op": r["op"], "shape": r["shape"],
                          "intensity": (r["flops"] / r["dram_bytes"]) if r["flops"] else None,
                          "achieved": r["flops"] / r["us"] / 1e6 if r["flops"] else None,
                          "peak_tflops": r["peak_tflops"]}
                         for r in data["rows"] if r["arch"] == arch and r["flops"]]
-    return {"roofline": points, "predicted_vs_published": comparisons(data["rows"]),
+    return {"targets": data["targets"], "roofline": points, "predicted_vs_published": comparisons(data["rows"]),
             "validation": data["validation"]}
 
 
@@ -136,10 +134,11 @@ def draw(pd):
     plt.rcParams["svg.hashsalt"] = "wavekit"
     meta = {"Software": None}
     for arch, pts in pd["roofline"].items():
+        hbm, product = pd["targets"][arch]["hbm_tb_per_s"], pd["targets"][arch]["product"]
         fig, ax = plt.subplots(figsize=(7, 4.5))
         xs = [10 ** (i / 20) for i in range(0, 101)]
         for peak in sorted({p["peak_tflops"] for p in pts}):
-            ax.plot(xs, [min(peak, x * HBM[arch]) for x in xs], lw=1, label=f"roof {peak:g} TFLOPS, {HBM[arch]} TB/s")
+            ax.plot(xs, [min(peak, x * hbm) for x in xs], lw=1, label=f"roof {peak:g} TFLOPS, {hbm:g} TB/s")
         for op in sorted({p["op"] for p in pts}):
             sel = [p for p in pts if p["op"] == op]
             ax.scatter([p["intensity"] for p in sel], [p["achieved"] for p in sel], s=14, label=op)
@@ -147,7 +146,7 @@ def draw(pd):
         ax.set_yscale("log")
         ax.set_xlabel("FLOPs per DRAM byte")
         ax.set_ylabel("predicted TFLOPS")
-        ax.set_title(f"{PRODUCT[arch]} ({arch}): every modelled shape (predicted)")
+        ax.set_title(f"{product} ({arch}): every modelled shape (predicted)")
         ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(os.path.join(PLOT_DIR, f"roofline_{arch}.png"), dpi=110, metadata=meta)

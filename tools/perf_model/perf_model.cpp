@@ -53,7 +53,7 @@ std::string str(const std::string& s) { return "\"" + s + "\""; }
 // The physical limit of a row: its flops at the dense peak of its rate and its ideal bytes at HBM
 // peak, whichever is longer.
 double limit_us(const row& r, double peak_tflops, target t) {
-  const auto d = perf::model_facts(t);
+  const auto d = wavekit::arch::facts_for(t);
   return std::max(peak_tflops > 0 ? r.flops / (peak_tflops * 1e6) : 0.0, r.ideal_bytes / (d.hbm_tb_per_s * 1e6));
 }
 
@@ -94,7 +94,7 @@ void blockscale(std::vector<std::string>& out) {
   const double seed[] = {76.33, 42.78, 45.14, 20.37, 75.29, 136.35};
   const double aiter1024[] = {51.33, 23.73, 26.36, 14.80, 58.87, 118.32, 61.10, 26.31, 15.32};
   for (target t : {target::gfx942, target::gfx950}) {
-    const double peak = perf::model_facts(t).fp8_dense_tflops;
+    const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
     int i = 0;
     for (const bs::table_entry& e : bs::table) {
       const bs::problem p{e.m, e.n, e.k, wavekit::layout::mn_contiguous};
@@ -122,7 +122,7 @@ void skinny(std::vector<std::string>& out) {
                       {16384, 6656, {27.61, 28.13, 30.23, 35.05}}};
   const int ms[] = {1, 8, 16, 32};
   for (target t : {target::gfx942, target::gfx950}) {
-    const double peak = perf::model_facts(t).fp8_dense_tflops;
+    const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
     for (const shape& s : shapes)
       for (int i = 0; i < 4; ++i) {
         const gs::problem p{ms[i],
@@ -152,7 +152,7 @@ void mx(std::vector<std::string>& out) {
   } const shapes[] = {{4, 2880, 512, 8.198},  {16, 2112, 7168, 20.873}, {32, 4096, 512, 9.462},
                       {32, 2880, 512, 9.173}, {64, 7168, 2048, 12.738}, {256, 3072, 1536, 12.219}};
   const target t = target::gfx950;
-  const double peak = perf::model_facts(t).fp4_dense_tflops;
+  const double peak = wavekit::arch::facts_for(t).fp4_dense_tflops;
   for (const shape& s : shapes) {
     const gx::problem p{s.m, s.n, s.k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
     const gx::plan pl = gx::choose_plan(p, ~std::size_t{0});
@@ -170,7 +170,7 @@ void half(std::vector<std::string>& out) {
   // DeepSeek-V3 projection shapes in bf16 at decode and prefill sizes (no published peer times).
   const int shapes[][3] = {{16, 7168, 2048}, {128, 2112, 7168}, {1024, 7168, 2048}, {4096, 4608, 7168}};
   for (target t : {target::gfx942, target::gfx950}) {
-    const double peak = perf::model_facts(t).bf16_dense_tflops;
+    const double peak = wavekit::arch::facts_for(t).bf16_dense_tflops;
     for (const auto& s : shapes) {
       const gh::problem p{s[0], s[1], s[2], wavekit::layout::k_contiguous};
       const gh::plan pl = gh::choose_plan(p, ~std::size_t{0}, t);
@@ -310,7 +310,14 @@ int main() {
   half(rows);
   glue(rows);
   mla(rows);
-  std::printf("{\"rows\": [\n");
+  // The targets' figures the report draws its roofs with.
+  std::printf("{\"targets\": {");
+  for (target t : {target::gfx942, target::gfx950}) {
+    const auto d = wavekit::arch::facts_for(t);
+    std::printf("%s\"%s\": {\"product\": \"%s\", \"hbm_tb_per_s\": %s}", t == target::gfx942 ? "" : ", ", to_string(t),
+                d.product, num(d.hbm_tb_per_s).c_str());
+  }
+  std::printf("},\n\"rows\": [\n");
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::printf("  %s%s\n", rows[i].c_str(), i + 1 < rows.size() ? "," : "");
   std::printf("],\n\"validation\": [\n");

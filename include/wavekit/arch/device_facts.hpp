@@ -79,4 +79,10 @@ inline constexpr device_facts facts_of<target::gfx950> = {.product = "MI355X",
                                                           .l2_mib_per_xcd = 4,
                                                           .infinity_cache_mib = 256};
 
+// The facts of target t at run time: gfx950's for gfx950, gfx942's for everything else (plans and
+// the performance model refuse other targets before asking).
+inline device_facts facts_for(target t) {
+  return t == target::gfx950 ? facts_of<target::gfx950> : facts_of<target::gfx942>;
+}
+
 }  // namespace wavekit::arch

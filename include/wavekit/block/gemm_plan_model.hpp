@@ -28,11 +28,9 @@ struct gemm_element_bytes {
   double a, b, c;
 };
 
-// The device facts of a target plans are made for (gfx942 or gfx950; anything else is gfx942's,
-// and the public queries refuse it before asking).
-inline arch::device_facts planned_facts(arch::target t) {
-  return t == arch::target::gfx950 ? arch::facts_of<arch::target::gfx950> : arch::facts_of<arch::target::gfx942>;
-}
+// The device facts of a target plans are made for (gfx942 or gfx950; the public queries refuse
+// anything else before asking).
+inline arch::device_facts planned_facts(arch::target t) { return arch::facts_for(t); }
 
 // Estimated seconds of an m x n x k GEMM cut into `splits` K splits with tile f, its matrix
 // instructions reaching `tflops` on target t.

@@ -47,10 +47,8 @@ result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::probl
                                                     const ops::mla_decode::sequences_view& s) {
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
-  const arch::device_facts& facts = arch::current_device_arch().kind == arch::target::gfx950
-                                        ? arch::facts_of<arch::target::gfx950>
-                                        : arch::facts_of<arch::target::gfx942>;
-  return m::choose_splits(p, s, facts, m::config_rows64::kv_tile, static_cast<int>(sizeof(KV)));
+  return m::choose_splits(p, s, arch::facts_for(arch::current_device_arch().kind), m::config_rows64::kv_tile,
+                          static_cast<int>(sizeof(KV)));
 }
 
 // KV: bf16, or the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with

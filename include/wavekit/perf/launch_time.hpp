@@ -36,11 +36,6 @@ struct model_assumptions {
   int issue_overlap = 2;         // waves of a SIMD whose instructions issue in one slot (types differ)
 };
 
-// The device facts of a model target (gfx942: MI300X, gfx950: MI355X).
-inline arch::device_facts model_facts(arch::target t) {
-  return t == arch::target::gfx950 ? arch::facts_of<arch::target::gfx950> : arch::facts_of<arch::target::gfx942>;
-}
-
 // What one launch asks of its kernel.
 struct launch_work {
   const kernel_profile* profile = nullptr;  // nullptr: no codegen figures (compute terms are 0)
@@ -64,8 +59,8 @@ struct launch_time {
 };
 
 inline launch_time predict(const launch_work& w, arch::target t, const model_assumptions& a = {}) {
-  const arch::device_facts d = model_facts(t);
-  const double clock = d.clock_ghz * 1e3;  // cycles per microsecond
+  const arch::device_facts d = arch::facts_for(t);  // gfx942: MI300X, gfx950: MI355X
+  const double clock = d.clock_ghz * 1e3;           // cycles per microsecond
   launch_time r;
   const kernel_profile* p = w.profile;
   // Residency: the report's occupancy (waves per SIMD) in whole workgroups, and the LDS.

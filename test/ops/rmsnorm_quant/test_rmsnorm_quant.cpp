@@ -23,6 +23,10 @@
 #include "wavekit/ops/rmsnorm_quant.hpp"
 #include "wavekit/ops/rmsnorm_quant/model.hpp"
 
+#if defined(WAVEKIT_EMULATOR)
+#include "support/model_traffic_check.hpp"
+#endif
+
 using namespace wavekit;
 namespace rq = wavekit::ops::rmsnorm_quant;
 
@@ -82,12 +86,7 @@ outputs<T, Fp8> run(const rq::problem& p, const std::vector<T>& x, const std::ve
   CHECK(o.counters.global_bytes_read_distinct ==
         (p.residual == rq::residual_mode::add ? 2 : 1) * once + p.hidden * sizeof(T));
   // The performance model's launch moves exactly these bytes (ops/rmsnorm_quant/model.hpp).
-  const auto model = rq::model_launches(p, arch::current_device_arch().kind);
-  REQUIRE(model.size() == 1);
-  CHECK(model[0].workgroups == double(o.counters.blocks));
-  CHECK(model[0].loaded_bytes == double(o.counters.global_bytes_read));
-  CHECK(model[0].dram_read_bytes == double(o.counters.global_bytes_read_distinct));
-  CHECK(model[0].written_bytes == double(o.counters.global_bytes_written));
+  test::check_model_traffic(rq::model_launches(p, arch::current_device_arch().kind), o.counters);
   CHECK(o.counters.global_bytes_written == (p.residual == rq::residual_mode::add ? once : 0) + n +
                                                (p.scaling == fp8_scaling::group_1x128 ? n / 128 * 4 : 0));
 #endif

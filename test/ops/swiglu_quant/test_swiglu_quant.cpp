@@ -23,6 +23,10 @@
 #include "wavekit/ops/swiglu_quant.hpp"
 #include "wavekit/ops/swiglu_quant/model.hpp"
 
+#if defined(WAVEKIT_EMULATOR)
+#include "support/model_traffic_check.hpp"
+#endif
+
 using namespace wavekit;
 namespace sq = wavekit::ops::swiglu_quant;
 
@@ -79,12 +83,7 @@ outputs<Fp8> run(const sq::problem& p, const std::vector<T>& x, float scale) {
   CHECK(o.counters.global_bytes_read == 2 * n * sizeof(T));
   CHECK(o.counters.global_bytes_written == n + (p.scaling == fp8_scaling::group_1x128 ? n / 128 * 4 : 0));
   // The performance model's launch moves exactly these bytes (ops/swiglu_quant/model.hpp).
-  const auto model = ops::swiglu_quant::model_launches(p, arch::current_device_arch().kind);
-  REQUIRE(model.size() == 1);
-  CHECK(model[0].workgroups == double(o.counters.blocks));
-  CHECK(model[0].loaded_bytes == double(o.counters.global_bytes_read));
-  CHECK(model[0].dram_read_bytes == double(o.counters.global_bytes_read_distinct));
-  CHECK(model[0].written_bytes == double(o.counters.global_bytes_written));
+  test::check_model_traffic(ops::swiglu_quant::model_launches(p, arch::current_device_arch().kind), o.counters);
 #endif
   hipFree(d_x), hipFree(d_q), hipFree(d_scale);
   return o;

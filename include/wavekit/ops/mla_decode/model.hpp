@@ -25,7 +25,7 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, const seq
   const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
   const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
   const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
-  const split_plan plan = choose_splits(p, s, perf::model_facts(t), kv_tile, kv_bytes);
+  const split_plan plan = choose_splits(p, s, arch::facts_for(t), kv_tile, kv_bytes);
   const std::string kv = kv_bytes == 2 ? "bf16" : t == arch::target::gfx950 ? "e4m3fn" : "e4m3fnuz";
   perf::launch_work w;
   w.profile = perf::find_profile(t, "mla_decode", "mla_decode_kernel<config<" + std::to_string(waves) + ", 32>, " + kv,

@@ -13,9 +13,7 @@
 namespace wavekit::ops::rmsnorm_quant {
 
 inline int workgroups(const problem& p, arch::target t) {
-  const int cus = t == arch::target::gfx950 ? arch::facts_of<arch::target::gfx950>.compute_units
-                                            : arch::facts_of<arch::target::gfx942>.compute_units;
-  return std::min(p.tokens, 2 * cus);
+  return std::min(p.tokens, 2 * arch::facts_for(t).compute_units);
 }
 
 }  // namespace wavekit::ops::rmsnorm_quant
