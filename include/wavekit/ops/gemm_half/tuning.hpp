@@ -1,0 +1,51 @@
+// The bf16/fp16 GEMM in tuned tables (tuning/): the key of a problem on a device, and the plan a
+// table's value names. Plain C++, no HIP.
+//
+//   key:   op gemm_half; dtypes "<T>,<T>,<Out>" ("bf16,bf16,bf16", "fp16,fp16,fp32"); layout the
+//          problem's order
+//   value: config_id_name of the config ("large"), K splits
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/core/layout.hpp"
+#include "wavekit/ops/gemm_half/configs.hpp"
+#include "wavekit/ops/gemm_half/problem.hpp"
+#include "wavekit/tuning/key.hpp"
+#include "wavekit/tuning/names.hpp"
+
+namespace wavekit::ops::gemm_half {
+
+inline constexpr const char* tuning_op = "gemm_half";
+
+// T: A and B (bf16 or fp16); Out: C (bf16, fp16 or float).
+template <class T, class Out>
+std::string tuning_dtypes() {
+  return std::string(tuning::dtype_name<T>()) + "," + tuning::dtype_name<T>() + "," + tuning::dtype_name<Out>();
+}
+
+// The key of p with element types `dtypes` (tuning_dtypes) on a device of target t with `cus`
+// compute units.
+inline tuning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
+  return {.op = tuning_op,
+          .arch = t,
+          .cus = cus,
+          .dtypes = std::move(dtypes),
+          .layout = to_string(p.order),
+          .m_bucket = tuning::m_bucket(p.m),
+          .n = p.n,
+          .k = p.k};
+}
+
+inline tuning::value tuning_value(plan pl) { return {config_id_name(pl.config), pl.splits}; }
+
+// The plan a table value names, or none when its config is not one of this op's.
+inline std::optional<plan> tuned_plan(const tuning::value& v) {
+  const std::optional<config_id> id = tuning::config_named(v.config, all_configs);
+  if (!id) return std::nullopt;
+  return plan{*id, v.splits};
+}
+
+}  // namespace wavekit::ops::gemm_half

@@ -1,0 +1,174 @@
+// tuning/registry.hpp: tables merged over the shipped ones (the same key replaced, the rest kept),
+// a bad table merged not at all, the process's registry and its miss log.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "wavekit/ops/gemm_fp8_blockscale/tuning.hpp"
+#include "wavekit/tuning/registry.hpp"
+
+namespace tuning = wavekit::tuning;
+namespace gb = wavekit::ops::gemm_fp8_blockscale;
+using wavekit::layout;
+using wavekit::arch::target;
+
+namespace {
+
+const std::string header = "op arch cus dtypes layout m_bucket n k e_local top_k config splits\n";
+
+// The key of a shipped blockscale shape on the MI300X.
+tuning::key shipped_key(int m, int n, int k) {
+  return gb::tuning_key(gb::problem{m, n, k, layout::mn_contiguous}, target::gfx942, 304);
+}
+
+tuning::registry shipped_registry() {
+  tuning::registry r;
+  for (const tuning::shipped_table& t : tuning::shipped_tables) REQUIRE(r.merge_text(t.text, t.source).ok());
+  return r;
+}
+
+std::string write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("the shipped tables parse and hold the blockscale op's 18 gfx942 shapes", "[tuning]") {
+  const tuning::registry r = shipped_registry();
+  int blockscale = 0;
+  for (const tuning::entry& e : r.entries()) {
+    if (e.key.op != gb::tuning_op) continue;
+    ++blockscale;
+    CHECK(e.key.arch == target::gfx942);
+    CHECK(e.key.cus == 304);
+    CHECK(e.key.dtypes == gb::tuning_dtypes(target::gfx942));
+    CHECK(gb::tuned_plan(e.value));  // names one of the op's configs
+    CHECK((e.value.splits == 1 || e.key.k / 128 / e.value.splits >= 4));
+  }
+  CHECK(blockscale == 18);
+  // The amd-fp8-mm benchmark shapes (docs/gemm-fp8-blockscale.md) at both M.
+  const int nk[][2] = {{1536, 7168}, {3072, 1536}, {576, 7168}, {7168, 256}, {7168, 2048},
+                       {4608, 7168}, {7168, 2304}, {512, 7168}, {4096, 512}};
+  for (int m : {1024, 6144})
+    for (const auto& [n, k] : nk) CHECK(r.find(shipped_key(m, n, k)));
+  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"medium", 1});
+  CHECK(r.find(shipped_key(1024, 576, 7168)) == tuning::value{"large", 4});
+  // M in the same bucket finds the same entry; another bucket, order or target none.
+  CHECK(r.find(shipped_key(1008, 576, 7168)) == tuning::value{"large", 4});
+  CHECK_FALSE(r.find(shipped_key(512, 576, 7168)));
+  CHECK_FALSE(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::k_contiguous}, target::gfx942, 304)));
+  CHECK_FALSE(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::mn_contiguous}, target::gfx950, 256)));
+}
+
+TEST_CASE("a user table replaces the entries of its keys and keeps every other", "[tuning]") {
+  tuning::registry r = shipped_registry();
+  const std::size_t shipped = r.entries().size();
+  const std::string user = header +
+                           "gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous 1024 1536 7168 0 0 "
+                           "narrow 2\n"
+                           "gemm_half gfx942 304 bf16,bf16,bf16 k_contiguous 16 4096 4096 0 0 decode 8\n";
+  REQUIRE(r.merge_text(user, "user.txt").ok());
+  CHECK(r.entries().size() == shipped + 1);
+  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 2});  // replaced
+  CHECK(r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"large", 1});   // kept
+  CHECK(r.find(shipped_key(6144, 4608, 7168)) == tuning::value{"large", 1});   // kept
+  const tuning::key half{.op = "gemm_half",
+                         .cus = 304,
+                         .dtypes = "bf16,bf16,bf16",
+                         .layout = "k_contiguous",
+                         .m_bucket = 16,
+                         .n = 4096,
+                         .k = 4096};
+  CHECK(r.find(half) == tuning::value{"decode", 8});  // added
+
+  // A later table wins over an earlier one.
+  REQUIRE(
+      r.merge_text(header + "gemm_half gfx942 304 bf16,bf16,bf16 k_contiguous 16 4096 4096 0 0 small 2\n", "later.txt")
+          .ok());
+  CHECK(r.find(half) == tuning::value{"small", 2});
+}
+
+TEST_CASE("a table with a bad line merges nothing", "[tuning]") {
+  tuning::registry r = shipped_registry();
+  const std::size_t shipped = r.entries().size();
+  const std::string bad = header +
+                          "gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous 1024 1536 7168 0 0 "
+                          "narrow 2\n"
+                          "gemm_half gfx942 304 bf16,bf16,bf16 k_contiguous 17 4096 4096 0 0 decode 8\n";
+  const wavekit::status s = r.merge_text(bad, "bad.txt");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message() == "bad.txt:3: m_bucket must be a power of two, M rounded up (got 17)");
+  CHECK(r.entries().size() == shipped);
+  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"medium", 1});
+}
+
+TEST_CASE("the path list of WAVEKIT_TUNING_FILES", "[tuning]") {
+  CHECK(tuning::split_path_list("") == std::vector<std::string>{});
+  CHECK(tuning::split_path_list("a.txt") == std::vector<std::string>{"a.txt"});
+  CHECK(tuning::split_path_list("/x/a.txt:b.txt") == std::vector<std::string>{"/x/a.txt", "b.txt"});
+  CHECK(tuning::split_path_list(":a.txt::b.txt:") == std::vector<std::string>{"a.txt", "b.txt"});
+}
+
+TEST_CASE("the process's registry: shipped tables, load_file over them", "[tuning]") {
+  // This binary's environment names no table files (test_tuning_environment tests those).
+  CHECK(tuning::environment_tables_status().ok());
+  CHECK(tuning::find(shipped_key(1024, 7168, 256)) == tuning::value{"large", 1});
+
+  const std::string path = write_file("test_registry_user.txt",
+                                      header +
+                                          "gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous 1024 "
+                                          "7168 2048 0 0 medium 2\n");
+  REQUIRE(tuning::load_file(path).ok());
+  CHECK(tuning::find(shipped_key(1024, 7168, 2048)) == tuning::value{"medium", 2});
+  CHECK(tuning::find(shipped_key(1024, 7168, 256)) == tuning::value{"large", 1});
+
+  const wavekit::status missing = tuning::load_file("no/such/user.txt");
+  CHECK(missing.message() == "no/such/user.txt: cannot open the tuning table");
+  std::remove(path.c_str());
+}
+
+TEST_CASE("the process's miss log: a sink set in code, each key once", "[tuning]") {
+  std::vector<std::string> lines;
+  tuning::set_miss_sink([&](const std::string& line) { lines.push_back(line); });
+  const tuning::key miss = shipped_key(64, 7168, 2048);
+  int asked = 0;
+  auto model = [&] {
+    ++asked;
+    return tuning::value{"narrow", 4};
+  };
+  CHECK_FALSE(tuning::find(miss, model));
+  CHECK_FALSE(tuning::find(miss, model));
+  CHECK(tuning::find(shipped_key(1024, 7168, 256), model) == tuning::value{"large", 1});  // a hit logs nothing
+  tuning::set_miss_sink({});
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] ==
+        "wavekit-tuning-miss op=gemm_fp8_blockscale arch=gfx942 cus=304 dtypes=e4m3fnuz,e4m3fnuz,bf16 "
+        "layout=mn_contiguous m_bucket=64 n=7168 k=2048 e_local=0 top_k=0 model=narrow,4");
+  CHECK(asked == 1);
+}
+
+TEST_CASE("lookups and loads from many threads", "[tuning]") {
+  tuning::registry r = shipped_registry();
+  std::atomic<int> failures{0};  // Catch2's assertions are not thread-safe: count, check after
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) {
+        const bool ok = t == 0 ? r.merge_text(header + "gemm_half gfx942 304 bf16,bf16,bf16 k_contiguous 16 16 " +
+                                                  std::to_string(16 * (i + 1)) + " 0 0 decode 1\n",
+                                              "loop.txt")
+                                     .ok()
+                               : r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"large", 1};
+        if (!ok) ++failures;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(failures == 0);
+  CHECK(r.entries().size() == shipped_registry().entries().size() + 100);
+}

@@ -1,0 +1,232 @@
+// What the tuner knows of each GEMM op (plain C++, no HIP): the problem of a shape, its table key,
+// the model's plan, and every plan the model weighs (the candidates a GPU run times). One struct
+// per op with the same members, so the tuner's driver is written once.
+//
+// The model's plan is each op's own query with unlimited workspace (what its workspace_bytes
+// query plans with): gemm_fp8_blockscale's model_plan, the others' choose_plan. The candidates
+// repeat each op's model loop (the configs it offers, K splits in powers of two up to 16 with at
+// least 4 K steps each, and the op's own filters); test/tuning checks that the model's plan is
+// always among them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/core/layout.hpp"
+#include "wavekit/core/math.hpp"
+#include "wavekit/core/result.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/tuning.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/tuning.hpp"
+#include "wavekit/ops/gemm_half/plan.hpp"
+#include "wavekit/ops/gemm_half/tuning.hpp"
+#include "wavekit/ops/gemm_mx/plan.hpp"
+#include "wavekit/ops/gemm_mx/tuning.hpp"
+#include "wavekit/tuning/key.hpp"
+
+namespace wavekit::tuner {
+
+struct shape {
+  int m, n, k;
+  std::string str() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
+};
+
+inline constexpr std::size_t unlimited_workspace = ~std::size_t{0};
+
+// K splits in powers of two up to 16 while each split keeps 4 K steps: the split rule every GEMM's
+// model loop applies (with unlimited workspace).
+template <class F>
+void for_each_split(int k_steps, F&& f) {
+  for (int splits = 1; splits <= 16 && (splits == 1 || k_steps / splits >= 4); splits *= 2) f(splits);
+}
+
+namespace detail {
+inline result<layout> parse_order(std::string_view name) {
+  if (name == "k_contiguous") return layout::k_contiguous;
+  if (name == "mn_contiguous") return layout::mn_contiguous;
+  return status{status_code::bad_shape, "layout '" + std::string(name) + "' is not k_contiguous or mn_contiguous"};
+}
+}  // namespace detail
+
+struct gemm_fp8_blockscale_case {
+  using problem = ops::gemm_fp8_blockscale::problem;
+  using plan = ops::gemm_fp8_blockscale::plan;
+  static constexpr const char* op = ops::gemm_fp8_blockscale::tuning_op;
+
+  static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
+  static std::vector<std::string> dtypes(arch::target t) { return {ops::gemm_fp8_blockscale::tuning_dtypes(t)}; }
+  static result<problem> make(shape s, std::string_view layout_name, std::string_view, arch::target t) {
+    const result<layout> order = detail::parse_order(layout_name);
+    if (!order) return order.error();
+    const problem p{s.m, s.n, s.k, order.value()};
+    if (status st = ops::gemm_fp8_blockscale::validate_query(p, t); !st.ok()) return st;
+    return p;
+  }
+  static tuning::key key(const problem& p, arch::target t, int cus, const std::string&) {
+    return ops::gemm_fp8_blockscale::tuning_key(p, t, cus);
+  }
+  static plan model(const problem& p, arch::target t) {
+    return ops::gemm_fp8_blockscale::model_plan(p, unlimited_workspace, t);
+  }
+  static std::vector<plan> candidates(const problem& p, arch::target) {
+    namespace gb = ops::gemm_fp8_blockscale;
+    std::vector<plan> plans;
+    for (gb::config_id id : gb::all_configs) {
+      if (id == gb::config_id::mfma32) continue;  // the model loop's exception: explicit use only
+      for_each_split(p.k_groups(), [&](int splits) { plans.push_back({id, splits}); });
+    }
+    return plans;
+  }
+  static tuning::value value(plan pl) { return ops::gemm_fp8_blockscale::tuning_value(pl); }
+  static std::string name(plan pl) { return ops::gemm_fp8_blockscale::plan_name(pl); }
+};
+
+struct gemm_half_case {
+  using problem = ops::gemm_half::problem;
+  using plan = ops::gemm_half::plan;
+  static constexpr const char* op = ops::gemm_half::tuning_op;
+
+  static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
+  // The GPU run times bf16 in and out (the model plans fp16 alike).
+  static std::vector<std::string> dtypes(arch::target) { return {ops::gemm_half::tuning_dtypes<bf16, bf16>()}; }
+  static result<problem> make(shape s, std::string_view layout_name, std::string_view, arch::target t) {
+    const result<layout> order = detail::parse_order(layout_name);
+    if (!order) return order.error();
+    const problem p{s.m, s.n, s.k, order.value()};
+    if (status st = ops::gemm_half::validate_query(p, t); !st.ok()) return st;
+    return p;
+  }
+  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+    return ops::gemm_half::tuning_key(p, t, cus, dtypes);
+  }
+  static plan model(const problem& p, arch::target t) { return ops::gemm_half::choose_plan(p, unlimited_workspace, t); }
+  static std::vector<plan> candidates(const problem& p, arch::target) {
+    namespace gh = ops::gemm_half;
+    std::vector<plan> plans;
+    for (gh::config_id id : gh::all_configs)
+      for_each_split(gh::k_steps(p, id), [&](int splits) { plans.push_back({id, splits}); });
+    return plans;
+  }
+  static tuning::value value(plan pl) { return ops::gemm_half::tuning_value(pl); }
+  static std::string name(plan pl) { return ops::gemm_half::plan_name(pl); }
+};
+
+struct gemm_fp8_scaled_case {
+  using problem = ops::gemm_fp8_scaled::problem;
+  using plan = ops::gemm_fp8_scaled::plan;
+  static constexpr const char* op = ops::gemm_fp8_scaled::tuning_op;
+
+  static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
+  // The GPU run times C bf16 with per-row and per-column scales (the scales change no plan's work).
+  static std::vector<std::string> dtypes(arch::target t) { return {ops::gemm_fp8_scaled::tuning_dtypes<bf16>(t)}; }
+  static result<problem> make(shape s, std::string_view layout_name, std::string_view, arch::target t) {
+    const result<layout> order = detail::parse_order(layout_name);
+    if (!order) return order.error();
+    using ops::gemm_fp8_scaled::scale_granularity;
+    const problem p{s.m, s.n, s.k, order.value(), scale_granularity::channel, scale_granularity::channel};
+    if (status st = ops::gemm_fp8_scaled::validate_query(p, t); !st.ok()) return st;
+    return p;
+  }
+  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+    return ops::gemm_fp8_scaled::tuning_key(p, t, cus, dtypes);
+  }
+  static plan model(const problem& p, arch::target t) {
+    return ops::gemm_fp8_scaled::choose_plan(p, unlimited_workspace, t);
+  }
+  static std::vector<plan> candidates(const problem& p, arch::target t) {
+    namespace gs = ops::gemm_fp8_scaled;
+    // For M <= 16 only plans within the read budget, where any config offers one (choose_plan).
+    auto within_budget = [&](gs::config_id id, int splits) {
+      return gs::read_bytes(p, id, splits, t) <= gs::skinny_read_budget * gs::ideal_bytes(p);
+    };
+    bool budget = false;
+    if (p.m <= gs::skinny_max_m)
+      for (gs::config_id id : gs::all_configs) budget = budget || (gs::offered(p, id, t) && within_budget(id, 1));
+    std::vector<plan> plans;
+    for (gs::config_id id : gs::all_configs) {
+      if (!gs::offered(p, id, t)) continue;
+      bool over = false;  // reads grow with the splits: past the budget once, past it for more
+      for_each_split(gs::k_steps(p, id, t), [&](int splits) {
+        over = over || (budget && !within_budget(id, splits));
+        if (!over) plans.push_back({id, splits});
+      });
+    }
+    return plans;
+  }
+  static tuning::value value(plan pl) { return ops::gemm_fp8_scaled::tuning_value(pl); }
+  static std::string name(plan pl) { return ops::gemm_fp8_scaled::plan_name(pl); }
+};
+
+struct gemm_mx_case {
+  using problem = ops::gemm_mx::problem;
+  using plan = ops::gemm_mx::plan;
+  static constexpr const char* op = ops::gemm_mx::tuning_op;
+
+  // The GPU run reads B plain (K-contiguous rows).
+  static std::vector<std::string> layouts() { return {"k_contiguous"}; }
+  // The three forms the GPU run times: MXFP4, MXFP8, and MXFP4 with a bf16 A quantized in the kernel.
+  static std::vector<std::string> dtypes(arch::target) {
+    return {dtypes_of(ops::gemm_mx::mx_format::mxfp4, ops::gemm_mx::a_storage::mx),
+            dtypes_of(ops::gemm_mx::mx_format::mxfp8, ops::gemm_mx::a_storage::mx),
+            dtypes_of(ops::gemm_mx::mx_format::mxfp4, ops::gemm_mx::a_storage::bf16)};
+  }
+  static result<problem> make(shape s, std::string_view layout_name, std::string_view dtypes, arch::target t) {
+    namespace gx = ops::gemm_mx;
+    if (layout_name != "k_contiguous")
+      return status{status_code::bad_shape, "gemm_mx: the tuner runs layout k_contiguous only (B plain)"};
+    for (gx::mx_format f : {gx::mx_format::mxfp4, gx::mx_format::mxfp8})
+      for (gx::a_storage a : {gx::a_storage::mx, gx::a_storage::bf16})
+        if (dtypes == dtypes_of(f, a)) {
+          const problem p{s.m, s.n, s.k, f, a};
+          if (status st = gx::validate_query(p, t); !st.ok()) return st;
+          return p;
+        }
+    return status{status_code::bad_shape, "gemm_mx: no form with dtypes '" + std::string(dtypes) + "'"};
+  }
+  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+    return ops::gemm_mx::tuning_key(p, t, cus, dtypes);
+  }
+  static plan model(const problem& p, arch::target) { return ops::gemm_mx::choose_plan(p, unlimited_workspace); }
+  static std::vector<plan> candidates(const problem& p, arch::target) {
+    namespace gx = ops::gemm_mx;
+    std::vector<plan> plans;
+    for (gx::config_id id : gx::all_configs) {
+      if (p.a != gx::a_storage::mx && !gx::quantizes_a(id)) continue;
+      // Decode sizes: one M tile and one wave row hold every row (B and its scales read once).
+      const block::gemm_tile_facts f = gx::facts(id);
+      if (p.m <= gx::decode_rows && (f.block_m < p.m || f.wave_m != f.block_m)) continue;
+      for_each_split(gx::k_steps(p, id), [&](int splits) { plans.push_back({id, splits}); });
+    }
+    if (p.format == gx::mx_format::mxfp8 && p.m <= gx::gemv_rows_max) {
+      int rows = 1;
+      while (rows < p.m) rows *= 2;
+      for_each_split(ceil_div(p.k, gx::gemv_config<1>::block_k),
+                     [&](int splits) { plans.push_back({gx::config_id::decode, splits, rows}); });
+    }
+    return plans;
+  }
+  static tuning::value value(plan pl) { return ops::gemm_mx::tuning_value(pl); }
+  static std::string name(plan pl) { return ops::gemm_mx::plan_name(pl); }
+
+ private:
+  static std::string dtypes_of(ops::gemm_mx::mx_format f, ops::gemm_mx::a_storage a) {
+    return ops::gemm_mx::tuning_dtypes<bf16>(ops::gemm_mx::problem{16, 16, 32, f, a});
+  }
+};
+
+// f(Case{}) for the op named `op`; false when no case has that name.
+template <class F>
+bool with_op_case(std::string_view op, F&& f) {
+  if (op == gemm_fp8_blockscale_case::op) return f(gemm_fp8_blockscale_case{}), true;
+  if (op == gemm_half_case::op) return f(gemm_half_case{}), true;
+  if (op == gemm_fp8_scaled_case::op) return f(gemm_fp8_scaled_case{}), true;
+  if (op == gemm_mx_case::op) return f(gemm_mx_case{}), true;
+  return false;
+}
+inline constexpr const char* op_names = "gemm_fp8_blockscale, gemm_half, gemm_fp8_scaled, gemm_mx";
+
+}  // namespace wavekit::tuner
