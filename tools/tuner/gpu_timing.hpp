@@ -39,10 +39,19 @@ inline status hip_status(hipError_t e, const char* what) {
   return {status_code::launch_failed, std::string(what) + ": " + hipGetErrorString(e)};
 }
 
-// Device memory holding `bytes` bytes, byte i set to fill(i): operand values that are finite and
-// not all zero (a GPU draws less power on zeros and would time faster than on real data).
+// Device memory of `bytes` bytes: zeros, or byte i set to fill(i) for operands, whose values are
+// finite and not all zero (a GPU draws less power on zeros and would time faster than on real data).
 class buffer {
  public:
+  // Zeros, set on the device (the flush buffer is 512 MiB: no host copy of it).
+  explicit buffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes == 0) return;
+    if (hipMalloc(&ptr_, bytes) != hipSuccess) {
+      ptr_ = nullptr;
+      return;
+    }
+    if (hipMemset(ptr_, 0, bytes) != hipSuccess) release();
+  }
   template <class Fill>
   buffer(std::size_t bytes, Fill&& fill) : bytes_(bytes) {
     if (bytes == 0) return;
@@ -91,7 +100,7 @@ inline constexpr int warmup_calls = 3, timed_calls = 20;
 // timed_calls, each after a flush, after warmup_calls untimed ones.
 template <class Launch>
 result<double> time_launch(Launch&& launch) {
-  static buffer flush(std::size_t(512) << 20, [](std::size_t) { return std::uint8_t(0); });
+  static buffer flush(std::size_t(512) << 20);
   if (!flush.ok()) return status{status_code::launch_failed, "tuner: cannot allocate the 512 MiB cache flush"};
   hipEvent_t start, stop;
   if (status s = hip_status(hipEventCreate(&start), "hipEventCreate"); !s.ok()) return s;

@@ -17,8 +17,7 @@ result<std::vector<double>> time_with(const ops::gemm_fp8_blockscale::problem& p
   gpu::buffer a_scale(4 * m * groups, gpu::fp32_one_byte),
       b_scale(4 * std::size_t(p.n_groups()) * groups, gpu::fp32_one_byte);
   gpu::buffer c(2 * m * n, gpu::bf16_byte);
-  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gb::workspace_bytes(p, splits); }),
-                        [](std::size_t) { return std::uint8_t(0); });
+  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gb::workspace_bytes(p, splits); }));
   for (const gpu::buffer* buf : {&a, &b, &a_scale, &b_scale, &c, &workspace})
     if (!buf->ok()) return status{status_code::launch_failed, "tuner: cannot allocate the operands of " + p.str()};
   const gb::args<Fp8> args{a.as<Fp8>(),  b.as<Fp8>(),          a_scale.as<float>(), b_scale.as<float>(),

@@ -15,8 +15,7 @@ result<std::vector<double>> time_with(const ops::gemm_fp8_scaled::problem& p,
   const std::size_t m = p.m, n = p.n, k = p.k;
   gpu::buffer a(m * k, gpu::fp8_byte), b(n * k, gpu::fp8_byte);
   gpu::buffer a_scale(4 * m, gpu::fp32_one_byte), b_scale(4 * n, gpu::fp32_one_byte), c(2 * m * n, gpu::bf16_byte);
-  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gs::workspace_bytes(p, splits); }),
-                        [](std::size_t) { return std::uint8_t(0); });
+  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gs::workspace_bytes(p, splits); }));
   for (const gpu::buffer* buf : {&a, &b, &a_scale, &b_scale, &c, &workspace})
     if (!buf->ok()) return status{status_code::launch_failed, "tuner: cannot allocate the operands of " + p.str()};
   const gs::args<Fp8, bf16> args{a.as<Fp8>(),  b.as<Fp8>(),          a_scale.as<float>(), b_scale.as<float>(),

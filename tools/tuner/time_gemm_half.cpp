@@ -9,8 +9,7 @@ result<std::vector<double>> time_plans(const ops::gemm_half::problem& p, const s
   namespace gh = ops::gemm_half;
   const std::size_t m = p.m, n = p.n, k = p.k;
   gpu::buffer a(2 * m * k, gpu::bf16_byte), b(2 * n * k, gpu::bf16_byte), c(2 * m * n, gpu::bf16_byte);
-  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gh::workspace_bytes(p, splits); }),
-                        [](std::size_t) { return std::uint8_t(0); });
+  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gh::workspace_bytes(p, splits); }));
   for (const gpu::buffer* buf : {&a, &b, &c, &workspace})
     if (!buf->ok()) return status{status_code::launch_failed, "tuner: cannot allocate the operands of " + p.str()};
   const gh::args<bf16, bf16> args{a.as<bf16>(), b.as<bf16>(), c.as<bf16>(), workspace.as<void>(), workspace.bytes()};

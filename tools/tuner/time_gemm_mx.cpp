@@ -26,8 +26,7 @@ result<std::vector<double>> time_plans(const gx::problem& p, const std::vector<g
   const std::size_t a_bytes = p.a == gx::a_storage::mx ? (fp4 ? m * k / 2 : m * k) : 2 * m * k;
   gpu::buffer a(a_bytes, p.a == gx::a_storage::mx ? data_byte : gpu::bf16_byte), b(fp4 ? n * k / 2 : n * k, data_byte);
   gpu::buffer a_scale(m * groups, gpu::e8m0_byte), b_scale(n * groups, gpu::e8m0_byte), c(2 * m * n, gpu::bf16_byte);
-  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gx::workspace_bytes(p, splits); }),
-                        [](std::size_t) { return std::uint8_t(0); });
+  gpu::buffer workspace(gpu::largest_workspace(plans, [&](int splits) { return gx::workspace_bytes(p, splits); }));
   for (const gpu::buffer* buf : {&a, &b, &a_scale, &b_scale, &c, &workspace})
     if (!buf->ok()) return status{status_code::launch_failed, "tuner: cannot allocate the operands of " + p.str()};
   if (p.a != gx::a_storage::mx) {
