@@ -1,7 +1,9 @@
 // The skinny fp8 GEMM (M <= 16, per-tensor scales, fp16 out; docs/gemm-fp8-skinny.md) on decode
 // shapes, each call verified first against the host reference (gemm_fp8_scaled_case's bound):
 //   llama405b_tp8: Llama 3.1 405B's four GEMMs per layer at tensor parallelism 8 (hidden 16384,
-//     QKV 2304 columns, O 16384 x 2048, gate+up 13312, down 16384 x 6656), M in {1, 2, 4, 8, 16};
+//     QKV 2304 columns, O 16384 x 2048, gate+up 13312, down 16384 x 6656), M in {1, 2, 4, 8, 16},
+//     and 32, the largest M of hf-rocm-kernels' published times (the dispatch's general tiles), so
+//     that every row of docs/performance.md has its measurement;
 //   iree_m8: the three M = 8 shapes of IREE's sparse-MFMA measurements (problems.md 7).
 // On a GPU: microseconds per call, operands evicted from L2 between calls. On the CPU emulator
 // (gfx942): one call, reporting the plan, the bytes read against A, B and C once, B's reads per
@@ -67,11 +69,12 @@ void skinny(benchmark::State& state) {
   });
 }
 
-// (N, K) of Llama 3.1 405B's per-layer GEMMs at tensor parallelism 8, each for M in {1, 2, 4, 8, 16}.
+// (N, K) of Llama 3.1 405B's per-layer GEMMs at tensor parallelism 8, each for M in {1, 2, 4, 8,
+// 16, 32}.
 void llama405b_tp8(benchmark::internal::Benchmark* b) {
   const int pairs[][2] = {{2304, 16384}, {16384, 2048}, {13312, 16384}, {16384, 6656}};
   for (const auto& [n, k] : pairs)
-    for (int m : {1, 2, 4, 8, 16}) b->Args({m, n, k});
+    for (int m : {1, 2, 4, 8, 16, 32}) b->Args({m, n, k});
 }
 
 }  // namespace

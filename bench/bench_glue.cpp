@@ -1,7 +1,9 @@
 // The inference glue around the GEMMs: residual + RMSNorm + fp8 (wavekit::rmsnorm_quant) and SwiGLU
 // + fp8 (wavekit::swiglu_quant) at the seed's decode shapes, per-tensor and 1x128 scales:
 // Llama 3.1 405B at TP8 (hidden 16384, fp16; SwiGLU's d = 53248 / 8 = 6656) and DeepSeek-V3
-// (hidden 7168, bf16; d = 18432 / 8 = 2304), tokens 1 to 64. Each case is verified first against
+// (hidden 7168, bf16; d = 18432 / 8 = 2304), tokens 1 to 64; and hf-rocm-kernels' published rows
+// (tokens x 16384 fp16 per-tensor, the norm at hidden 16384 and SwiGLU at d = 8192, tokens 1 to
+// 2048), which docs/performance.md compares with. Each case is verified first against
 // the host reference (bit for bit on the emulator). On a GPU: microseconds per call (operands
 // evicted from L2 between calls) and the ideal bytes per second. On the CPU emulator: the bytes
 // moved against the ideal (inputs read once, outputs written once): `read_vs_ideal` (the norm's
@@ -162,7 +164,8 @@ void swiglu(benchmark::State& state) {
   hipFree(d_x), hipFree(d_q), hipFree(d_scale);
 }
 
-// Llama 405B (hidden 16384, d 6656) in fp16, DeepSeek-V3 (hidden 7168, d 2304) in bf16.
+// Llama 405B (hidden 16384, d 6656) and hf-rocm-kernels' rows (hidden 16384, d 8192) in fp16,
+// DeepSeek-V3 (hidden 7168, d 2304) in bf16.
 void rmsnorm_quant_bench(benchmark::State& state) {
   arch::with_device_fp8([&](auto fp8_format) {
     if (state.range(1) == 16384)
@@ -173,11 +176,19 @@ void rmsnorm_quant_bench(benchmark::State& state) {
 }
 void swiglu_quant_bench(benchmark::State& state) {
   arch::with_device_fp8([&](auto fp8_format) {
-    if (state.range(1) == 6656)
-      swiglu<fp16, decltype(fp8_format)>(state);
-    else
+    if (state.range(1) == 2304)
       swiglu<bf16, decltype(fp8_format)>(state);
+    else
+      swiglu<fp16, decltype(fp8_format)>(state);
   });
+}
+
+// hf-rocm-kernels' MI300X tables (per-tensor fp8, fp16): the rows the seed's decode shapes leave out.
+void hf_rmsnorm_rows(benchmark::internal::Benchmark* b) {
+  for (int tokens : {128, 256, 512, 1024, 2048}) b->Args({tokens, 16384, 0});
+}
+void hf_swiglu_rows(benchmark::internal::Benchmark* b) {
+  for (int tokens : {1, 16, 64, 128, 256, 512, 1024, 2048}) b->Args({tokens, 8192, 0});
 }
 
 }  // namespace
@@ -186,6 +197,7 @@ BENCHMARK(rmsnorm_quant_bench)
     ->Name("rmsnorm_quant")
     ->ArgNames({"tokens", "hidden", "1x128"})
     ->ArgsProduct({{1, 8, 16, 32, 64}, {16384, 7168}, {0, 1}})
+    ->Apply(hf_rmsnorm_rows)
 #if defined(WAVEKIT_EMULATOR)
     ->Iterations(1)
 #else
@@ -197,6 +209,7 @@ BENCHMARK(swiglu_quant_bench)
     ->Name("swiglu_quant")
     ->ArgNames({"tokens", "d", "1x128"})
     ->ArgsProduct({{1, 8, 16, 32, 64}, {6656, 2304}, {0, 1}})
+    ->Apply(hf_swiglu_rows)
 #if defined(WAVEKIT_EMULATOR)
     ->Iterations(1)
 #else

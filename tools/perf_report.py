@@ -5,9 +5,19 @@ times, as docs/performance.md and plots under docs/perf/.
 
   perf_report.py --model BIN --write        rewrite docs/performance.md, docs/perf/*.json and *.png
   perf_report.py --model BIN --check        fail (naming the fix) if the committed report is stale
+  perf_report.py --model BIN --measured DIR [--out FILE]
+                                            on a GPU: the predictions beside the times of the bench/
+                                            binaries' Google Benchmark JSON in DIR, as a separate
+                                            report (default docs/performance-measured.md, its plot
+                                            and data in docs/perf/); tools/perf_measure.sh runs it all
+  perf_report.py --model BIN --check-benches BENCH_DIR
+                                            fail unless every row's benchmark is in its emulated
+                                            binary's --benchmark_list_tests
+  perf_report.py --model BIN --list-benches per binary, the --benchmark_filter of the report's rows
 
-The plots are drawn from docs/perf/plot_data.json, which --check compares (PNG bytes depend on the
-plotting package's version, the data they show does not).
+BIN is the wavekit_perf_model binary or its output saved as a .json file. The plots are drawn from
+docs/perf/plot_data.json, which --check compares (PNG bytes depend on the plotting package's
+version, the data they show does not). tools/perf_measured.py holds the measured side.
 """
 import argparse
 import json
@@ -15,6 +25,8 @@ import math
 import os
 import subprocess
 import sys
+
+import perf_measured
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPORT = os.path.join(ROOT, "docs", "performance.md")
@@ -31,6 +43,9 @@ NOT_YET = ["moe", "gemm_fp8_direct"]
 
 
 def run_model(binary):
+    if binary.endswith(".json"):
+        with open(binary) as fh:
+            return json.load(fh)
     out = subprocess.run([binary], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -109,9 +124,13 @@ def render(data):
         text.append(op_table([r for r in rows if r["op"] == op]))
     text.append("\nNot modelled yet: " + ", ".join(f"`{o}`" for o in NOT_YET) +
                 " (issue 14 continues: their launches are not yet described to the model).\n")
-    text.append("\n## Measured times\n\nOn an MI300X or MI355X, `bench/` binaries print `us` and TFLOPS or "
-                "GB/s per shape after verifying; the model's prediction for the same shape is in this report. "
-                "Joining them into this report is issue 14's remaining work.\n")
+    unmeasured = sorted({r["op"] for r in rows if "bench" not in r})
+    text.append("\n## Measured times\n\nEach row names the benchmark case that measures it (`bench/`; the model's "
+                "JSON carries its binary and name). On an MI300X or MI355X, `tools/perf_measure.sh` (or `cmake --build "
+                "--preset gpu --target perf_report_measured`) runs those cases and writes "
+                "`docs/performance-measured.md`: the measured time and rate and the model's error beside each "
+                "prediction." + (" No benchmark measures " + ", ".join(f"`{o}`" for o in unmeasured) + " yet."
+                                 if unmeasured else "") + "\n")
     return "".join(text)
 
 
@@ -175,12 +194,31 @@ def draw(pd):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", required=True, help="the wavekit_perf_model binary")
+    ap.add_argument("--model", required=True, help="the wavekit_perf_model binary, or its output as .json")
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--check", action="store_true")
+    mode.add_argument("--measured", metavar="DIR", help="Google Benchmark JSON outputs of the bench/ binaries")
+    mode.add_argument("--check-benches", metavar="BENCH_DIR", help="the emulated bench binaries' directory")
+    mode.add_argument("--list-benches", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance-measured.md"),
+                    help="--measured: the report to write; its plot and data go to perf/ beside it")
+    ap.add_argument("--arch", choices=perf_measured.TARGETS, help="--measured: the target of JSON that does not say")
+    ap.add_argument("--no-plot", action="store_true", help="--measured: no PNG (no matplotlib needed)")
     args = ap.parse_args()
     data = run_model(args.model)
+    if args.measured:
+        try:
+            return perf_measured.write_measured(data, args.measured, args.out, OPS, args.arch, not args.no_plot)
+        except perf_measured.MeasuredError as e:
+            print(f"FAIL {e}")
+            return 1
+    if args.check_benches:
+        return perf_measured.check_benches(data["rows"], args.check_benches)
+    if args.list_benches:
+        for binary, pattern in perf_measured.bench_filters(data["rows"]).items():
+            print(f"{binary}\t{pattern}")
+        return 0
     text = render(data)
     pd = json.dumps(plot_data(data), indent=1, sort_keys=True) + "\n"
     if args.check:

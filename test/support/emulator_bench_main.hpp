@@ -1,7 +1,11 @@
 // The main() of a wavekit Google Benchmark binary. On the emulator each run prints its label (the
 // plan or config that ran) and counters, without Google Benchmark's time columns (they would time
 // the CPU emulating the kernel, easily misread as the kernel's time); on a GPU, Google Benchmark's
-// own main. `what` says what a run is ("shape", "configuration").
+// own reporters. `what` says what a run is ("shape", "configuration").
+// Both name the device in the JSON output's context (--benchmark_out): `wavekit_device_arch` and
+// `wavekit_device_name` on a GPU, `wavekit_emulated_target` on the emulator, which the measured
+// performance report (tools/perf_report.py --measured) reads to file the times under their target
+// and to refuse the emulator's.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -13,6 +17,10 @@
 #include "wavekit/arch/target.hpp"
 
 namespace wavekit::test {
+
+inline void add_device_context() {
+  benchmark::AddCustomContext("wavekit_emulated_target", arch::to_string(arch::current_target));
+}
 
 class counters_reporter : public benchmark::BenchmarkReporter {
  public:
@@ -41,6 +49,7 @@ class counters_reporter : public benchmark::BenchmarkReporter {
   int main(int argc, char** argv) {                                   \
     benchmark::Initialize(&argc, argv);                               \
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1; \
+    wavekit::test::add_device_context();                              \
     wavekit::test::counters_reporter reporter(what, name_width);      \
     benchmark::RunSpecifiedBenchmarks(&reporter);                     \
     benchmark::Shutdown();                                            \
@@ -48,5 +57,28 @@ class counters_reporter : public benchmark::BenchmarkReporter {
   }                                                                   \
   int main(int, char**)  // so that the use ends with a semicolon, as BENCHMARK_MAIN's does
 #else
-#define WAVEKIT_BENCHMARK_MAIN(what, name_width) BENCHMARK_MAIN()
+#include <hip/hip_runtime.h>
+
+namespace wavekit::test {
+
+inline void add_device_context() {
+  int device = 0;
+  hipDeviceProp_t prop;
+  if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&prop, device) != hipSuccess) return;
+  benchmark::AddCustomContext("wavekit_device_arch", prop.gcnArchName);  // e.g. gfx942:sramecc+:xnack-
+  benchmark::AddCustomContext("wavekit_device_name", prop.name);
+}
+
+}  // namespace wavekit::test
+
+#define WAVEKIT_BENCHMARK_MAIN(what, name_width)                      \
+  int main(int argc, char** argv) {                                   \
+    benchmark::Initialize(&argc, argv);                               \
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1; \
+    wavekit::test::add_device_context();                              \
+    benchmark::RunSpecifiedBenchmarks();                              \
+    benchmark::Shutdown();                                            \
+    return 0;                                                         \
+  }                                                                   \
+  int main(int, char**)  // so that the use ends with a semicolon, as BENCHMARK_MAIN's does
 #endif

@@ -6,6 +6,7 @@
 // (its codegen profile, problems.md 5) against the seed's published times.
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,24 @@ struct peer {
   double us;
 };
 
+// The benchmark that measures a row on a GPU, which tools/perf_report.py --measured joins the
+// benchmark's JSON output on: the bench/ binary (as the `gpu` preset builds it; where a bench is
+// also built for gfx950 on the emulator, that binary is `<binary>_gfx950`) and the Google
+// Benchmark instance's name as --benchmark_list_tests prints it, less the run-mode suffix that
+// the build appends (`/manual_time` on a GPU, `/iterations:1` on the emulator). Rows that no
+// benchmark measures leave it empty. The test `lint: performance report rows name existing
+// benchmarks` looks each one up in the binary's list.
+struct bench_ref {
+  std::string binary, name;
+};
+
+// The instance name Google Benchmark gives `family` over named arguments (ArgNames):
+// family/name:value/...
+bench_ref bench(std::string binary, std::string family, std::initializer_list<std::pair<const char*, long long>> args) {
+  for (const auto& [name, value] : args) family += "/" + std::string(name) + ":" + std::to_string(value);
+  return {std::move(binary), std::move(family)};
+}
+
 struct row {
   row(std::string op_, std::string arch_, std::string shape_, std::string config_, std::string kind_)
       : op(std::move(op_)),
@@ -41,6 +60,7 @@ struct row {
   double flops = 0, ideal_bytes = 0;
   perf::op_time time;
   std::vector<peer> peers;
+  bench_ref bench;
 };
 
 std::string num(double v) {
@@ -81,7 +101,10 @@ std::string json(const row& r, double peak_tflops, target t) {
   s += "], \"peers\": [";
   for (std::size_t i = 0; i < r.peers.size(); ++i)
     s += std::string(i ? ", " : "") + "{\"who\": " + str(r.peers[i].who) + ", \"us\": " + num(r.peers[i].us) + "}";
-  return s + "]}";
+  s += "]";
+  if (!r.bench.binary.empty())
+    s += ", \"bench\": {\"binary\": " + str(r.bench.binary) + ", \"name\": " + str(r.bench.name) + "}";
+  return s + "}";
 }
 
 std::string mnk(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
@@ -103,6 +126,7 @@ void blockscale(std::vector<std::string>& out) {
       r.flops = 2.0 * e.m * e.n * e.k;
       r.ideal_bytes = double(e.m) * e.k + double(e.n) * e.k + 2.0 * e.m * e.n;
       r.time = bs::model_time(p, pl, t);
+      r.bench = bench("bench_gemm_fp8_blockscale", "blockscale", {{"M", e.m}, {"N", e.n}, {"K", e.k}});
       if (t == target::gfx942 && i < 6) r.peers.push_back({"RadeonFlow (seed)", seed[i]});
       if (t == target::gfx942 && i < 9) r.peers.push_back({"aiter CK (K-contiguous)", aiter1024[i]});
       out.push_back(json(r, peak, t));
@@ -136,6 +160,7 @@ void skinny(std::vector<std::string>& out) {
         r.flops = 2.0 * ms[i] * s.n * s.k;
         r.ideal_bytes = gs::ideal_bytes(p);
         r.time = gs::model_time(p, pl, t);
+        r.bench = bench("bench_gemm_fp8_skinny", "llama405b_tp8", {{"m", ms[i]}, {"n", s.n}, {"k", s.k}});
         if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels SkG", s.us[i]});
         out.push_back(json(r, peak, t));
       }
@@ -160,6 +185,8 @@ void mx(std::vector<std::string>& out) {
     r.flops = 2.0 * s.m * s.n * s.k;
     r.ideal_bytes = 2.0 * s.m * s.k + (0.5 + 1.0 / 32) * double(s.n) * s.k + 2.0 * s.m * s.n;
     r.time = gx::model_time(p, pl);
+    r.bench = bench("bench_gemm_mx", "mxfp4_gemm",
+                    {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"aiter_ns", std::llround(s.aiter * 1000)}});
     r.peers.push_back({"aiter (amd-mxfp4-mm task)", s.aiter});
     out.push_back(json(r, peak, t));
   }
@@ -167,7 +194,8 @@ void mx(std::vector<std::string>& out) {
 
 void half(std::vector<std::string>& out) {
   namespace gh = wavekit::ops::gemm_half;
-  // DeepSeek-V3 projection shapes in bf16 at decode and prefill sizes (no published peer times).
+  // DeepSeek-V3 projection shapes in bf16 at decode and prefill sizes (no published peer times;
+  // no benchmark either: bench/ has no gemm_half binary yet).
   const int shapes[][3] = {{16, 7168, 2048}, {128, 2112, 7168}, {1024, 7168, 2048}, {4096, 4608, 7168}};
   for (target t : {target::gfx942, target::gfx950}) {
     const double peak = wavekit::arch::facts_for(t).bf16_dense_tflops;
@@ -199,6 +227,7 @@ void glue(std::vector<std::string>& out) {
       row r{"rmsnorm_quant", to_string(t), std::to_string(rows[i]) + "x16384 fp16", "512 threads a row", "memory"};
       r.ideal_bytes = double(rows[i]) * 16384 * (2 + 2 + 2 + 1) + 2 * 16384;
       r.time = rq::model_time(p, t);
+      r.bench = bench("bench_glue", "rmsnorm_quant", {{"tokens", rows[i]}, {"hidden", 16384}, {"1x128", 0}});
       if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels", norm_us[i]});
       out.push_back(json(r, 0, t));
     }
@@ -207,6 +236,7 @@ void glue(std::vector<std::string>& out) {
       row r{"swiglu_quant", to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16", "256 threads a row", "memory"};
       r.ideal_bytes = double(swiglu_rows[i]) * 8192 * (4 + 1);
       r.time = sq::model_time(p, t);
+      r.bench = bench("bench_glue", "swiglu_quant", {{"tokens", swiglu_rows[i]}, {"d", 8192}, {"1x128", 0}});
       if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels", swiglu_us[i]});
       out.push_back(json(r, 0, t));
     }
@@ -255,6 +285,9 @@ void mla(std::vector<std::string>& out) {
               (c.kv_bytes == 2 ? "bf16" : "fp8") + " cache",
           "", "memory"};
     r.time = md::model_time(p, s, c.kv_bytes, c.t);
+    // fp8:1 is an fp8 cache with bf16 queries, the form the model's bytes count.
+    r.bench = bench("bench_mla_decode", "mla_decode",
+                    {{"batch", c.batch}, {"kv", c.kv}, {"heads", c.heads}, {"fp8", c.kv_bytes == 1 ? 1 : 0}});
     r.config = r.time.work.front().what;
     r.flops = 2.0 * c.batch * c.heads * c.kv * (md::qk_dim + md::v_dim);
     r.ideal_bytes =
