@@ -6,8 +6,8 @@ runs, manual time in us, ns and ms units, CPU time where the bench timed neither
 real time, a failed verification, a case the run lacks, a binary not run, a row with no benchmark,
 a target with no run, a case no row names. Also: an emulator run refused, JSON without its device
 refused unless --arch says it, a case measured twice refused, the filters of --list-benches,
-tools/perf_measure.sh driving fake bench binaries (one of them failing), and (with --model BIN) that
-the fixture's cases join the real model's rows.
+tools/perf_measure.sh driving fake bench binaries (one of them failing), --check-benches on fake
+emulated binaries, and (with --model BIN) that the fixture's cases join the real model's rows.
 
   test_perf_report_measured.py [--model wavekit_perf_model]
 """
@@ -174,6 +174,35 @@ def check_driver(tmp):
            "the driver's report joins the runs and lists the failed binary's rows")
 
 
+def check_bench_names(tmp):
+    """--check-benches on fake emulated binaries: gfx950 rows are looked up in `<binary>_gfx950` where it
+    exists, and a name the binary does not list, a binary not built and an emulator-only binary named
+    in a row each fail, naming the row."""
+    for name, listed in (("bench_a", "fam/m:1/iterations:1"), ("bench_a_gfx950", "fam/m:2/iterations:1"),
+                         ("bench_b", "other/n:3/iterations:1\nother/n:4/iterations:1")):
+        executable(os.path.join(tmp, name), f"#!/bin/sh\nprintf '{listed}\\n'\n")
+
+    def row(arch, binary, name):
+        return {"op": "op", "arch": arch, "shape": name, "bench": {"binary": binary, "name": name}}
+
+    def run(rows):
+        with open(os.path.join(tmp, "model.json"), "w") as fh:
+            json.dump({"targets": {}, "rows": rows, "validation": []}, fh)
+        p = subprocess.run([sys.executable, REPORT, "--model", os.path.join(tmp, "model.json"), "--check-benches",
+                            tmp], capture_output=True, text=True)
+        return p.returncode, p.stdout + p.stderr
+    good = [row("gfx942", "bench_a", "fam/m:1"), row("gfx950", "bench_a", "fam/m:2"),
+            row("gfx950", "bench_b", "other/n:4"), {"op": "op2", "arch": "gfx942", "shape": "s"}]
+    rc, log = run(good)
+    expect(rc == 0 and "3 of 4 rows name a benchmark" in log and "no benchmark for: op2" in log,
+           f"--check-benches passes listed names (got {rc}: {log})")
+    for bad, why in ((row("gfx950", "bench_a", "fam/m:1"), "bench_a_gfx950 lists no fam/m:1"),
+                     (row("gfx942", "bench_c", "x/m:1"), "not built in"),
+                     (row("gfx950", "bench_a_gfx950", "fam/m:2"), "name the GPU binary, bench_a")):
+        rc, log = run(good + [bad])
+        expect(rc == 1 and why in log, f"--check-benches fails with '{why}' (got {rc}: {log})")
+
+
 def check_real_model(model, tmp):
     """The fixture's cases are the real rows' benchmarks: they join, with the real predictions."""
     data = json.loads(subprocess.run([model], check=True, capture_output=True, text=True).stdout)
@@ -192,7 +221,7 @@ def main():
     ap.add_argument("--model", help="the wavekit_perf_model binary: also join the fixture with the real rows")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        for i, check in enumerate((check_fixture, check_refusals, check_driver)):
+        for i, check in enumerate((check_fixture, check_refusals, check_driver, check_bench_names)):
             os.makedirs(os.path.join(tmp, str(i)))
             check(os.path.join(tmp, str(i)))
         check_names()
