@@ -183,7 +183,8 @@ void moe_layer_mxfp4(benchmark::State& state) {
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();
 #endif
-  const int tile_m = moe::with_config(moe::choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+  const int tile_m = moe::with_config(moe::choose_config(p, moe::weight_format::mxfp4),
+                                      [](auto cfg) { return decltype(cfg)::block_m; });
   if (t.check(tile_m, ran->c_str()) != 0) {
     std::fprintf(stderr, "ERROR OCCURRED: %s differs from the host reference\n", p.str().c_str());
     state.SkipWithError("result differs from the host reference");

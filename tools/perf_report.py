@@ -38,8 +38,9 @@ OPS = [("gemm_fp8_blockscale", "fp8 GEMM, 1x128 / 128x128 block scales (amd-fp8-
        ("gemm_half", "bf16 GEMM (DeepSeek-V3 projections)"),
        ("rmsnorm_quant", "residual + RMSNorm + fp8 (hf-rocm-kernels shapes)"),
        ("swiglu_quant", "SwiGLU + fp8 (hf-rocm-kernels shapes)"),
-       ("mla_decode", "MLA decode over a latent KV cache (aiter and amd-mixed-mla shapes)")]
-NOT_YET = ["moe", "gemm_fp8_direct"]
+       ("mla_decode", "MLA decode over a latent KV cache (aiter and amd-mixed-mla shapes)"),
+       ("moe", "MoE layer after routing: sort, grouped GEMMs, combine (amd-moe-mxfp4 and DeepSeek-V3 shapes)"),
+       ("gemm_fp8_direct", "fp8 GEMM, one wave a 32x32 tile straight from global memory (the readable kernel)")]
 
 
 def run_model(binary):
@@ -122,8 +123,6 @@ def render(data):
     for op, title in OPS:
         text.append(f"\n## {op}: {title}\n\n")
         text.append(op_table([r for r in rows if r["op"] == op]))
-    text.append("\nNot modelled yet: " + ", ".join(f"`{o}`" for o in NOT_YET) +
-                " (issue 14 continues: their launches are not yet described to the model).\n")
     unmeasured = sorted({r["op"] for r in rows if "bench" not in r})
     text.append("\n## Measured times\n\nEach row names the benchmark case that measures it (`bench/`; the model's "
                 "JSON carries its binary and name). On an MI300X or MI355X, `tools/perf_measure.sh` (or `cmake --build "

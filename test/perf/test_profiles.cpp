@@ -2,10 +2,10 @@
 // plans for, so the model never predicts without the compiler's figures.
 #include <catch2/catch.hpp>
 
-#include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
-#include "wavekit/ops/gemm_fp8_scaled/model.hpp"
-#include "wavekit/ops/gemm_half/model.hpp"
-#include "wavekit/ops/gemm_mx/model.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
+#include "wavekit/ops/gemm_half/plan.hpp"
+#include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/perf/profiles.hpp"
 
 using namespace wavekit;

@@ -4,6 +4,7 @@
 // peers' published times for the same problem (shared/reference/problems.md, docs/performance-model.md
 // names each source). Also the validation rows: the model applied to the seed GEMM's own kernel
 // (its codegen profile, problems.md 5) against the seed's published times.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
@@ -11,12 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "support/moe_routing_ids.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
-#include "wavekit/ops/gemm_fp8_scaled/model.hpp"
-#include "wavekit/ops/gemm_half/model.hpp"
-#include "wavekit/ops/gemm_mx/model.hpp"
+#include "wavekit/ops/gemm_fp8_direct/model.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
+#include "wavekit/ops/gemm_half/plan.hpp"
+#include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/mla_decode/model.hpp"
+#include "wavekit/ops/moe/plan.hpp"
 #include "wavekit/ops/rmsnorm_quant/model.hpp"
 #include "wavekit/ops/swiglu_quant/model.hpp"
 #include "wavekit/perf/launch_time.hpp"
@@ -109,6 +113,26 @@ std::string json(const row& r, double peak_tflops, target t) {
 
 std::string mnk(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
+// amd-fp8-mm's 18 benchmark shapes (docs/gemm-fp8-blockscale.md).
+constexpr std::array<std::array<int, 3>, 18> amd_fp8_mm_shapes{{{1024, 1536, 7168},
+                                                                {1024, 3072, 1536},
+                                                                {1024, 576, 7168},
+                                                                {1024, 7168, 256},
+                                                                {1024, 7168, 2048},
+                                                                {1024, 4608, 7168},
+                                                                {1024, 7168, 2304},
+                                                                {1024, 512, 7168},
+                                                                {1024, 4096, 512},
+                                                                {6144, 1536, 7168},
+                                                                {6144, 3072, 1536},
+                                                                {6144, 576, 7168},
+                                                                {6144, 7168, 256},
+                                                                {6144, 7168, 2048},
+                                                                {6144, 4608, 7168},
+                                                                {6144, 7168, 2304},
+                                                                {6144, 512, 7168},
+                                                                {6144, 4096, 512}}};
+
 void blockscale(std::vector<std::string>& out) {
   namespace bs = wavekit::ops::gemm_fp8_blockscale;
   // The 18 amd-fp8-mm shapes (its mn_contiguous order); RadeonFlow's published times for 0-5
@@ -119,14 +143,14 @@ void blockscale(std::vector<std::string>& out) {
   for (target t : {target::gfx942, target::gfx950}) {
     const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
     int i = 0;
-    for (const bs::table_entry& e : bs::table) {
-      const bs::problem p{e.m, e.n, e.k, wavekit::layout::mn_contiguous};
+    for (const auto& [m, n, k] : amd_fp8_mm_shapes) {
+      const bs::problem p{m, n, k, wavekit::layout::mn_contiguous};
       const bs::plan pl = bs::choose_plan(p, ~std::size_t{0}, t);
-      row r{"gemm_fp8_blockscale", to_string(t), mnk(e.m, e.n, e.k) + " mn", bs::plan_name(pl), "compute"};
-      r.flops = 2.0 * e.m * e.n * e.k;
-      r.ideal_bytes = double(e.m) * e.k + double(e.n) * e.k + 2.0 * e.m * e.n;
+      row r{"gemm_fp8_blockscale", to_string(t), mnk(m, n, k) + " mn", bs::plan_name(pl), "compute"};
+      r.flops = 2.0 * m * n * k;
+      r.ideal_bytes = double(m) * k + double(n) * k + 2.0 * m * n;
       r.time = bs::model_time(p, pl, t);
-      r.bench = bench("bench_gemm_fp8_blockscale", "blockscale", {{"M", e.m}, {"N", e.n}, {"K", e.k}});
+      r.bench = bench("bench_gemm_fp8_blockscale", "blockscale", {{"M", m}, {"N", n}, {"K", k}});
       if (t == target::gfx942 && i < 6) r.peers.push_back({"RadeonFlow (seed)", seed[i]});
       if (t == target::gfx942 && i < 9) r.peers.push_back({"aiter CK (K-contiguous)", aiter1024[i]});
       out.push_back(json(r, peak, t));
@@ -297,6 +321,102 @@ void mla(std::vector<std::string>& out) {
   }
 }
 
+void moe(std::vector<std::string>& out) {
+  namespace mo = wavekit::ops::moe;
+  using wavekit::ops::moe::weight_format;
+  // The layer after routing over the benchmarks' ids (test/support/moe_routing_ids.hpp: top-k of the
+  // routed experts per token, seed 7, plus the shared expert): amd-moe-mxfp4's benchmark shapes with
+  // MXFP4 weights on gfx950 and aiter's times of its task (problems.md 3), the same with fp8
+  // block-scaled weights (DeepSeek-V3's) on both targets, and amd-mixture-of-experts' fp16 form.
+  struct shape {
+    int tokens, hidden, dim, routed, top_k;
+    weight_format weights;
+    target t;
+    double aiter_us;
+  };
+  std::vector<shape> shapes;
+  const int mx[][4] = {{16, 256, 256, 152700}, {128, 256, 256, 239000}, {512, 256, 256, 336500}, {16, 512, 32, 106200},
+                       {128, 512, 32, 141100}, {512, 512, 32, 225000},  {512, 2048, 32, 380400}};
+  for (const auto& s : mx)
+    shapes.push_back({s[0], 7168, s[1], s[2], 8, weight_format::mxfp4, target::gfx950, s[3] / 1e3});
+  for (target t : {target::gfx942, target::gfx950})
+    for (const auto& s : {std::array<int, 3>{16, 256, 256}, {128, 256, 256}, {512, 256, 256}, {16, 2048, 256}})
+      shapes.push_back({s[0], 7168, s[1], s[2], 8, weight_format::fp8_blockscale, t, 0});
+  for (const auto& s : {std::array<int, 3>{512, 2048, 4}, {2048, 2048, 32}})
+    shapes.push_back({s[0], 7168, s[1], s[2], 4, weight_format::half, target::gfx942, 0});
+  for (const shape& c : shapes) {
+    const int experts = c.routed + 1;
+    const mo::problem p{
+        c.tokens,    c.hidden,
+        c.dim,       experts,
+        c.top_k + 1, 0,
+        experts,     c.weights == weight_format::half ? wavekit::layout::mn_contiguous : wavekit::layout::k_contiguous};
+    const std::vector<int> ids = wavekit::test::random_ids_with_shared(c.tokens, c.top_k, c.routed, 7);
+    const std::vector<int> rows = mo::expert_rows(p, ids);
+    const mo::config_id id = mo::choose_config(p, c.weights);
+    const char* format = c.weights == weight_format::mxfp4            ? "MXFP4"
+                         : c.weights == weight_format::fp8_blockscale ? "fp8 block-scaled"
+                                                                      : "fp16";
+    row r{"moe", to_string(c.t),
+          std::to_string(c.tokens) + " tokens, " + std::to_string(c.hidden) + " x " + std::to_string(c.dim) + ", top " +
+              std::to_string(c.top_k) + "+1 of " + std::to_string(experts) + ", " + format,
+          c.weights == weight_format::half ? mo::config_name(id)
+          : c.weights == weight_format::fp8_blockscale
+              ? mo::config_name(mo::blockscale_config_of(id))
+              : mo::with_mx_config(id, [](auto cfg) { return decltype(cfg)::name(); }),
+          "memory"};
+    r.time = mo::model_time(p, c.weights, id, rows, c.t);
+    const double element = c.weights == weight_format::mxfp4            ? 0.5 + 1.0 / 32
+                           : c.weights == weight_format::fp8_blockscale ? 1.0 + 4.0 / (128 * 128)
+                                                                        : 2.0;
+    int active = 0;
+    for (int n : rows) active += n > 0;
+    r.flops = 2.0 * ids.size() * 3.0 * c.hidden * c.dim;
+    r.ideal_bytes = active * 3.0 * c.hidden * c.dim * element + 4.0 * c.tokens * c.hidden;
+    const auto d = wavekit::arch::facts_for(c.t);
+    const double peak = c.weights == weight_format::mxfp4            ? d.fp4_dense_tflops
+                        : c.weights == weight_format::fp8_blockscale ? d.fp8_dense_tflops
+                                                                     : d.bf16_dense_tflops;
+    if (r.flops / (peak * 1e6) > r.ideal_bytes / (d.hbm_tb_per_s * 1e6)) r.kind = "compute";
+    const std::string binary = "bench_moe";  // the GPU build has one MoE binary for both targets
+    if (c.weights == weight_format::mxfp4)
+      r.bench = bench(binary, "moe_layer_mxfp4",
+                      {{"tokens", c.tokens},
+                       {"hidden", c.hidden},
+                       {"dim", c.dim},
+                       {"E", c.routed},
+                       {"k", c.top_k},
+                       {"aiter_ns", std::llround(c.aiter_us * 1e3)}});
+    else if (c.weights == weight_format::fp8_blockscale)
+      r.bench = bench(binary, "moe_layer_fp8",
+                      {{"tokens", c.tokens}, {"hidden", c.hidden}, {"dim", c.dim}, {"E", c.routed}, {"k", c.top_k}});
+    else
+      r.bench = bench(
+          binary, "moe_layer",
+          {{"tokens", c.tokens}, {"hidden", c.hidden}, {"dim", c.dim}, {"E", c.routed}, {"k", c.top_k}, {"bf16", 0}});
+    if (c.aiter_us > 0) r.peers.push_back({"aiter fused_moe (amd-moe-mxfp4 task)", c.aiter_us});
+    out.push_back(json(r, peak, c.t));
+  }
+}
+
+void direct(std::vector<std::string>& out) {
+  namespace gd = wavekit::ops::gemm_fp8_direct;
+  // The readable one-wave-a-tile fp8 GEMM (no LDS, no scales, fp32 C) at the emulator benchmark's
+  // shape and two of amd-fp8-mm's, to show what the tiled GEMMs' LDS reuse buys; no peers.
+  const int shapes[][3] = {{256, 256, 1024}, {1024, 1536, 7168}, {6144, 7168, 2304}};
+  for (target t : {target::gfx942, target::gfx950}) {
+    const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
+    for (const auto& s : shapes) {
+      const gd::problem p{s[0], s[1], s[2]};
+      row r{"gemm_fp8_direct", to_string(t), mnk(s[0], s[1], s[2]) + " k", "32x32 tile, one wave", "compute"};
+      r.flops = 2.0 * s[0] * s[1] * s[2];
+      r.ideal_bytes = double(s[0]) * s[2] + double(s[1]) * s[2] + 4.0 * s[0] * s[1];
+      r.time = gd::model_time(p, t);
+      out.push_back(json(r, peak, t));
+    }
+  }
+}
+
 // The seed GEMM (RadeonFlow, problems.md 1 and 5) as the model sees it: its codegen profile (same
 // compiler), 256 x 128 x 128 tiles of 8 waves, its transposes of A and B before every call and its
 // split-K reduce, against its six published times. This validates the model on a kernel whose
@@ -343,6 +463,8 @@ int main() {
   half(rows);
   glue(rows);
   mla(rows);
+  moe(rows);
+  direct(rows);
   // The targets' figures the report draws its roofs with.
   std::printf("{\"targets\": {");
   for (target t : {target::gfx942, target::gfx950}) {

@@ -3,7 +3,7 @@
 // per op with the same members, so the tuner's driver is written once.
 //
 // The model's plan is each op's own query with unlimited workspace (what its workspace_bytes
-// query plans with): gemm_fp8_blockscale's model_plan, the others' choose_plan. The candidates
+// query plans with): each op's model_plan. The candidates
 // repeat each op's model loop (the configs it offers, K splits in powers of two up to 16 with at
 // least 4 K steps each, and the op's own filters); test/tuning checks that the model's plan is
 // always among them.
@@ -103,7 +103,7 @@ struct gemm_half_case {
   static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
     return ops::gemm_half::tuning_key(p, t, cus, dtypes);
   }
-  static plan model(const problem& p, arch::target t) { return ops::gemm_half::choose_plan(p, unlimited_workspace, t); }
+  static plan model(const problem& p, arch::target t) { return ops::gemm_half::model_plan(p, unlimited_workspace, t); }
   static std::vector<plan> candidates(const problem& p, arch::target) {
     namespace gh = ops::gemm_half;
     std::vector<plan> plans;
@@ -135,11 +135,11 @@ struct gemm_fp8_scaled_case {
     return ops::gemm_fp8_scaled::tuning_key(p, t, cus, dtypes);
   }
   static plan model(const problem& p, arch::target t) {
-    return ops::gemm_fp8_scaled::choose_plan(p, unlimited_workspace, t);
+    return ops::gemm_fp8_scaled::model_plan(p, unlimited_workspace, t);
   }
   static std::vector<plan> candidates(const problem& p, arch::target t) {
     namespace gs = ops::gemm_fp8_scaled;
-    // For M <= 16 only plans within the read budget, where any config offers one (choose_plan).
+    // For M <= 16 only plans within the read budget, where any config offers one (model_plan).
     auto within_budget = [&](gs::config_id id, int splits) {
       return gs::read_bytes(p, id, splits, t) <= gs::skinny_read_budget * gs::ideal_bytes(p);
     };
@@ -190,7 +190,7 @@ struct gemm_mx_case {
   static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
     return ops::gemm_mx::tuning_key(p, t, cus, dtypes);
   }
-  static plan model(const problem& p, arch::target) { return ops::gemm_mx::choose_plan(p, unlimited_workspace); }
+  static plan model(const problem& p, arch::target) { return ops::gemm_mx::model_plan(p, unlimited_workspace); }
   static std::vector<plan> candidates(const problem& p, arch::target) {
     namespace gx = ops::gemm_mx;
     std::vector<plan> plans;

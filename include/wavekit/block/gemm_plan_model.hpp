@@ -1,55 +1,23 @@
-// The performance model GEMM plans are chosen with (plain C++, no HIP): a candidate (tile config,
-// K splits) on a target's flagship part takes the larger of its compute time and its memory time.
-// Compute counts whole waves of blocks over the CUs (a partial last wave costs a full one) at the
-// matrix rate the kernel's instructions reach, discounted for small wave tiles; memory counts A
-// once per column of tiles, B once per row of tiles, C, and for split-K the fp32 partials written
-// and read back. Device facts are the target's own (arch/device_facts.hpp). No AMD GPU was
-// available to fit it: it orders candidates, it does not promise times.
+// What the GEMM plan queries share (plain C++, no HIP): the tile facts of a config, the padded work
+// that breaks the performance model's ties, the tie rule, and the answer of a plan query. The
+// times come from the performance model (perf/: each op's model.hpp), which replaced the first
+// guess this header held.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
 #include <type_traits>
 
-#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/arch/target.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::block {
 
-// What the model needs of a tile config.
+// What the plan queries need of a tile config.
 struct gemm_tile_facts {
   int block_m, block_n, wave_m, wave_n, lds_bytes;
 };
-
-// Bytes per element of A, B and C as the kernel moves them.
-struct gemm_element_bytes {
-  double a, b, c;
-};
-
-// The device facts of a target plans are made for (gfx942 or gfx950; the public queries refuse
-// anything else before asking).
-inline arch::device_facts planned_facts(arch::target t) { return arch::facts_for(t); }
-
-// Estimated seconds of an m x n x k GEMM cut into `splits` K splits with tile f, its matrix
-// instructions reaching `tflops` on target t.
-inline double gemm_model_seconds(int m, int n, int k, const gemm_tile_facts& f, int splits, double tflops,
-                                 gemm_element_bytes bytes_of, arch::target t) {
-  const arch::device_facts device = planned_facts(t);
-  const double cus = device.compute_units, flops_per_cu = tflops * 1e12 / cus, hbm = device.hbm_tb_per_s * 1e12;
-  const double tiles_m = std::ceil(double(m) / f.block_m), tiles_n = std::ceil(double(n) / f.block_n);
-  const double blocks = tiles_m * tiles_n * splits;
-  const int per_cu = std::max(1, std::min(2, device.lds_bytes_per_cu / f.lds_bytes));  // LDS-limited blocks per CU
-  const double waves = std::ceil(blocks / (cus * per_cu));
-  // Small wave tiles reach a smaller share of the MFMA rate (operand reads per MFMA grow).
-  const double efficiency = std::min(1.0, (f.wave_m * f.wave_n) / (64.0 * 64.0)) * 0.6 + 0.25;
-  const double block_flops = 2.0 * f.block_m * f.block_n * (double(k) / splits);
-  const double compute = waves * block_flops / (flops_per_cu / per_cu * efficiency);
-  const double bytes = bytes_of.a * m * k * tiles_n + bytes_of.b * double(n) * k * tiles_m + bytes_of.c * m * n +
-                       (splits > 1 ? 8.0 * splits * m * n : 0.0);
-  return std::max(compute, bytes / hbm) + (splits > 1 ? 3e-6 : 0.0);  // + the reduction launch
-}
 
 // Multiply-adds a tile executes over the problem, the padding of partial tiles included.
 inline double gemm_padded_flops(int m, int n, int k, const gemm_tile_facts& f) {

@@ -85,7 +85,7 @@ status moe(const ops::moe::problem& p, const ops::moe::mx_args<T, Elem>& a, hipS
            std::string* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_mx_shape(p); !s.ok()) return s;
-  const m::config_id id = m::choose_config(p);
+  const m::config_id id = m::choose_config(p, m::mx_weight_format<Elem>);
   const status s = m::with_mx_config(
       id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, arch::current_device_arch().kind, stream); });
   if (s.ok() && ran) *ran = m::with_mx_config(id, [](auto cfg) { return decltype(cfg)::name(); });

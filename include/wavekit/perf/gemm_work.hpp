@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "wavekit/arch/target.hpp"
 #include "wavekit/perf/kernel_profile.hpp"
 #include "wavekit/perf/launch_time.hpp"
 
@@ -21,6 +22,15 @@ struct gemm_tile {
   int threads;
 };
 
+// The tile of a config whose K step depends on the target (the fp8 GEMMs' block_k_on: gfx950's
+// f8f6f4 MFMAs take twice the K of gfx942's fp8 ones).
+template <class C>
+gemm_tile gemm_tile_on(arch::target t) {
+  const int bk = t == arch::target::gfx950 ? C::template block_k_on<arch::target::gfx950>
+                                           : C::template block_k_on<arch::target::gfx942>;
+  return {C::block_m, C::block_n, bk, C::wave_m, C::wave_n, C::threads};
+}
+
 struct gemm_operands {
   double a_bytes, b_bytes, c_bytes;  // per element (fp4: 0.5)
   // Scale bytes a block loads per K step beyond its A and B tiles (block-scaled: its A rows' and
@@ -28,6 +38,8 @@ struct gemm_operands {
   double scale_bytes_per_step = 0;
   // Scale bytes of the whole problem, each once (what DRAM serves of them).
   double scale_bytes_once = 0;
+  // Scale bytes a block loads once, in its epilogue (per-tensor and per-channel scales).
+  double scale_bytes_per_block = 0;
 };
 
 // The main kernel and, for splits > 1, the reduce (`reduce` its profile).
@@ -49,7 +61,7 @@ inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_ti
   w.lds_bytes_per_workgroup = steps * (tile_bytes + wave_reads);
   const double kk = std::min<double>(k, steps * t.block_k * splits);
   w.loaded_bytes = tiles_n * double(m) * kk * o.a_bytes + tiles_m * double(n) * kk * o.b_bytes +
-                   w.workgroups * steps * o.scale_bytes_per_step;
+                   w.workgroups * (steps * o.scale_bytes_per_step + o.scale_bytes_per_block);
   w.dram_read_bytes = double(m) * k * o.a_bytes + double(n) * k * o.b_bytes + o.scale_bytes_once;
   w.written_bytes = splits > 1 ? 4.0 * splits * m * n : o.c_bytes * m * n;
   std::vector<launch_work> out{w};

@@ -19,4 +19,12 @@ inline const kernel_profile* find_profile(arch::target t, std::string_view insta
   return nullptr;
 }
 
+// The profile of the first kernel on target t, in any instance, whose name starts with `prefix`
+// and ends with `suffix` (a kernel several instances compile, such as a pipeline's sort).
+inline const kernel_profile* find_kernel(arch::target t, std::string_view prefix, std::string_view suffix = {}) {
+  for (const kernel_profile& p : codegen_profiles)
+    if (p.target == t && p.kernel.starts_with(prefix) && p.kernel.ends_with(suffix)) return &p;
+  return nullptr;
+}
+
 }  // namespace wavekit::perf

@@ -14,32 +14,51 @@ struct shipped_table {
 // clang-format off
 inline constexpr shipped_table shipped_tables[] = {
     {"tuning/gemm_fp8_blockscale.txt", R"wavekit_table(# The block-scaled fp8 GEMM's shipped plans (ops/gemm_fp8_blockscale): the 18 benchmark shapes of
-# amd-fp8-mm (docs/gemm-fp8-blockscale.md) in their mn_contiguous order on the MI300X (gfx942,
-# 304 CUs). Each is what the performance model chose when the table was written (the comment: its
-# estimate then); no AMD GPU was available to measure, so they are estimates too, and measured
-# plans (tools/tuner on an MI300X, `--op gemm_fp8_blockscale --arch gfx942 --layout mn_contiguous`)
-# belong here. M is bucketed to the next power of two: the 6144-row shapes serve M 4097 to 8192.
+# amd-fp8-mm (docs/gemm-fp8-blockscale.md) in their mn_contiguous order on the MI300X (gfx942, 304
+# CUs) and the MI355X (gfx950, 256 CUs). No AMD GPU was available to measure: these are the
+# performance model's plans, written by wavekit_tuner in an emulator build, so they agree with
+# the model until measured plans replace them (wavekit_tuner on the GPU,
+# `--op gemm_fp8_blockscale --arch gfx942 --layout mn_contiguous --shapes ...`). M is bucketed to
+# the next power of two: the 6144-row shapes serve M 4097 to 8192.
 # Format and rules: include/wavekit/tuning/table_text.hpp. After editing, regenerate the embedded
 # copy: cmake --build <build dir> --target tuning_tables.
 op                  arch   cus dtypes                 layout        m_bucket    n    k e_local top_k config splits
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 1536 7168       0     0 medium      1  # 33.8 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 3072 1536       0     0 large       1  # 13.8 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024  576 7168       0     0 large       4  # 19.1 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168  256       0     0 large       1  # 6.9 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168 2048       0     0 large       1  # 36.0 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 4608 7168       0     0 large       1  # 76.6 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168 2304       0     0 large       1  # 40.2 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024  512 7168       0     0 medium      4  # 17.4 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 4096  512       0     0 large       1  # 6.3 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 1536 7168       0     0 large       1  # M 6144: 153.1 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 3072 1536       0     0 large       1  # M 6144: 71.2 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192  576 7168       0     0 large       1  # M 6144: 64.3 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 7168  256       0     0 large       1  # M 6144: 41.5 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 7168 2048       0     0 large       1  # M 6144: 216.0 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 4608 7168       0     0 large       1  # M 6144: 459.4 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 7168 2304       0     0 large       1  # M 6144: 241.0 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192  512 7168       0     0 large       1  # M 6144: 64.3 us
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 4096  512       0     0 large       1  # M 6144: 38.0 us
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 1536 7168       0     0 narrow      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 3072 1536       0     0 narrow      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024  576 7168       0     0 small       4  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168  256       0     0 large       1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168 2048       0     0 large       1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 4608 7168       0     0 narrow      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168 2304       0     0 large       1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024  512 7168       0     0 narrow      4  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 4096  512       0     0 medium      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 1536 7168       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 3072 1536       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192  576 7168       0     0 narrow      1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 7168  256       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 7168 2048       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 4608 7168       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 7168 2304       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192  512 7168       0     0 narrow      1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 4096  512       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 1536 7168       0     0 large       4  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 3072 1536       0     0 medium      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024  576 7168       0     0 medium      4  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 7168  256       0     0 large       1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 7168 2048       0     0 large       1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 4608 7168       0     0 large       1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 7168 2304       0     0 large       1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024  512 7168       0     0 narrow      4  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 4096  512       0     0 medium      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 1536 7168       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 3072 1536       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192  576 7168       0     0 medium      1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 7168  256       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 7168 2048       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 4608 7168       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 7168 2304       0     0 large       1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192  512 7168       0     0 medium      1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 4096  512       0     0 large       1  # M 6144: the model's plan
 )wavekit_table"},
 };
 // clang-format on

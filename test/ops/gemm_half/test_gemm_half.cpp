@@ -11,21 +11,35 @@
 
 #include "support/gemm_half_case.hpp"
 #include "wavekit/ops/gemm_half.hpp"
+#include "wavekit/perf/gemm_work.hpp"
+
+#if defined(WAVEKIT_EMULATOR)
+#include "support/model_traffic_check.hpp"
+#endif
 
 using namespace wavekit;
 namespace gh = wavekit::ops::gemm_half;
 
 namespace {
 
+// Runs config Cfg; on the emulator also checks that the launches move exactly the bytes the
+// performance model's GEMM launches (perf::gemm_launches) say, C at Out's width.
 template <class Cfg, class T, class Out>
 int run_config(const gh::problem& p, int splits, std::uint32_t seed) {
   test::gemm_half_case<T, Out> t(p, seed, splits);
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
   const status s = gh::launch<Cfg>(p, t.args(), splits, nullptr);
   INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
-  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+  CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
+  const perf::gemm_tile tile{Cfg::block_m, Cfg::block_n, Cfg::block_k, Cfg::wave_m, Cfg::wave_n, Cfg::threads};
+  test::check_model_traffic_summed(
+      perf::gemm_launches(p.m, p.n, p.k, tile, {2, 2, double(sizeof(Out))}, splits, nullptr, nullptr),
+      emu::accumulated_counters());
 #endif
   return t.check(splits, Cfg::name(splits).c_str());
 }

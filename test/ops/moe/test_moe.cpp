@@ -94,20 +94,31 @@ TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]"
   CHECK(status_of({1 << 20, 4096, 64, 4, 2, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::too_large);
 }
 
-TEST_CASE("moe: the one-call API picks the config by rows per expert and runs it", "[emu][moe]") {
-  // Decode: under 24 rows per expert; medium; prefill: hundreds.
-  CHECK(moe::choose_config({16, 7168, 256, 257, 9, 0, 257, layout::mn_contiguous}) == moe::config_id::decode);
-  CHECK(moe::choose_config({512, 7168, 2048, 8, 4, 0, 8, layout::mn_contiguous}) == moe::config_id::prefill);
-  CHECK(moe::choose_config({128, 4096, 1024, 16, 4, 0, 16, layout::mn_contiguous}) == moe::config_id::medium);
+TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][moe]") {
+  // The performance model over even routing (ops/moe/model.hpp): one row an expert (decode) takes
+  // the 16-row tile, which reads each expert's weights once; 256 rows an expert a larger tile,
+  // which reads them fewer times.
+  const moe::problem decode{16, 7168, 256, 257, 9, 0, 257, layout::mn_contiguous};
+  const moe::problem prefill{512, 7168, 2048, 8, 4, 0, 8, layout::mn_contiguous};
+  CHECK(moe::choose_config(decode) == moe::config_id::decode);
+  CHECK(moe::choose_config(prefill) != moe::config_id::decode);
+  for (moe::config_id id : moe::all_configs) {
+    const std::vector<int> rows = moe::even_expert_rows(prefill);
+    CHECK(moe::model_time(prefill, moe::weight_format::half, moe::choose_config(prefill), rows, arch::target::gfx942)
+              .us <= moe::model_time(prefill, moe::weight_format::half, id, rows, arch::target::gfx942).us);
+  }
+  // The call runs the plan's config with the workspace the plan sized.
   const moe::problem p{96, 256, 64, 8, 3, 0, 8, layout::k_contiguous};  // 36 rows per expert
   const auto bytes = moe::workspace_bytes(p);
   REQUIRE(bytes);
-  CHECK(bytes.value() == moe::workspace_bytes_for<moe::config_medium, fp16>(p));
+  const moe::config_id id = moe::choose_config(p);
+  CHECK(bytes.value() ==
+        moe::with_config(id, [&](auto cfg) { return moe::workspace_bytes_for<decltype(cfg), fp16>(p); }));
   test::moe_case<fp16> t(p, test::random_ids(96, 3, 8, 21), 22, bytes.value());
   std::string ran;
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  CHECK(ran == moe::config_medium::name());
+  CHECK(ran == moe::config_name(id));
   CHECK(t.check(ran.c_str()) == 0);
   CHECK(!moe::workspace_bytes({48, 100, 64, 8, 3, 0, 8, layout::k_contiguous}));
 }

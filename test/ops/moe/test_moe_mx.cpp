@@ -125,7 +125,8 @@ TEST_CASE("moe mxfp4: amd-moe-mxfp4's shapes at reduced size through the one-cal
     INFO(p.str() << ": " << st.message());
     REQUIRE(st.ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    const int tile_m = moe::with_config(moe::choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+    const int tile_m = moe::with_config(moe::choose_config(p, moe::weight_format::mxfp4),
+                                        [](auto cfg) { return decltype(cfg)::block_m; });
     CHECK(t.check(tile_m, ran.c_str()) == 0);
 #if defined(WAVEKIT_EMULATOR)
     // Where every expert's rows fit one M tile, its weights and scales are read once.
@@ -216,7 +217,8 @@ TEST_CASE("moe mxfp8: aiter PR #3783's grouped shapes (hidden 6144, expert dim 7
 #if defined(WAVEKIT_EMULATOR)
     if (tokens <= 16) CHECK(t.weight_reads(emu::accumulated_counters()) == 1.0);  // one M tile an expert
 #endif
-    const int tile_m = moe::with_config(moe::choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+    const int tile_m = moe::with_config(moe::choose_config(p, moe::weight_format::mxfp8),
+                                        [](auto cfg) { return decltype(cfg)::block_m; });
     CHECK(t.check(tile_m, ran.c_str()) == 0);
   }
 }

@@ -35,4 +35,10 @@ WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ALIAS)
 
 WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS)
 
+// A plan: the config a call runs and its number of K splits (the plan queries choose it: dispatch.hpp).
+struct plan {
+  config_id config = config_id::large;
+  int splits = 1;
+};
+
 }  // namespace wavekit::ops::gemm_fp8_blockscale

@@ -1,5 +1,6 @@
 // The performance model's view of a block-scaled fp8 GEMM plan (perf/gemm_work.hpp): its launches
 // with the codegen figures of the plan's instance on the target, and the model's time for them.
+// The plans are chosen with it (dispatch.hpp).
 #pragma once
 
 #include <cmath>
@@ -8,7 +9,6 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/configs.hpp"
-#include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 #include "wavekit/perf/gemm_work.hpp"
 #include "wavekit/perf/launch_time.hpp"
@@ -22,12 +22,7 @@ inline std::string codegen_instance(config_id id, layout order) {
 }
 
 inline std::vector<perf::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
-  const perf::gemm_tile tile = with_config(pl.config, [&](auto cfg) {
-    using C = decltype(cfg);
-    const int bk = t == arch::target::gfx950 ? C::template block_k_on<arch::target::gfx950>
-                                             : C::template block_k_on<arch::target::gfx942>;
-    return perf::gemm_tile{C::block_m, C::block_n, bk, C::wave_m, C::wave_n, C::threads};
-  });
+  const perf::gemm_tile tile = with_config(pl.config, [&](auto cfg) { return perf::gemm_tile_on<decltype(cfg)>(t); });
   // Scales: a block's A rows and its B column block each 128-K group (fp32); all once for DRAM.
   const double groups = std::ceil(p.k / 128.0), b_blocks = std::ceil(tile.block_n / 128.0);
   const perf::gemm_operands ops{1, 1, 2, (tile.block_m + b_blocks) * 4.0 * tile.block_k / 128.0,

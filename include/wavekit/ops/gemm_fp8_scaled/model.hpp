@@ -1,6 +1,7 @@
 // The performance model's view of a scaled fp8 GEMM plan (perf/gemm_work.hpp): its launches with the
-// codegen figures of the plan's instance on the target, and the model's time for them. Per-tensor
-// and per-channel scales are left out of the traffic (at most 1% of it: plan.hpp's read_bytes).
+// codegen figures of the plan's instance on the target, and the model's time for them. The plans
+// are chosen with it (plan.hpp), and its bytes are the skinny plans' read budget. Scales: each lane
+// of a block loads its two (per-tensor or per-channel) fp32 scales in the epilogue.
 #pragma once
 
 #include <string>
@@ -8,7 +9,6 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
-#include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
 #include "wavekit/perf/gemm_work.hpp"
 #include "wavekit/perf/launch_time.hpp"
@@ -21,13 +21,11 @@ inline std::string codegen_instance(config_id id, layout order) {
 }
 
 inline std::vector<perf::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
-  const perf::gemm_tile tile = with_config(pl.config, [&](auto cfg) {
-    using C = decltype(cfg);
-    const int bk = t == arch::target::gfx950 ? C::template block_k_on<arch::target::gfx950>
-                                             : C::template block_k_on<arch::target::gfx942>;
-    return perf::gemm_tile{C::block_m, C::block_n, bk, C::wave_m, C::wave_n, C::threads};
-  });
-  return perf::gemm_launches(p.m, p.n, p.k, tile, {1, 1, 2}, pl.splits,
+  const perf::gemm_tile tile = with_config(pl.config, [&](auto cfg) { return perf::gemm_tile_on<decltype(cfg)>(t); });
+  const int threads = tile.threads;
+  const double scales_once = (p.a_scales == scale_granularity::channel ? 4.0 * p.m : 4.0) +
+                             (p.b_scales == scale_granularity::channel ? 4.0 * p.n : 4.0);
+  return perf::gemm_launches(p.m, p.n, p.k, tile, {1, 1, 2, 0, scales_once, 8.0 * threads}, pl.splits,
                              perf::find_profile(t, codegen_instance(pl.config, p.order)),
                              perf::find_profile(t, "splitk_reduce", "splitk_reduce<bf16"));
 }

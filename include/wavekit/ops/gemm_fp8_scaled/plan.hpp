@@ -6,8 +6,8 @@
 //                 gs::scale_granularity::channel};
 //   auto plan = gs::select_plan(p, workspace_bytes, wavekit::arch::target::gfx950);
 //
-// Plans come from the GEMM model (block/gemm_plan_model.hpp) with the target's own device facts
-// and fp8 rate (gfx950 runs the f8f6f4 forms), K splits in powers of two up to 16 with at least 4 K
+// Plans come from the performance model (model.hpp: perf/launch_time.hpp over the codegen profile of
+// each config on the target; gfx950 runs the f8f6f4 forms), K splits in powers of two up to 16 with at least 4 K
 // steps each, limited by the workspace. The configs offered depend on M:
 //   M > 16    the dense GEMM's (large ... decode);
 //   M <= 16   the skinny family (skinny, decode), and on gfx942 for M <= 8 only `pairs`, the
@@ -26,14 +26,13 @@
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/tuning.hpp"
+#include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::gemm_fp8_scaled {
 
-struct plan {
-  config_id config = config_id::large;
-  int splits = 1;
-};
 using plan_info = block::gemm_plan_info<plan>;
 
 inline block::gemm_tile_facts facts(config_id id, arch::target t) {
@@ -70,28 +69,24 @@ inline bool offered(const problem& p, config_id id, arch::target t) {
   return id == config_id::skinny || id == config_id::decode;
 }
 
-// The global bytes a plan reads (A once per column of tiles, B once per row of tiles, the split-K
-// partials once, per-tensor scales once per lane of each block), and those of A, B and C once (C
-// bf16 / fp16).
+// The global bytes a plan reads, the model's (A once per column of tiles, B once per row of tiles,
+// the scales once per lane of each block, the split-K partials read back), and those of A, B and
+// C once (C bf16 / fp16).
 inline double read_bytes(const problem& p, config_id id, int splits, arch::target t) {
-  const block::gemm_tile_facts f = facts(id, t);
-  const double m = p.m, n = p.n, k = p.k, threads = with_config(id, [](auto cfg) { return decltype(cfg)::threads; });
-  const double tiles_m = std::ceil(m / f.block_m), tiles_n = std::ceil(n / f.block_n);
-  return m * k * tiles_n + n * k * tiles_m + (splits > 1 ? 4.0 * splits * m * n : 0) +
-         8.0 * threads * tiles_m * tiles_n * splits;
+  double bytes = 0;
+  for (const perf::launch_work& w : model_launches(p, {id, splits}, t)) bytes += w.loaded_bytes;
+  return bytes;
 }
 inline double ideal_bytes(const problem& p) {
   const double m = p.m, n = p.n, k = p.k;
   return m * k + n * k + 2 * m * n;
 }
 
-// Estimated seconds of a plan on target t's flagship part, at its fp8 matrix rate.
-inline double model_seconds(const problem& p, plan pl, arch::target t) {
-  return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config, t), pl.splits,
-                                   block::planned_facts(t).fp8_dense_tflops, {1, 1, 2}, t);
-}
+// The model's seconds of a plan on target t's flagship part.
+inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
 
-inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t) {
+// The model's best plan (header comment) with splits limited to what `workspace` holds.
+inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
   // For M <= 16, plans within the read budget; where none is (a problem so small that the scales'
@@ -116,6 +111,17 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t)
     }
   }
   return best;
+}
+
+// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
+// do not know C's, ask for bf16) on target t when the plan may take its config and its K splits
+// fit the workspace, else the model's.
+inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
+                        const std::string& dtypes = std::string()) {
+  return tuning::tuned_or_model<plan>(
+      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16>(t) : dtypes), tuned_plan,
+      tuning_value, [&] { return model_plan(p, workspace, t); },
+      [&](plan pl) { return offered(p, pl.config, t) && workspace_bytes(p, pl.splits) <= workspace; });
 }
 
 inline status validate_query(const problem& p, arch::target t) {

@@ -54,4 +54,10 @@ WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS)
 
 WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_GEMM_HALF_SHIPPED_CONFIGS)
 
+// A plan: the config a call runs and its number of K splits (the plan queries choose it: plan.hpp).
+struct plan {
+  config_id config = config_id::large;
+  int splits = 1;
+};
+
 }  // namespace wavekit::ops::gemm_half

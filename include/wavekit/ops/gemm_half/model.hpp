@@ -1,6 +1,7 @@
 // The performance model's view of a bf16/fp16 GEMM plan (perf/gemm_work.hpp): its launches with the
 // codegen figures of the plan's instance on the target (the bf16 instances stand for fp16: the same
-// code with the other 16-bit MFMA), and the model's time for them.
+// code with the other 16-bit MFMA), and the model's time for them. The plans are chosen with it
+// (plan.hpp).
 #pragma once
 
 #include <string>
@@ -8,7 +9,6 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/gemm_half/configs.hpp"
-#include "wavekit/ops/gemm_half/plan.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
 #include "wavekit/perf/gemm_work.hpp"
 #include "wavekit/perf/launch_time.hpp"

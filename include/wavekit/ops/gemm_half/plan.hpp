@@ -5,9 +5,9 @@
 //   auto ws = wavekit::ops::gemm_half::workspace_bytes(p, wavekit::arch::target::gfx942);   // result<size_t>
 //   auto plan = wavekit::ops::gemm_half::select_plan(p, ws.value(), wavekit::arch::target::gfx942);
 //
-// Plans come from the GEMM model (block/gemm_plan_model.hpp) with the target's own device facts:
-// every shipped config, K splits in powers of two up to 16 with at least 4 K steps each, limited
-// by the workspace. Queries on a problem the call would refuse return that status.
+// Plans come from the performance model (model.hpp: perf/launch_time.hpp over the codegen profile of
+// each config on the target): every shipped config, K splits in powers of two up to 16 with at least 4 K steps each,
+// limited by the workspace. Queries on a problem the call would refuse return that status.
 #pragma once
 
 #include <cstddef>
@@ -18,14 +18,13 @@
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/gemm_half/configs.hpp"
+#include "wavekit/ops/gemm_half/model.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
+#include "wavekit/ops/gemm_half/tuning.hpp"
+#include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::gemm_half {
 
-struct plan {
-  config_id config = config_id::large;
-  int splits = 1;
-};
 using plan_info = block::gemm_plan_info<plan>;
 
 inline block::gemm_tile_facts facts(config_id id) {
@@ -41,14 +40,11 @@ inline std::string plan_name(plan pl) {
   return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
 }
 
-// Estimated seconds of a plan on target t's flagship part: 16-bit MFMAs at the bf16 rate.
-inline double model_seconds(const problem& p, plan pl, arch::target t) {
-  return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config), pl.splits,
-                                   block::planned_facts(t).bf16_dense_tflops, {2, 2, 2}, t);
-}
+// The model's seconds of a plan on target t's flagship part.
+inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
 
 // The model's best plan with splits limited to what `workspace` holds.
-inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t) {
+inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
   for (config_id id : all_configs)
@@ -61,6 +57,15 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t)
       }
     }
   return best;
+}
+
+// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
+// do not know them, ask for bf16) on target t when its K splits fit the workspace, else the model's.
+inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
+                        const std::string& dtypes = tuning_dtypes<bf16, bf16>()) {
+  return tuning::tuned_or_model<plan>(
+      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes), tuned_plan, tuning_value,
+      [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
 }
 
 inline status validate_query(const problem& p, arch::target t) {

@@ -143,4 +143,18 @@ decltype(auto) with_gemv_config(int rows, F&& f) {
   }
 }
 
+// The K step (elements) of a config for a format.
+template <class Cfg>
+constexpr int block_k_of(mx_format f) {
+  return f == mx_format::mxfp8 ? Cfg::template of<mx_format::mxfp8>::block_k
+                               : Cfg::template of<mx_format::mxfp4>::block_k;
+}
+
+// A plan: the config a call runs and its number of K splits, or the GEMV (plan.hpp chooses it).
+struct plan {
+  config_id config = config_id::large;
+  int splits = 1;
+  int gemv_rows = 0;  // > 0: the GEMV path (gemv_config<gemv_rows>) instead of config
+};
+
 }  // namespace wavekit::ops::gemm_mx

@@ -10,7 +10,6 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/gemm_mx/configs.hpp"
-#include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
 #include "wavekit/perf/gemm_work.hpp"
 #include "wavekit/perf/launch_time.hpp"

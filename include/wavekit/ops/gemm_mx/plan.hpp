@@ -6,7 +6,8 @@
 //                               wavekit::arch::target::gfx950);
 //
 // Plans are for gfx950 (the only target with scaled MFMAs; gfx942 gets a status) and come from the
-// GEMM model (block/gemm_plan_model.hpp) at the format's matrix rate: every shipped config, K
+// performance model (model.hpp: perf/launch_time.hpp over each kernel's gfx950 codegen profile):
+// every shipped config and the MXFP8 GEMV, K
 // splits in powers of two up to 16 with at least 4 K steps each, limited by the workspace; for
 // decode sizes (M <= 64) only configs whose M tile holds every row in one wave row, so B and its
 // scales are read once.
@@ -22,23 +23,14 @@
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/gemm_mx/configs.hpp"
+#include "wavekit/ops/gemm_mx/model.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
+#include "wavekit/ops/gemm_mx/tuning.hpp"
+#include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::gemm_mx {
 
-struct plan {
-  config_id config = config_id::large;
-  int splits = 1;
-  int gemv_rows = 0;  // > 0: the GEMV path (gemv_config<gemv_rows>) instead of config
-};
 using plan_info = block::gemm_plan_info<plan>;
-
-// The K step (elements) of a config for a format.
-template <class Cfg>
-constexpr int block_k_of(mx_format f) {
-  return f == mx_format::mxfp8 ? Cfg::template of<mx_format::mxfp8>::block_k
-                               : Cfg::template of<mx_format::mxfp4>::block_k;
-}
 
 inline block::gemm_tile_facts facts(config_id id) {
   return with_config(id, [&](auto cfg) {
@@ -68,32 +60,8 @@ inline bool quantizes_a(config_id id) {
   return with_config(id, [](auto cfg) { return quantizes_a_config<decltype(cfg)>; });
 }
 
-// Estimated seconds of a plan on MI355X at the format's matrix rate; operand bytes include the
-// scales (one byte per 32 elements).
-inline double model_seconds(const problem& p, plan pl) {
-  constexpr arch::target t = arch::target::gfx950;
-  const double element = element_bits(p.format) / 8.0 + 1.0 / scale_block;
-  const double a_element = p.a == a_storage::mx ? element : 2.0;
-  const double tflops = p.format == mx_format::mxfp8 ? block::planned_facts(t).fp8_dense_tflops
-                                                     : block::planned_facts(t).fp4_dense_tflops;
-  return block::gemm_model_seconds(p.m, p.n, p.k, facts(pl.config), pl.splits, tflops, {a_element, element, 2}, t);
-}
-
-// The GEMV path's time: memory as for any tile (B once, A once per 256 columns) against the vector
-// ALU's issue time, a wave instruction a cycle per CU. The instructions per lane and 32 K are the
-// gfx950 codegen report's hot loops of gemm_mx_gemv_kernel (a 128-K step: 348 for one row, 513
-// for two, 886 for four, 1615 for eight, 2948 for sixteen) fitted as 48 + 44 per row.
-inline double gemv_model_seconds(const problem& p, int rows, int splits) {
-  constexpr arch::target t = arch::target::gfx950;
-  const arch::device_facts device = block::planned_facts(t);
-  const double element = 1.0 + 1.0 / scale_block;
-  const double tiles_n = std::ceil(p.n / 256.0), tiles_m = std::ceil(double(p.m) / rows);
-  const double bytes = element * (double(p.m) * p.k * tiles_n + double(p.n) * p.k * tiles_m) + 2.0 * p.m * p.n +
-                       (splits > 1 ? 8.0 * splits * p.m * p.n : 0.0);
-  const double wave_instructions = tiles_m * tiles_n * 4 * (double(p.k) / 32) * (48 + 44.0 * rows);
-  const double issue = wave_instructions / (device.compute_units * device.clock_ghz * 1e9);
-  return std::max(bytes / (device.hbm_tb_per_s * 1e12), issue) + (splits > 1 ? 3e-6 : 0.0);
-}
+// The model's seconds of a plan on MI355X (the GEMV's too).
+inline double model_seconds(const problem& p, plan pl) { return model_time(p, pl).us * 1e-6; }
 
 // Up to this M (the peer decode kernels' range) a plan keeps all rows in one M tile.
 inline constexpr int decode_rows = 64;
@@ -107,7 +75,8 @@ void for_each_split(const problem& p, int steps, std::size_t workspace, F&& f) {
   }
 }
 
-inline plan choose_plan(const problem& p, std::size_t workspace) {
+// The model's best plan (header comment) with splits limited to what `workspace` holds.
+inline plan model_plan(const problem& p, std::size_t workspace) {
   plan best;
   double best_time = 1e30, best_work = 1e300;
   auto consider = [&](plan candidate, double time, double work) {
@@ -131,11 +100,28 @@ inline plan choose_plan(const problem& p, std::size_t workspace) {
     int rows = 1;
     while (rows < p.m) rows *= 2;
     for_each_split(p, ceil_div(p.k, gemv_config<1>::block_k), workspace, [&](int splits) {
-      consider({config_id::decode, splits, rows}, gemv_model_seconds(p, rows, splits),
+      consider({config_id::decode, splits, rows}, model_seconds(p, {config_id::decode, splits, rows}),
                2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
     });
   }
   return best;
+}
+
+// Whether a plan fits p: the form quantizing A takes only the configs that can, the GEMV only
+// MXFP8 and at least M rows; its K splits fit the workspace.
+inline bool plan_fits(const problem& p, plan pl, std::size_t workspace) {
+  if (workspace_bytes(p, pl.splits) > workspace) return false;
+  if (pl.gemv_rows) return p.format == mx_format::mxfp8 && p.m <= pl.gemv_rows;
+  return p.a == a_storage::mx || quantizes_a(pl.config);
+}
+
+// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
+// do not know C's, ask for bf16) on the MI355X when it fits, else the model's.
+inline plan choose_plan(const problem& p, std::size_t workspace, const std::string& dtypes = std::string()) {
+  constexpr arch::target t = arch::target::gfx950;
+  return tuning::tuned_or_model<plan>(
+      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16>(p) : dtypes), tuned_plan,
+      tuning_value, [&] { return model_plan(p, workspace); }, [&](plan pl) { return plan_fits(p, pl, workspace); });
 }
 
 // The target rule of this op: gfx950's scaled MFMAs apply the MX scales; gfx942 has none.

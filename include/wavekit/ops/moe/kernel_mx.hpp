@@ -27,25 +27,11 @@
 #include "wavekit/block/scale_gathered_rows.hpp"
 #include "wavekit/block/scale_in_instruction.hpp"
 #include "wavekit/ops/gemm_mx/kernel.hpp"
+#include "wavekit/ops/moe/configs_mx.hpp"
 #include "wavekit/ops/moe/kernel.hpp"
 #include "wavekit/ops/moe/plan.hpp"
 
 namespace wavekit::ops::moe {
-
-// The MX GEMM configs the MoE configs stand for: the same M tile (the sort's padding unit).
-template <class F>
-decltype(auto) with_mx_config(config_id id, F&& f) {
-  switch (id) {
-    case config_id::decode: return f(gemm_mx::config_decode{});
-    case config_id::medium: return f(gemm_mx::config_narrow{});
-    case config_id::prefill: break;
-  }
-  return f(gemm_mx::config_medium{});
-}
-static_assert(gemm_mx::config_decode::block_m == config_decode::block_m &&
-                  gemm_mx::config_narrow::block_m == config_medium::block_m &&
-                  gemm_mx::config_medium::block_m == config_prefill::block_m,
-              "moe: the MX configs share the bf16 / fp16 configs' M tiles (one plan, one workspace size)");
 
 // One stage's parts over MX weights of Elem (Shuffled: aiter's pre-shuffled layouts, MXFP4):
 // gemm_mx's loaders, atom and warp MMA, the grouped scheduler, the grouped MX scale policy under

@@ -1,40 +1,64 @@
 // Which grouped-GEMM config wavekit::moe runs for a problem, asked without running anything (plain
-// C++, no HIP). The config's M tile is also the sort's padding unit, so the choice follows the rows
-// an expert gets on average (tokens * top_k / local experts): few rows (decode) waste least in
-// 16-row tiles, where each expert's weights are then read once; many rows reuse each weight tile
+// C++, no HIP). The config's M tile is also the sort's padding unit. The choice is the performance
+// model's (model.hpp) over the rows even routing gives each expert: few rows (decode) waste least
+// in 16-row tiles, where each expert's weights are then read once; many rows reuse each weight tile
 // over 64 or 128 rows.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "wavekit/arch/target.hpp"
 
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/moe/configs.hpp"
 #include "wavekit/ops/moe/configs_blockscale.hpp"
+#include "wavekit/ops/moe/model.hpp"
 #include "wavekit/ops/moe/problem.hpp"
+#include "wavekit/ops/moe/tuning.hpp"
+#include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::moe {
 
-inline config_id choose_config(const problem& p) {
-  const double rows_per_expert = double(p.tokens) * p.top_k / std::max(1, p.local_experts);
-  return rows_per_expert <= 24 ? config_id::decode : rows_per_expert <= 160 ? config_id::medium : config_id::prefill;
+// The workspace query takes no target: bf16 / fp16 and fp8 weights plan for the MI300X, MX weights
+// (gfx950 only) for the MI355X.
+inline arch::target planned_target(weight_format weights) {
+  return weights == weight_format::mxfp4 || weights == weight_format::mxfp8 ? arch::target::gfx950
+                                                                            : arch::target::gfx942;
+}
+
+// The model's config over even routing.
+inline config_id model_config(const problem& p, weight_format weights = weight_format::half) {
+  const arch::target t = planned_target(weights);
+  const std::vector<int> rows = even_expert_rows(p);
+  config_id best = config_id::decode;
+  double best_us = 1e300;
+  for (config_id id : all_configs) {  // smallest M tile first: a larger one must win by 2%
+    const perf::op_time time = model_time(p, weights, id, rows, t);
+    // A config whose kernels are not in the codegen report (MXFP8's larger tiles) is not judged.
+    if (std::any_of(time.work.begin(), time.work.end(), [](const auto& w) { return !w.profile; })) continue;
+    if (time.us < best_us * 0.98) best = id, best_us = time.us;
+  }
+  return best;
+}
+
+// The tuned tables' config for p (keyed by bf16 activations: the plan queries do not know T) when
+// there is one, else the model's.
+inline config_id choose_config(const problem& p, weight_format weights = weight_format::half) {
+  const arch::target t = planned_target(weights);
+  return tuning::tuned_or_model<config_id>(
+      tuning_key(p, t, arch::facts_for(t).compute_units, tuning_dtypes<bf16>(weights, t)), tuned_config, tuning_value,
+      [&] { return model_config(p, weights); }, [](config_id) { return true; });
 }
 
 inline std::string config_name(config_id id) {
   return with_config(id, [](auto cfg) { return decltype(cfg)::name(); });
 }
 
-// fp8 block-scaled weights: the config of the same name (the two lists share names and M tiles).
-inline blockscale::config_id blockscale_config_of(config_id id) {
-  switch (id) {
-    case config_id::decode: return blockscale::config_id::decode;
-    case config_id::medium: return blockscale::config_id::medium;
-    case config_id::prefill: break;
-  }
-  return blockscale::config_id::prefill;
-}
 inline blockscale::config_id choose_blockscale_config(const problem& p) {
-  return blockscale_config_of(choose_config(p));
+  return blockscale_config_of(choose_config(p, weight_format::fp8_blockscale));
 }
 
 inline std::string config_name(blockscale::config_id id) {
@@ -50,7 +74,7 @@ inline result<std::size_t> workspace_bytes(const problem& p, std::size_t element
                                                             : validate_mx_shape(p);
       !s.ok())
     return s;
-  const int tile_m = with_config(choose_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+  const int tile_m = with_config(choose_config(p, weights), [](auto cfg) { return decltype(cfg)::block_m; });
   static_assert(config_decode::block_m == blockscale::config_decode::block_m &&
                     config_medium::block_m == blockscale::config_medium::block_m &&
                     config_prefill::block_m == blockscale::config_prefill::block_m,

@@ -1,0 +1,209 @@
+// The performance model's view of the MoE layer (perf/launch_time.hpp): its launches for a config,
+// a weight format and the rows each local expert gets, with the codegen figures of each kernel on
+// the target, and the model's time for them.
+//
+//   sort             one workgroup of 16 waves over the ids
+//   quantize x       fp8 block-scaled and MX weights only
+//   gate, up gated   grouped GEMMs: N = expert_dim, K = hidden, over every expert's M tiles
+//   quantize h       fp8 block-scaled and MX weights only, the rows in use
+//   down weighted    grouped GEMM: N = hidden, K = expert_dim
+//   combine          each token's slots summed
+//
+// A grouped GEMM is the sum of each expert's tiled GEMM (perf::gemm_launches over its rows) as one
+// launch: each M tile of an expert reads all of the expert's weights, so DRAM serves the weights of
+// the experts with rows once and the activations once. Blocks of the grid past the rows in use
+// return after one table read and are left out.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wavekit/arch/target.hpp"
+#include "wavekit/ops/moe/configs.hpp"
+#include "wavekit/ops/moe/configs_blockscale.hpp"
+#include "wavekit/ops/moe/configs_mx.hpp"
+#include "wavekit/ops/moe/problem.hpp"
+#include "wavekit/perf/gemm_work.hpp"
+#include "wavekit/perf/launch_time.hpp"
+#include "wavekit/perf/profiles.hpp"
+
+namespace wavekit::ops::moe {
+
+// fp8 block-scaled weights: the config of the same name (the two lists share names and M tiles).
+inline blockscale::config_id blockscale_config_of(config_id id) {
+  switch (id) {
+    case config_id::decode: return blockscale::config_id::decode;
+    case config_id::medium: return blockscale::config_id::medium;
+    case config_id::prefill: break;
+  }
+  return blockscale::config_id::prefill;
+}
+
+// Rows each local expert gets from ids [tokens][top_k] (the sort's counts).
+inline std::vector<int> expert_rows(const problem& p, std::span<const int> ids) {
+  std::vector<int> rows(std::size_t(std::max(0, p.local_experts)), 0);
+  for (int id : ids)
+    if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) ++rows[std::size_t(id - p.expert_begin)];
+  return rows;
+}
+
+// Rows under even routing, what a plan made before the ids are known assumes: the slots spread
+// over all experts, each local expert with its share (rounded up).
+inline std::vector<int> even_expert_rows(const problem& p) {
+  const int share = p.experts > 0 ? int(std::ceil(double(p.tokens) * p.top_k / p.experts)) : 0;
+  return std::vector<int>(std::size_t(std::max(0, p.local_experts)), std::min(share, p.tokens));
+}
+
+namespace model_detail {
+
+// What a grouped GEMM's operands cost per element, and the kernel it runs.
+struct grouped_stage {
+  int n, k;
+  perf::gemm_tile tile;
+  double a_bytes, b_bytes;      // per element, MX scales included
+  double scale_bytes_per_step;  // fp8 block-scaled: a block's A rows' and B column block's fp32 scales
+  double b_scales_once;         // per expert: the block scales of its weights
+  double a_scales_once;         // per element of A: fp8's 1x128 fp32 scales (its blocks load them per step)
+  const perf::kernel_profile* profile;
+};
+
+inline perf::launch_work grouped_gemm(const char* what, const grouped_stage& s, std::span<const int> rows,
+                                      double a_rows_once, double epilogue_bytes_per_row) {
+  perf::launch_work w;
+  w.profile = s.profile;
+  w.what = what;
+  w.waves_per_workgroup = s.tile.threads / 64;
+  double rows_in_use = 0;
+  perf::launch_work e;
+  int e_rows = 0;  // the rows e is for: experts with as many rows cost the same
+  for (int r : rows) {
+    if (r == 0) continue;
+    if (r != e_rows) {
+      const perf::gemm_operands ops{s.a_bytes, s.b_bytes, 2, s.scale_bytes_per_step, 0};
+      e = perf::gemm_launches(r, s.n, s.k, s.tile, ops, 1, s.profile, nullptr)[0];
+      e_rows = r;
+    }
+    w.workgroups += e.workgroups;
+    w.loaded_bytes += e.loaded_bytes;
+    w.loop_iterations_per_wave = e.loop_iterations_per_wave;
+    w.lds_bytes_per_workgroup = e.lds_bytes_per_workgroup;
+    w.dram_read_bytes += double(s.n) * s.k * s.b_bytes + s.b_scales_once;
+    rows_in_use += r;
+  }
+  w.loaded_bytes += rows_in_use * epilogue_bytes_per_row;
+  w.dram_read_bytes += a_rows_once * s.k * (s.a_bytes + s.a_scales_once) + rows_in_use * epilogue_bytes_per_row;
+  w.written_bytes = rows_in_use * s.n * 2.0;
+  return w;
+}
+
+// A kernel of 256 threads over rows x cols, 8 values a lane, reading 16-bit values and writing
+// `out_bytes` per value.
+inline perf::launch_work quantize(const char* what, const perf::kernel_profile* profile, double rows, int cols,
+                                  double out_bytes) {
+  perf::launch_work w;
+  w.profile = profile;
+  w.what = what;
+  w.workgroups = std::ceil(rows * cols / 8 / 256);
+  w.waves_per_workgroup = 4;
+  w.loaded_bytes = w.dram_read_bytes = rows * cols * 2.0;
+  w.written_bytes = rows * cols * out_bytes;
+  return w;
+}
+
+}  // namespace model_detail
+
+// The launches of the layer over weights `weights` with config `id` (for MX weights the gemm_mx
+// config of the same M tile; MXFP4 pre-shuffled), `rows` per local expert, on target t.
+inline std::vector<perf::launch_work> model_launches(const problem& p, weight_format weights, config_id id,
+                                                     std::span<const int> rows, arch::target t) {
+  using model_detail::grouped_stage;
+  const bool mx = weights == weight_format::mxfp4 || weights == weight_format::mxfp8;
+  const bool fp8 = weights == weight_format::fp8_blockscale;
+  const double slots = double(p.tokens) * p.top_k;
+  double rows_in_use = 0;
+  for (int r : rows) rows_in_use += r;
+  // Per element: bf16, fp8 with fp32 scales per 128 x 128 (per step: below), MX with an e8m0 per 32.
+  const double element = weights == weight_format::half ? 2.0 : weights == weight_format::mxfp4 ? 0.5 : 1.0;
+  const double operand = element + (mx ? 1.0 / 32 : 0.0);
+  const perf::gemm_tile tile = [&] {
+    if (mx)
+      return with_mx_config(id, [&](auto cfg) {
+        using C = decltype(cfg);
+        const int bk = weights == weight_format::mxfp4 ? gemm_mx::block_k_of<C>(gemm_mx::mx_format::mxfp4)
+                                                       : gemm_mx::block_k_of<C>(gemm_mx::mx_format::mxfp8);
+        return perf::gemm_tile{C::block_m, C::block_n, bk, C::wave_m, C::wave_n, C::threads};
+      });
+    if (fp8)
+      return blockscale::with_config(blockscale_config_of(id), [&](auto cfg) {
+        using C = decltype(cfg);
+        const int bk = t == arch::target::gfx950 ? C::template on<arch::target::gfx950>::block_k
+                                                 : C::template on<arch::target::gfx942>::block_k;
+        return perf::gemm_tile{C::block_m, C::block_n, bk, C::shape::wave_m, C::shape::wave_n, C::threads};
+      });
+    return with_config(id, [&](auto cfg) {
+      using C = decltype(cfg);
+      return perf::gemm_tile{C::block_m, C::block_n, C::block_k, C::wave_m, C::wave_n, C::threads};
+    });
+  }();
+  const std::string cfg_name = config_id_name(id);
+  auto gemm_profile = [&](const char* stage) -> const perf::kernel_profile* {
+    if (mx)
+      return perf::find_kernel(
+          t, "moe_mx_gemm_kernel<" + std::to_string(tile.block_m) + "x" + std::to_string(tile.block_n) + "x",
+          std::string(", ") + (weights == weight_format::mxfp4 ? "e2m1, true, " : "e4m3fn, false, ") + stage + ">");
+    return perf::find_profile(t, std::string(fp8 ? "moe_fp8_" : "moe_") + cfg_name + "_" + stage);
+  };
+  // fp8: a block's A rows' and its B column block's scales each step; the expert's block scales once.
+  const double a_scale_bytes = fp8 ? 4.0 / 128 : 0;  // x's and h's 1x128 scales per element
+  auto stage = [&](int n, int k, const char* name) {
+    const double step_scales = fp8 ? (tile.block_m + std::ceil(tile.block_n / 128.0)) * 4.0 * tile.block_k / 128 : 0;
+    const double b_scales = fp8 ? std::ceil(n / 128.0) * std::ceil(k / 128.0) * 4.0 : 0;
+    return grouped_stage{n, k, tile, operand, operand, step_scales, b_scales, a_scale_bytes, gemm_profile(name)};
+  };
+  std::vector<perf::launch_work> out;
+
+  perf::launch_work sort;
+  sort.profile = perf::find_kernel(t, "moe_sort_kernel<");
+  sort.what = "sort";
+  sort.workgroups = 1;
+  sort.waves_per_workgroup = 16;
+  sort.loop_iterations_per_wave = std::ceil(slots / (16 * 64));
+  sort.loaded_bytes = sort.dram_read_bytes = 4.0 * slots;
+  sort.written_bytes = 4.0 * (3 * rows_in_use + slots);
+  out.push_back(sort);
+
+  const perf::kernel_profile* quantizer =
+      weights == weight_format::mxfp4   ? perf::find_kernel(t, "quantize_1x32_mx_kernel<bf16, e2m1>")
+      : weights == weight_format::mxfp8 ? perf::find_kernel(t, "quantize_1x32_mx_kernel<bf16, e4m3fn>")
+                                        : perf::find_kernel(t, "moe_quantize_kernel<bf16,");
+  if (mx || fp8)
+    out.push_back(model_detail::quantize("quantize x", quantizer, p.tokens, p.hidden, operand + a_scale_bytes));
+  // gate and up read x (each token's row once from DRAM); up's epilogue reads the gate output.
+  out.push_back(model_detail::grouped_gemm("gate", stage(p.expert_dim, p.hidden, "gate"), rows, p.tokens, 0));
+  out.push_back(model_detail::grouped_gemm("up, gated", stage(p.expert_dim, p.hidden, "up_gated"), rows, p.tokens,
+                                           2.0 * p.expert_dim));
+  if (mx || fp8)
+    out.push_back(model_detail::quantize("quantize h", quantizer, rows_in_use, p.expert_dim, operand + a_scale_bytes));
+  out.push_back(model_detail::grouped_gemm("down, weighted", stage(p.hidden, p.expert_dim, "down_weighted"), rows,
+                                           rows_in_use, 0));
+
+  perf::launch_work combine;
+  combine.profile = perf::find_kernel(t, "moe_combine_kernel<");
+  combine.what = "combine";
+  combine.workgroups = std::ceil(p.hidden / (8.0 * 256)) * p.tokens;
+  combine.waves_per_workgroup = 4;
+  combine.loaded_bytes = combine.dram_read_bytes = 2.0 * rows_in_use * p.hidden + 4.0 * slots;
+  combine.written_bytes = 2.0 * p.tokens * p.hidden;
+  out.push_back(combine);
+  return out;
+}
+
+inline perf::op_time model_time(const problem& p, weight_format weights, config_id id, std::span<const int> rows,
+                                arch::target t) {
+  return perf::predict(model_launches(p, weights, id, rows, t), t);
+}
+
+}  // namespace wavekit::ops::moe
