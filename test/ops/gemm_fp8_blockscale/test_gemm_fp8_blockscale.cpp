@@ -18,6 +18,7 @@
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
+#include "wavekit/perf/gemm_work.hpp"
 
 using namespace wavekit;
 namespace gb = wavekit::ops::gemm_fp8_blockscale;
@@ -35,12 +36,28 @@ int run_api(const gb::problem& p, std::uint32_t seed) {
   return t.check(t.reference(), ran.plan.splits, ran.name.c_str());
 }
 
+// Runs config Cfg; on the emulator also checks the A and B bytes the launch loads against the
+// performance model's GEMM launches (perf::gemm_launches: A once per column of tiles, B once per
+// row of tiles, over each split's K range).
 template <class Cfg, class Fp8>
 int run_config(const gb::problem& p, int splits, std::uint32_t seed) {
   test::blockscale_case<Fp8> t(p, seed, splits);
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
   const status s = gb::launch<Cfg>(p, t.args(), splits, nullptr);
   INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
   REQUIRE(s.ok());
+#if defined(WAVEKIT_EMULATOR)
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  const perf::gemm_tile tile = perf::gemm_tile_on<Cfg>(arch::current_device_arch().kind);
+  auto loaded = [&](double a_bytes, double b_bytes) {
+    return perf::gemm_launches(p.m, p.n, p.k, tile, {a_bytes, b_bytes, 2}, splits, nullptr, nullptr)[0].loaded_bytes;
+  };
+  const emu::launch_counters& c = emu::accumulated_counters();
+  CHECK(loaded(1, 0) == double(c.bytes_read_from(t.a)));
+  CHECK(loaded(0, 1) == double(c.bytes_read_from(t.b)));
+#endif
   return t.check(t.reference(), splits, Cfg::name().c_str());
 }
 

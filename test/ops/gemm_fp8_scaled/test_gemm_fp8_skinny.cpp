@@ -122,10 +122,12 @@ TEST_CASE("gemm_fp8_scaled skinny: weights read once, every byte within 5% of A,
                     double(counters.bytes_read_from(t.b)) / b, double(counters.bytes_read_from(t.a)) / a);
         CHECK(double(counters.bytes_read_from(t.b)) == b);
         CHECK(read <= 1.05 * (a + b + c));
-        // The performance model's main launch loads exactly these A and B bytes
-        // (perf/gemm_work.hpp; it leaves the per-tensor scales out).
+        // The performance model's main launch loads exactly these A, B and scale bytes
+        // (perf/gemm_work.hpp; ops/gemm_fp8_scaled/model.hpp), and the skinny read budget is its.
         const auto model = gs::model_launches(p, ran.plan, arch::current_device_arch().kind);
-        CHECK(model[0].loaded_bytes == double(counters.bytes_read_from(t.a) + counters.bytes_read_from(t.b)));
+        CHECK(model[0].loaded_bytes ==
+              double(counters.bytes_read_from(t.a) + counters.bytes_read_from(t.b) +
+                     counters.bytes_read_from(t.a_scale) + counters.bytes_read_from(t.b_scale)));
         CHECK(model.size() == (ran.plan.splits > 1 ? 2u : 1u));
 #endif
         CHECK(t.check(ran.plan.splits, ran.name.c_str(), ran.plan.config == gs::config_id::pairs) == 0);

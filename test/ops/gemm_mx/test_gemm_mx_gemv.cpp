@@ -85,13 +85,17 @@ TEST_CASE("gemm_mx GEMV: a scale byte 0xFF makes its row's or column's results N
 }
 
 TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu][gemm]") {
-  // The plan: the GEMV for a row or two (its vector ALU keeps up with HBM), MFMAs from 4 rows up
-  // to 64, never the GEMV for MXFP4 or past 16 rows.
+  // The plan: the performance model's faster of the GEMV (MXFP8, up to 16 rows, the fewest rows
+  // that hold M) and the MFMA configs; never the GEMV for MXFP4 or past 16 rows.
   for (int m = 1; m <= 64; ++m) {
-    const gx::plan pl = gx::choose_plan(gx::problem{m, 6144, 6144, gx::mx_format::mxfp8}, ~std::size_t{0});
+    const gx::problem p{m, 6144, 6144, gx::mx_format::mxfp8};
+    const gx::plan pl = gx::choose_plan(p, ~std::size_t{0});
     INFO("M " << m << ": " << gx::plan_name(pl));
-    CHECK((pl.gemv_rows > 0) == (m <= 2));
-    if (pl.gemv_rows) CHECK(pl.gemv_rows >= m);
+    if (pl.gemv_rows) CHECK((m <= gx::gemv_rows_max && pl.gemv_rows >= m));
+    if (m > gx::gemv_rows_max) continue;
+    int rows = 1;
+    while (rows < m) rows *= 2;
+    CHECK(gx::model_seconds(p, pl) <= 1.02 * gx::model_seconds(p, {gx::config_id::decode, 1, rows}));
   }
   CHECK(gx::choose_plan(gx::problem{1, 6144, 6144, gx::mx_format::mxfp4}, ~std::size_t{0}).gemv_rows == 0);
   if (!device_is_gfx950()) return;

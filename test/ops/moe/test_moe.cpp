@@ -104,8 +104,9 @@ TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][m
   CHECK(moe::choose_config(prefill) != moe::config_id::decode);
   for (moe::config_id id : moe::all_configs) {
     const std::vector<int> rows = moe::even_expert_rows(prefill);
+    // The smallest M tile within 2% of the fastest wins.
     CHECK(moe::model_time(prefill, moe::weight_format::half, moe::choose_config(prefill), rows, arch::target::gfx942)
-              .us <= moe::model_time(prefill, moe::weight_format::half, id, rows, arch::target::gfx942).us);
+              .us <= 1.02 * moe::model_time(prefill, moe::weight_format::half, id, rows, arch::target::gfx942).us);
   }
   // The call runs the plan's config with the workspace the plan sized.
   const moe::problem p{96, 256, 64, 8, 3, 0, 8, layout::k_contiguous};  // 36 rows per expert

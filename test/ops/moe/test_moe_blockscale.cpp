@@ -92,16 +92,20 @@ TEST_CASE("moe fp8: inputs quantized already, one token, idle experts, expert pa
 TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 format", "[emu][moe]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    const moe::problem p{96, 256, 128, 8, 3, 0, 8, layout::k_contiguous};  // 36 rows per expert: medium
+    const moe::problem p{96, 256, 128, 8, 3, 0, 8, layout::k_contiguous};  // 36 rows per expert
     const auto bytes = moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale);
     REQUIRE(bytes);
-    CHECK(bytes.value() == moe::blockscale_workspace_bytes_for<moe::blockscale::config_medium, bf16>(p));
+    const moe::blockscale::config_id id = moe::choose_blockscale_config(p);
+    const int tile_m = moe::blockscale::with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
+    CHECK(bytes.value() == moe::blockscale::with_config(id, [&](auto cfg) {
+            return moe::blockscale_workspace_bytes_for<decltype(cfg), bf16>(p);
+          }));
     test::moe_blockscale_case<bf16, fp8> t(p, test::random_ids(96, 3, 8, 31), 32, bytes.value());
     std::string ran;
     REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    CHECK(ran == moe::blockscale::config_medium::name());
-    CHECK(t.check_standard(moe::blockscale::config_medium::block_m, ran.c_str()) == 0);
+    CHECK(ran == moe::config_name(id));
+    CHECK(t.check_standard(tile_m, ran.c_str()) == 0);
     // The other fp8 format: the device does not read it.
     using other = test::other_fp8_t<fp8>;
     const moe::blockscale_args<bf16, other> wrong{};
