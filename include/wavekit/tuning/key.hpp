@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "wavekit/arch/target.hpp"
 
@@ -44,6 +45,19 @@ struct value {
 
   bool operator==(const value&) const = default;
 };
+
+// A GEMM's key: M bucketed, N and K exact, no MoE fields.
+inline key gemm_key(std::string op, arch::target t, int cus, std::string dtypes, std::string layout, int m, int n,
+                    int k) {
+  return {.op = std::move(op),
+          .arch = t,
+          .cus = cus,
+          .dtypes = std::move(dtypes),
+          .layout = std::move(layout),
+          .m_bucket = m_bucket(m),
+          .n = n,
+          .k = k};
+}
 
 struct entry {
   tuning::key key;

@@ -29,23 +29,12 @@ std::string tuning_dtypes() {
 // The key of p with element types `dtypes` (tuning_dtypes) on a device of target t with `cus`
 // compute units.
 inline tuning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
-  return {.op = tuning_op,
-          .arch = t,
-          .cus = cus,
-          .dtypes = std::move(dtypes),
-          .layout = to_string(p.order),
-          .m_bucket = tuning::m_bucket(p.m),
-          .n = p.n,
-          .k = p.k};
+  return tuning::gemm_key(tuning_op, t, cus, std::move(dtypes), to_string(p.order), p.m, p.n, p.k);
 }
 
-inline tuning::value tuning_value(plan pl) { return {config_id_name(pl.config), pl.splits}; }
+inline tuning::value tuning_value(plan pl) { return tuning::split_plan_value(pl); }
 
 // The plan a table value names, or none when its config is not one of this op's.
-inline std::optional<plan> tuned_plan(const tuning::value& v) {
-  const std::optional<config_id> id = tuning::config_named(v.config, all_configs);
-  if (!id) return std::nullopt;
-  return plan{*id, v.splits};
-}
+inline std::optional<plan> tuned_plan(const tuning::value& v) { return tuning::split_plan_named<plan>(v, all_configs); }
 
 }  // namespace wavekit::ops::gemm_half

@@ -35,14 +35,7 @@ inline std::string tuning_layout(const problem& p) {
 // The key of p with element types `dtypes` (tuning_dtypes) on a device of target t with `cus`
 // compute units.
 inline tuning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
-  return {.op = tuning_op,
-          .arch = t,
-          .cus = cus,
-          .dtypes = std::move(dtypes),
-          .layout = tuning_layout(p),
-          .m_bucket = tuning::m_bucket(p.m),
-          .n = p.n,
-          .k = p.k};
+  return tuning::gemm_key(tuning_op, t, cus, std::move(dtypes), tuning_layout(p), p.m, p.n, p.k);
 }
 
 inline tuning::value tuning_value(plan pl) {
@@ -53,9 +46,7 @@ inline tuning::value tuning_value(plan pl) {
 inline std::optional<plan> tuned_plan(const tuning::value& v) {
   for (int rows : gemv_row_counts)
     if (v.config == "gemv" + std::to_string(rows)) return plan{config_id::decode, v.splits, rows};
-  const std::optional<config_id> id = tuning::config_named(v.config, all_configs);
-  if (!id) return std::nullopt;
-  return plan{*id, v.splits};
+  return tuning::split_plan_named<plan>(v, all_configs);
 }
 
 }  // namespace wavekit::ops::gemm_mx

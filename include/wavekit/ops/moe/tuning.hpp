@@ -11,7 +11,6 @@
 #include <optional>
 #include <string>
 
-#include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/ops/moe/configs.hpp"
@@ -27,9 +26,7 @@ inline constexpr const char* tuning_op = "moe";
 template <class T>
 std::string tuning_dtypes(weight_format weights, arch::target t) {
   std::string w = tuning::dtype_name<T>();
-  if (weights == weight_format::fp8_blockscale)
-    w = t == arch::target::gfx950 ? tuning::dtype_name<arch::fp8_of<arch::target::gfx950>>()
-                                  : tuning::dtype_name<arch::fp8_of<arch::target::gfx942>>();
+  if (weights == weight_format::fp8_blockscale) w = tuning::fp8_dtype_name(t);
   if (weights == weight_format::mxfp4) w = "mxfp4";
   if (weights == weight_format::mxfp8) w = "mxfp8";
   return w + "," + tuning::dtype_name<T>();
