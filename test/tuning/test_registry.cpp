@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "wavekit/arch/device_facts.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/tuning.hpp"
 #include "wavekit/tuning/registry.hpp"
 
@@ -39,31 +41,40 @@ std::string write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("the shipped tables parse and hold the blockscale op's 18 gfx942 shapes", "[tuning]") {
+TEST_CASE("the shipped tables parse and hold the blockscale op's 18 shapes on both targets", "[tuning]") {
   const tuning::registry r = shipped_registry();
-  int blockscale = 0;
+  int blockscale[2] = {0, 0};
   for (const tuning::entry& e : r.entries()) {
     if (e.key.op != gb::tuning_op) continue;
-    ++blockscale;
-    CHECK(e.key.arch == target::gfx942);
-    CHECK(e.key.cus == 304);
-    CHECK(e.key.dtypes == gb::tuning_dtypes(target::gfx942));
+    ++blockscale[e.key.arch == target::gfx950];
+    CHECK(e.key.cus == wavekit::arch::facts_for(e.key.arch).compute_units);
+    CHECK(e.key.dtypes == gb::tuning_dtypes(e.key.arch));
     CHECK(gb::tuned_plan(e.value));  // names one of the op's configs
     CHECK((e.value.splits == 1 || e.key.k / 128 / e.value.splits >= 4));
   }
-  CHECK(blockscale == 18);
-  // The amd-fp8-mm benchmark shapes (docs/gemm-fp8-blockscale.md) at both M.
+  CHECK(blockscale[0] == 18);
+  CHECK(blockscale[1] == 18);
+  // The amd-fp8-mm benchmark shapes (docs/gemm-fp8-blockscale.md) at both M, and on both targets
+  // the model's plan (what the emulator build's tuner wrote: tuning/gemm_fp8_blockscale.txt).
   const int nk[][2] = {{1536, 7168}, {3072, 1536}, {576, 7168}, {7168, 256}, {7168, 2048},
                        {4608, 7168}, {7168, 2304}, {512, 7168}, {4096, 512}};
-  for (int m : {1024, 6144})
-    for (const auto& [n, k] : nk) CHECK(r.find(shipped_key(m, n, k)));
-  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"medium", 1});
-  CHECK(r.find(shipped_key(1024, 576, 7168)) == tuning::value{"large", 4});
-  // M in the same bucket finds the same entry; another bucket, order or target none.
-  CHECK(r.find(shipped_key(1008, 576, 7168)) == tuning::value{"large", 4});
+  for (target t : {target::gfx942, target::gfx950})
+    for (int m : {1024, 6144})
+      for (const auto& [n, k] : nk) {
+        const gb::problem p{m, n, k, layout::mn_contiguous};
+        INFO(wavekit::arch::to_string(t) << " " << m << "x" << n << "x" << k);
+        const auto v = r.find(gb::tuning_key(p, t, wavekit::arch::facts_for(t).compute_units));
+        REQUIRE(v);
+        CHECK(*v == gb::tuning_value(gb::model_plan(p, ~std::size_t{0}, t)));
+      }
+  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 1});
+  CHECK(r.find(shipped_key(1024, 576, 7168)) == tuning::value{"small", 4});
+  // M in the same bucket finds the same entry; another bucket or order none.
+  CHECK(r.find(shipped_key(1008, 576, 7168)) == tuning::value{"small", 4});
   CHECK_FALSE(r.find(shipped_key(512, 576, 7168)));
   CHECK_FALSE(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::k_contiguous}, target::gfx942, 304)));
-  CHECK_FALSE(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::mn_contiguous}, target::gfx950, 256)));
+  CHECK(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::mn_contiguous}, target::gfx950, 256)) ==
+        tuning::value{"medium", 4});
 }
 
 TEST_CASE("a user table replaces the entries of its keys and keeps every other", "[tuning]") {
@@ -76,7 +87,7 @@ TEST_CASE("a user table replaces the entries of its keys and keeps every other",
   REQUIRE(r.merge_text(user, "user.txt").ok());
   CHECK(r.entries().size() == shipped + 1);
   CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 2});  // replaced
-  CHECK(r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"large", 1});   // kept
+  CHECK(r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"narrow", 1});  // kept
   CHECK(r.find(shipped_key(6144, 4608, 7168)) == tuning::value{"large", 1});   // kept
   const tuning::key half{.op = "gemm_half",
                          .cus = 304,
@@ -105,7 +116,7 @@ TEST_CASE("a table with a bad line merges nothing", "[tuning]") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.message() == "bad.txt:3: m_bucket must be a power of two, M rounded up (got 17)");
   CHECK(r.entries().size() == shipped);
-  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"medium", 1});
+  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 1});
 }
 
 TEST_CASE("the path list of WAVEKIT_TUNING_FILES", "[tuning]") {
@@ -164,7 +175,7 @@ TEST_CASE("lookups and loads from many threads", "[tuning]") {
                                                   std::to_string(16 * (i + 1)) + " 0 0 decode 1\n",
                                               "loop.txt")
                                      .ok()
-                               : r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"large", 1};
+                               : r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"narrow", 1};
         if (!ok) ++failures;
       }
     });

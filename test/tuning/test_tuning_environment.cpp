@@ -72,7 +72,7 @@ TEST_CASE("tables and the miss log from the environment", "[tuning]") {
 
   CHECK(tuning::find(key(1024, 1536, 7168)) == tuning::value{"medium", 4});  // the later file wins
   CHECK(tuning::find(key(1024, 3072, 1536)) == tuning::value{"small", 1});   // the first file's own
-  CHECK(tuning::find(key(1024, 576, 7168)) == tuning::value{"large", 4});    // shipped, kept
+  CHECK(tuning::find(key(1024, 576, 7168)) == tuning::value{"small", 4});    // shipped, kept
 
   const std::string misses = stderr_of([] {
     for (int i = 0; i < 3; ++i) {

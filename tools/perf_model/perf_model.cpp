@@ -371,7 +371,7 @@ void moe(std::vector<std::string>& out) {
                                                                         : 2.0;
     int active = 0;
     for (int n : rows) active += n > 0;
-    r.flops = 2.0 * ids.size() * 3.0 * c.hidden * c.dim;
+    r.flops = 2.0 * double(ids.size()) * 3.0 * c.hidden * c.dim;
     r.ideal_bytes = active * 3.0 * c.hidden * c.dim * element + 4.0 * c.tokens * c.hidden;
     const auto d = wavekit::arch::facts_for(c.t);
     const double peak = c.weights == weight_format::mxfp4            ? d.fp4_dense_tflops
