@@ -14,10 +14,14 @@
 
 namespace wavekit::block {
 
-// What the plan queries need of a tile config.
+// What the plan queries need of a tile config (its block and wave tiles).
 struct gemm_tile_facts {
-  int block_m, block_n, wave_m, wave_n, lds_bytes;
+  int block_m, block_n, wave_m, wave_n;
 };
+template <class C>
+constexpr gemm_tile_facts tile_facts_of() {
+  return {C::block_m, C::block_n, C::wave_m, C::wave_n};
+}
 
 // Multiply-adds a tile executes over the problem, the padding of partial tiles included.
 inline double gemm_padded_flops(int m, int n, int k, const gemm_tile_facts& f) {

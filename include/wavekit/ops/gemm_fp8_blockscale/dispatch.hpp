@@ -25,12 +25,8 @@ namespace wavekit::ops::gemm_fp8_blockscale {
 
 namespace detail {
 
-inline block::gemm_tile_facts facts(config_id id, arch::target t) {
-  return with_config(id, [&](auto cfg) {
-    using C = decltype(cfg);
-    const int lds = t == arch::target::gfx950 ? C::template on<arch::target::gfx950>::lds_bytes : C::lds_bytes;
-    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, lds};
-  });
+inline block::gemm_tile_facts facts(config_id id) {
+  return with_config(id, [](auto cfg) { return block::tile_facts_of<decltype(cfg)>(); });
 }
 
 }  // namespace detail
@@ -40,7 +36,7 @@ inline double model_seconds(const problem& p, plan pl, arch::target t) { return 
 
 // Multiply-adds a plan executes, the padding of partial tiles included.
 inline double padded_flops(const problem& p, plan pl) {
-  return block::gemm_padded_flops(p.m, p.n, p.k, detail::facts(pl.config, arch::target::gfx942));
+  return block::gemm_padded_flops(p.m, p.n, p.k, detail::facts(pl.config));
 }
 
 // The model's best plan; splits limited to what `workspace_bytes` holds. Within 2% of the best

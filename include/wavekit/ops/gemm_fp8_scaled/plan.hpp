@@ -35,13 +35,8 @@ namespace wavekit::ops::gemm_fp8_scaled {
 
 using plan_info = block::gemm_plan_info<plan>;
 
-inline block::gemm_tile_facts facts(config_id id, arch::target t) {
-  return with_config(id, [&](auto cfg) {
-    using C = decltype(cfg);
-    const int lds = t == arch::target::gfx950 ? C::template on<arch::target::gfx950>::lds_bytes
-                                              : C::template on<arch::target::gfx942>::lds_bytes;
-    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, lds};
-  });
+inline block::gemm_tile_facts facts(config_id id) {
+  return with_config(id, [](auto cfg) { return block::tile_facts_of<decltype(cfg)>(); });
 }
 inline int k_steps(const problem& p, config_id id, arch::target t) {
   return with_config(id, [&](auto cfg) {
@@ -103,7 +98,7 @@ inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) 
       // Reads grow with the splits.
       if (budget && read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
       const double time = model_seconds(p, {id, splits}, t);
-      const double work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id, t));
+      const double work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id));
       if (block::gemm_model_prefers(time, work, best_time, best_work)) {
         best = {id, splits};
         best_time = std::min(best_time, time), best_work = work;

@@ -28,10 +28,7 @@ namespace wavekit::ops::gemm_half {
 using plan_info = block::gemm_plan_info<plan>;
 
 inline block::gemm_tile_facts facts(config_id id) {
-  return with_config(id, [](auto cfg) {
-    using C = decltype(cfg);
-    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, C::lds_bytes};
-  });
+  return with_config(id, [](auto cfg) { return block::tile_facts_of<decltype(cfg)>(); });
 }
 inline int k_steps(const problem& p, config_id id) {
   return with_config(id, [&](auto cfg) { return ceil_div(p.k, decltype(cfg)::block_k); });

@@ -33,10 +33,7 @@ namespace wavekit::ops::gemm_mx {
 using plan_info = block::gemm_plan_info<plan>;
 
 inline block::gemm_tile_facts facts(config_id id) {
-  return with_config(id, [&](auto cfg) {
-    using C = decltype(cfg);
-    return block::gemm_tile_facts{C::block_m, C::block_n, C::wave_m, C::wave_n, C::shape::lds_bytes};
-  });
+  return with_config(id, [](auto cfg) { return block::tile_facts_of<decltype(cfg)>(); });
 }
 // A plan's block tile: its config's, or the GEMV's (gemv_rows x 256).
 inline int plan_block_m(plan pl) { return pl.gemv_rows ? pl.gemv_rows : facts(pl.config).block_m; }
