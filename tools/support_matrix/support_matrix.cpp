@@ -135,6 +135,24 @@ std::vector<row> layer_rows() {
                     return moe::supports<moe::mxfp8_args<bf16>>(layer(layout::k_contiguous), t, true);
                   }});
 
+  // The batched expert-parallel layout (moe_batched): DeepSeek-V3's experts, 8 of them local.
+  auto batched = [](layout order) { return moe::batched_problem{8, 128, 7168, 2048, order}; };
+  for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
+    rows.push_back({"moe_batched", "bf16 / fp16 weights", to_string(order), "none",
+                    [=](target t) { return moe::supports<moe::batched_args<bf16>>(batched(order), t); }});
+    rows.push_back(
+        {"moe_batched", "fp8 e4m3fnuz weights", to_string(order), "128x128 fp32 (activations 1x128)",
+         [=](target t) { return moe::supports<moe::batched_blockscale_args<bf16, fp8_e4m3fnuz>>(batched(order), t); }});
+    rows.push_back(
+        {"moe_batched", "fp8 e4m3fn weights", to_string(order), "128x128 fp32 (activations 1x128)",
+         [=](target t) { return moe::supports<moe::batched_blockscale_args<bf16, fp8_e4m3fn>>(batched(order), t); }});
+  }
+  // Routing (moe_route): a softmax top-k, and DeepSeek-V3's grouped sigmoid.
+  rows.push_back({"moe_route", "fp32 / bf16 / fp16 logits, softmax top-k", "[tokens][experts]", "none",
+                  [](target t) { return moe::supports({64, 128, 8}, moe::softmax_topk{}, t); }});
+  rows.push_back({"moe_route", "fp32 / bf16 / fp16 logits, grouped sigmoid top-k", "[tokens][experts]", "none",
+                  [](target t) { return moe::supports({64, 256, 8}, moe::grouped_sigmoid_topk{8, 4}, t); }});
+
   namespace mla = ops::mla_decode;
   for (mla::kv_layout kv : {mla::kv_layout::ragged, mla::kv_layout::paged}) {
     const mla::problem p = kv == mla::kv_layout::ragged ? mla::problem{4, 128, kv, 1, 8192, 0, 0.0417f}

@@ -1,11 +1,13 @@
 // mla_decode's supports(): yes for legal problems (ragged and paged, bf16 and fp8 caches and
 // queries in the target's format) on each target; for every rule of the problem and the fp8
-// formats, no with the status the launch returns (its checks in its order: the problem and the
-// sequences' tables, here valid, then the device's fp8 formats).
+// formats and scales, no with the status the launch returns (its checks in its order: the problem
+// and the sequences' tables, here valid, then the device's fp8 formats, then validate_args' scale
+// rule, check_scales).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -23,7 +25,7 @@ const float sm_scale = 0.0416667f;  // 1 / sqrt(576)
 // What wavekit::mla_decode returns before launching on a device of target t, with valid tables
 // (one query row and no KV rows a sequence).
 template <class KV, class Q>
-status launch_status(const mla::problem& p, arch::target t) {
+status launch_status(const mla::problem& p, arch::target t, float kv_scale, float q_scale) {
   const std::size_t batch = static_cast<std::size_t>(std::max(p.batch, 0));
   std::vector<int> qo(batch + 1), kv(batch + 1, 0), lens(batch, 0),
       pages(batch * static_cast<std::size_t>(std::max(p.max_pages, 0)), 0);
@@ -35,12 +37,13 @@ status launch_status(const mla::problem& p, arch::target t) {
     if (status st = arch::check_fp8_format<KV>(t, "mla_decode"); !st.ok()) return st;
   if constexpr (!std::is_same_v<Q, bf16>)
     if (status st = arch::check_fp8_format<Q>(t, "mla_decode (argument q)"); !st.ok()) return st;
-  return status::success();
+  return mla::check_scales<KV, Q>(p, kv_scale, q_scale);  // validate_args'
 }
 
 template <class KV, class Q = KV>
-void check_refusal(const mla::problem& p, arch::target t) {
-  test::check_same_refusal(mla::supports<KV, Q>(p, t), launch_status<KV, Q>(p, t));
+void check_refusal(const mla::problem& p, arch::target t, float kv_scale = 1.0f, float q_scale = 1.0f) {
+  test::check_same_refusal(mla::supports<KV, Q>(p, t, kv_scale, q_scale),
+                           launch_status<KV, Q>(p, t, kv_scale, q_scale));
 }
 
 const mla::problem ragged{4, 128, mla::kv_layout::ragged, 1, 8192, 0, sm_scale};
@@ -57,6 +60,8 @@ TEST_CASE("mla_decode supports legal problems on each target", "[ops][supports]"
     CHECK(mla::supports<fp8_942, bf16>(p, arch::target::gfx942).ok());
     CHECK(mla::supports<fp8_950>(p, arch::target::gfx950).ok());
     CHECK(mla::supports<bf16, fp8_950>(p, arch::target::gfx950).ok());
+    CHECK(mla::supports<fp8_942>(p, arch::target::gfx942, 0.0125f, 3.5f).ok());
+    CHECK(mla::supports<fp8_950, bf16>(p, arch::target::gfx950, 1e-6f).ok());
   }
   CHECK(mla::supports<bf16>({0, 1, mla::kv_layout::ragged, 1, 0, 0, sm_scale}, arch::target::gfx942).ok());
 }
@@ -79,4 +84,26 @@ TEST_CASE("mla_decode supports says no with the launch's status", "[ops][support
   CHECK_THAT((mla::supports<bf16, fp8_e4m3fn>(ragged, arch::target::gfx942).message()),
              Catch::Contains("mla_decode (argument q): gfx942 reads fp8 as e4m3fnuz"));
   CHECK_THAT(mla::supports<bf16>(ragged, arch::target::host).message(), Catch::Contains("not host"));
+}
+
+TEST_CASE("mla_decode supports asks the scales the call will pass", "[ops][supports]") {
+  using fp8_942 = arch::fp8_of<arch::target::gfx942>;
+  using fp8_950 = arch::fp8_of<arch::target::gfx950>;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (arch::target t : test::kernel_targets) {
+    check_refusal<bf16>(ragged, t, 0.5f, 1.0f);  // a bf16 cache has no scale
+    check_refusal<bf16>(paged, t, 1.0f, 2.0f);   // nor bf16 queries
+  }
+  for (float bad : {0.0f, -1.0f, inf, nan}) {
+    check_refusal<fp8_942>(ragged, arch::target::gfx942, bad, 1.0f);
+    check_refusal<fp8_942>(paged, arch::target::gfx942, 1.0f, bad);
+    check_refusal<fp8_950, bf16>(paged, arch::target::gfx950, bad, 1.0f);
+    check_refusal<bf16, fp8_950>(ragged, arch::target::gfx950, 1.0f, bad);
+  }
+  CHECK_THAT(mla::supports<fp8_942>(ragged, arch::target::gfx942, 0.0f).message(),
+             Catch::Contains("kv_scale must be finite and positive"));
+  CHECK_THAT(mla::supports<bf16>(ragged, arch::target::gfx942, 1.0f, 0.5f).message(),
+             Catch::Contains("q_scale is fp8 queries' scale; bf16 queries have 1"));
+  // The format rule comes first, as in the launch.
+  CHECK_THAT(mla::supports<fp8_950>(ragged, arch::target::gfx942, 0.0f).message(), Catch::Contains("reads fp8 as"));
 }

@@ -1,9 +1,13 @@
 // The MoE layer's supports(): yes for legal problems of every weights' form (bf16 / fp16 in both
 // orders, fp8 block-scaled in both orders in the target's format, MXFP4 plain and pre-shuffled and
-// MXFP8 on gfx950); for every rule, no with the status the launch returns. The launch's argument
+// MXFP8 on gfx950), the batched layout's and routing's; for every rule, no with the status the
+// launch returns. The launch's argument
 // checks are HIP code, so the shape rules are compared with the workspace query's status (the same
-// shape and sort rules, plain C++) and the target rules with the launch's target checks.
+// shape and sort rules, plain C++), routing's with its validate_routing, and the target rules with
+// the launch's target checks.
 #include <catch2/catch.hpp>
+
+#include <limits>
 
 #include "support/supports_check.hpp"
 #include "wavekit/arch/target_checks.hpp"
@@ -90,4 +94,98 @@ TEST_CASE("moe supports says no with the launch's status", "[ops][supports]") {
              Catch::Contains("MX weights run on gfx950's scaled MFMAs; gfx942 has none"));
   CHECK_THAT(moe::supports<half_weights>(p, arch::target::gfx942, true).message(),
              Catch::Contains("only MX weights have a pre-shuffled layout"));
+}
+
+namespace {
+
+// The batched layout's workspace query: its shape rules are moe_batched's.
+status batched_shape_status(const moe::batched_problem& p, moe::weight_format w) {
+  const result<std::size_t> bytes = moe::batched_workspace_bytes(p, 2, w);
+  return bytes ? status::success() : bytes.error();
+}
+
+// What moe_route checks before launching, with valid pointers.
+template <class Rule>
+status route_status(const moe::routing_problem& p, const Rule& rule) {
+  auto* any = static_cast<int*>(test::dummy_pointer());
+  return moe::validate_routing(
+      p, rule, moe::routing_args<float>{reinterpret_cast<const float*>(any), any, reinterpret_cast<float*>(any)});
+}
+
+}  // namespace
+
+TEST_CASE("moe supports the batched layout: yes for legal problems, else the launch's status", "[ops][supports]") {
+  using fp8_942 = arch::fp8_of<arch::target::gfx942>;
+  using fp8_950 = arch::fp8_of<arch::target::gfx950>;
+  for (layout o : {layout::k_contiguous, layout::mn_contiguous})
+    for (int max_tokens : {16, 64, 256}) {
+      const moe::batched_problem p{8, max_tokens, 7168, 256, o};
+      for (arch::target t : test::kernel_targets) CHECK(moe::supports<moe::batched_args<bf16>>(p, t).ok());
+      CHECK(moe::supports<moe::batched_blockscale_args<bf16, fp8_942>>(p, arch::target::gfx942).ok());
+      CHECK(moe::supports<moe::batched_blockscale_args<fp16, fp8_950>>(p, arch::target::gfx950).ok());
+    }
+  const auto k = layout::k_contiguous;
+  const moe::batched_problem shape_rules[] = {
+      {0, 16, 256, 256, k},                       // local_experts
+      {2, 24, 256, 256, k},                       // max_tokens
+      {2, 16, 100, 256, k},                       // hidden
+      {2, 16, 256, 0, k},                         // expert_dim
+      {2, 16, 256, 256, static_cast<layout>(6)},  // order
+      {64, 4096, 7168, 256, k},                   // 32-bit offsets
+  };
+  for (arch::target t : test::kernel_targets)
+    for (const moe::batched_problem& p : shape_rules) {
+      test::check_same_refusal(moe::supports<moe::batched_args<bf16>>(p, t),
+                               batched_shape_status(p, moe::weight_format::half));
+      const status fp8 = t == arch::target::gfx942 ? moe::supports<moe::batched_blockscale_args<bf16, fp8_942>>(p, t)
+                                                   : moe::supports<moe::batched_blockscale_args<bf16, fp8_950>>(p, t);
+      test::check_same_refusal(fp8, batched_shape_status(p, moe::weight_format::fp8_blockscale));
+    }
+  const moe::batched_problem not_128{2, 16, 7168 + 64, 256, k};
+  CHECK(moe::supports<moe::batched_args<bf16>>(not_128, arch::target::gfx942).ok());
+  test::check_same_refusal(moe::supports<moe::batched_blockscale_args<bf16, fp8_942>>(not_128, arch::target::gfx942),
+                           batched_shape_status(not_128, moe::weight_format::fp8_blockscale));
+  const moe::batched_problem p{8, 64, 7168, 256, k};
+  test::check_same_refusal(moe::supports<moe::batched_blockscale_args<bf16, fp8_e4m3fn>>(p, arch::target::gfx942),
+                           arch::check_fp8_format<fp8_e4m3fn>(arch::target::gfx942, "moe (batched)"));
+  test::check_same_refusal(moe::supports<moe::batched_blockscale_args<bf16, fp8_e4m3fnuz>>(p, arch::target::gfx950),
+                           arch::check_fp8_format<fp8_e4m3fnuz>(arch::target::gfx950, "moe (batched)"));
+  CHECK_THAT(moe::supports<moe::batched_args<bf16>>(p, arch::target::host).message(),
+             Catch::Contains("moe (batched) 8 experts x 64 tokens") && Catch::Contains("not host"));
+}
+
+TEST_CASE("moe supports routing: yes for legal rules, else the launch's status", "[ops][supports]") {
+  const moe::grouped_sigmoid_topk deepseek{8, 4, true, 2.5f, nullptr};
+  for (arch::target t : test::kernel_targets) {
+    CHECK(moe::supports({1, 256, 8}, deepseek, t).ok());
+    CHECK(moe::supports({0, 256, 8}, deepseek, t).ok());
+    CHECK(moe::supports({4096, 8, 2}, moe::softmax_topk{}, t).ok());
+    CHECK(moe::supports({7, moe::max_experts, moe::max_top_k}, moe::softmax_topk{true}, t).ok());
+  }
+  const moe::routing_problem softmax_rules[] = {
+      {-1, 8, 2},                    // tokens
+      {4, 0, 1},                     // experts
+      {4, moe::max_experts + 1, 2},  // experts
+      {4, 8, 0},                     // top_k
+      {4, 8, 9},                     // top_k past the experts
+      {4, 64, moe::max_top_k + 1},   // top_k past the largest
+      {1 << 22, 512, 8},             // 32-bit offsets
+  };
+  for (const moe::routing_problem& p : softmax_rules)
+    test::check_same_refusal(moe::supports(p, moe::softmax_topk{}, arch::target::gfx950),
+                             route_status(p, moe::softmax_topk{}));
+  const moe::grouped_sigmoid_topk grouped_rules[] = {
+      {3, 1, true, 1.0f, nullptr},    // n_group must divide the experts
+      {128, 1, true, 1.0f, nullptr},  // n_group past 64
+      {4, 5, true, 1.0f, nullptr},    // topk_group past n_group
+      {64, 1, true, 1.0f, nullptr},   // top_k past the kept group's 4 experts
+      {8, 4, true, 0.0f, nullptr},    // routed_scaling_factor
+      {8, 4, true, std::numeric_limits<float>::quiet_NaN(), nullptr},
+  };
+  for (const moe::grouped_sigmoid_topk& r : grouped_rules)
+    test::check_same_refusal(moe::supports({4, 256, 8}, r, arch::target::gfx942), route_status({4, 256, 8}, r));
+  test::check_same_refusal(moe::supports({4, 16, 8}, moe::grouped_sigmoid_topk{16, 4}, arch::target::gfx942),
+                           route_status({4, 16, 8}, moe::grouped_sigmoid_topk{16, 4}));  // groups of 1
+  CHECK_THAT(moe::supports({4, 256, 8}, deepseek, arch::target::host).message(),
+             Catch::Contains("moe routing 4 tokens, 256 experts, top 8") && Catch::Contains("not host"));
 }

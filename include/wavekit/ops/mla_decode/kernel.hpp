@@ -479,14 +479,7 @@ template <class KV, class Q>
 status validate_args(const problem& p, const sequences_view& s, const args<KV, Q>& a, const split_plan& plan) {
   if (status st = validate_sequences(p, s); !st.ok()) return st;
   const std::string what = "mla_decode " + p.str() + ": ";
-  if (std::is_same_v<KV, bf16> ? a.kv_scale != 1.0f : !(std::isfinite(a.kv_scale) && a.kv_scale > 0.0f))
-    return {status_code::bad_config,
-            what + (std::is_same_v<KV, bf16> ? "kv_scale is an fp8 cache's scale; a bf16 cache has 1"
-                                             : "kv_scale must be finite and positive")};
-  if (std::is_same_v<Q, bf16> ? a.q_scale != 1.0f : !(std::isfinite(a.q_scale) && a.q_scale > 0.0f))
-    return {status_code::bad_config,
-            what + (std::is_same_v<Q, bf16> ? "q_scale is fp8 queries' scale; bf16 queries have 1"
-                                            : "q_scale must be finite and positive")};
+  if (status st = check_scales<KV, Q>(p, a.kv_scale, a.q_scale); !st.ok()) return st;
   const bool paged = p.layout == kv_layout::paged;
   if (status st =
           check_pointer_arguments(what, {{"q", a.q, 16 * static_cast<int>(sizeof(Q)) / 2,

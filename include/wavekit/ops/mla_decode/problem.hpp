@@ -28,7 +28,9 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 
+#include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::ops::mla_decode {
@@ -139,6 +141,22 @@ inline status validate_sequences(const problem& p, const sequences_view& s) {
                                             "; the cache has pages 0 to " + std::to_string(pages - 1)};
     }
   }
+  return status::success();
+}
+
+// The per-tensor scales of an fp8 cache (KV) and fp8 queries (Q): finite and positive; a bf16
+// operand has no scale, so its argument must stay 1 (a value there is a caller's mistake).
+template <class KV, class Q>
+status check_scales(const problem& p, float kv_scale, float q_scale) {
+  const std::string what = "mla_decode " + p.str() + ": ";
+  if (std::is_same_v<KV, bf16> ? kv_scale != 1.0f : !(std::isfinite(kv_scale) && kv_scale > 0.0f))
+    return {status_code::bad_config,
+            what + (std::is_same_v<KV, bf16> ? "kv_scale is an fp8 cache's scale; a bf16 cache has 1"
+                                             : "kv_scale must be finite and positive")};
+  if (std::is_same_v<Q, bf16> ? q_scale != 1.0f : !(std::isfinite(q_scale) && q_scale > 0.0f))
+    return {status_code::bad_config,
+            what + (std::is_same_v<Q, bf16> ? "q_scale is fp8 queries' scale; bf16 queries have 1"
+                                            : "q_scale must be finite and positive")};
   return status::success();
 }
 

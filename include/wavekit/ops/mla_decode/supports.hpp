@@ -5,9 +5,13 @@
 //   namespace mla = wavekit::ops::mla_decode;
 //   wavekit::status s = mla::supports<wavekit::fp8_e4m3fn, wavekit::bf16>(p, wavekit::arch::target::gfx950);
 //
-// The rules are the launch's own functions: the problem's (validate_shape, which
-// validate_sequences runs first) and, for an fp8 cache or fp8 queries, the fp8 format the target's
-// matrix cores read. The tables' values (lengths, pages) are data, checked per call.
+//   s = mla::supports<wavekit::fp8_e4m3fn, wavekit::bf16>(p, t, /*kv_scale=*/0.02f);
+//
+// The rules are the launch's own functions, in its order: the problem's (validate_shape, which
+// validate_sequences runs first); for an fp8 cache or fp8 queries, the fp8 format the target's
+// matrix cores read; the per-tensor scales the call will pass (args::kv_scale, args::q_scale:
+// finite and positive for fp8, 1 for bf16; the defaults are the defaults of args). The tables'
+// values (lengths, pages) are data, checked per call.
 #pragma once
 
 #include <type_traits>
@@ -19,12 +23,13 @@ namespace wavekit::ops::mla_decode {
 
 // KV: the cache's element type (bf16 or the device's fp8); Q: the queries' (likewise).
 template <class KV, class Q = KV>
-status supports(const problem& p, arch::target t) {
+status supports(const problem& p, arch::target t, float kv_scale = 1.0f, float q_scale = 1.0f) {
   if (status s = validate_shape(p); !s.ok()) return s;
   if constexpr (!std::is_same_v<KV, bf16>)
     if (status s = arch::check_fp8_format<KV>(t, "mla_decode"); !s.ok()) return s;
   if constexpr (!std::is_same_v<Q, bf16>)
     if (status s = arch::check_fp8_format<Q>(t, "mla_decode (argument q)"); !s.ok()) return s;
+  if (status s = check_scales<KV, Q>(p, kv_scale, q_scale); !s.ok()) return s;
   return arch::check_kernel_target("mla_decode " + p.str(), t);
 }
 

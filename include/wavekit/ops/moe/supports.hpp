@@ -4,44 +4,64 @@
 //   namespace moe = wavekit::ops::moe;
 //   wavekit::status s = moe::supports<moe::blockscale_args<wavekit::bf16, wavekit::fp8_e4m3fn>>(p, t);
 //   s = moe::supports<moe::mxfp4_args<wavekit::bf16>>(p, wavekit::arch::target::gfx950, /*preshuffled=*/true);
+//   s = moe::supports<moe::batched_args<wavekit::bf16>>(batched, t);          // wavekit::moe_batched
+//   s = moe::supports(routing, moe::grouped_sigmoid_topk{8, 4}, t);         // wavekit::moe_route
 //
 // The weights' form is the call's argument type, as in the one-call overloads: args<T> (bf16 /
 // fp16), blockscale_args<T, Fp8> (fp8 with 128x128 scales), mx_args<T, Elem> (MXFP4 / MXFP8; with
 // preshuffled, mx_args::preshuffled). The rules are the launch's own functions: the form's shape
 // rules, the sort's at the M tile the plan picks, and the target's (the fp8 format it reads; MX
-// weights on gfx950 only).
+// weights on gfx950 only). The batched layout's rules are its shape rules (with whole 128x128
+// scale blocks for fp8 weights) and the target's; routing's are its rule's and the target's.
 #pragma once
 
 #include <type_traits>
 
 #include "wavekit/arch/target_checks.hpp"
+#include "wavekit/ops/moe/batched_problem.hpp"
 #include "wavekit/ops/moe/plan.hpp"
 #include "wavekit/ops/moe/problem.hpp"
+#include "wavekit/ops/moe/routing.hpp"
 #include "wavekit/ops/moe/sort.hpp"
 
 namespace wavekit::ops::moe {
 
 namespace detail {
 
-// The weights' form of an argument type.
+// The weights' form of an argument type, and whether it is the batched layout's.
 template <class Args>
 struct form_of {
   static_assert(!std::is_same_v<Args, Args>,
-                "moe::supports: Args is args<T>, blockscale_args<T, Fp8> or mx_args<T, Elem>");
+                "moe::supports: Args is args<T>, blockscale_args<T, Fp8> or mx_args<T, Elem>; for a "
+                "batched_problem, batched_args<T> or batched_blockscale_args<T, Fp8>");
 };
 template <class T>
 struct form_of<args<T>> {
   static constexpr weight_format weights = weight_format::half;
+  static constexpr bool batched = false;
 };
 template <class T, class Fp8>
 struct form_of<blockscale_args<T, Fp8>> {
   static constexpr weight_format weights = weight_format::fp8_blockscale;
+  static constexpr bool batched = false;
   using fp8 = Fp8;
 };
 template <class T, class Elem>
 struct form_of<mx_args<T, Elem>> {
   static constexpr weight_format weights = mx_weight_format<Elem>;
+  static constexpr bool batched = false;
   using element = Elem;
+};
+template <class T>
+struct form_of<batched_args<T>> {
+  static constexpr weight_format weights = weight_format::half;
+  static constexpr bool batched = true;
+};
+template <class T, class Fp8>
+struct form_of<batched_blockscale_args<T, Fp8>> {
+  static constexpr weight_format weights = weight_format::fp8_blockscale;
+  static constexpr bool batched = true;
+  using fp8 = Fp8;
 };
 
 // The sort's rules at the M tile of the config the launch picks (every form's configs share the
@@ -58,6 +78,7 @@ inline status check_sort(const problem& p, weight_format weights) {
 template <class Args>
 status supports(const problem& p, arch::target t, bool preshuffled = false) {
   using form = detail::form_of<Args>;
+  static_assert(!form::batched, "moe::supports: batched_args go with a batched_problem");
   const std::string what = "moe " + p.str() + ": ";
   if constexpr (form::weights == weight_format::half) {
     if (status s = validate_shape(p); !s.ok()) return s;
@@ -76,6 +97,29 @@ status supports(const problem& p, arch::target t, bool preshuffled = false) {
   if (preshuffled)
     return {status_code::bad_config, what + "only MX weights have a pre-shuffled layout (mx_args::preshuffled)"};
   return status::success();
+}
+
+// The batched expert-parallel layout (wavekit::moe_batched). Args: batched_args<T> or
+// batched_blockscale_args<T, Fp8>. (The config it picks always has an M tile dividing max_tokens.)
+template <class Args>
+status supports(const batched_problem& p, arch::target t) {
+  using form = detail::form_of<Args>;
+  static_assert(form::batched, "moe::supports: a batched_problem goes with batched_args or batched_blockscale_args");
+  if constexpr (form::weights == weight_format::half) {
+    if (status s = validate_batched_shape(p); !s.ok()) return s;
+    return arch::check_kernel_target("moe (batched) " + p.str(), t);
+  } else {
+    if (status s = validate_batched_blockscale_shape(p); !s.ok()) return s;
+    return arch::check_fp8_format<typename form::fp8>(t, "moe (batched)");
+  }
+}
+
+// Routing (wavekit::moe_route) with a rule, softmax_topk or grouped_sigmoid_topk; any logit type
+// routing_args takes. The correction bias is data, like the other pointers.
+template <class Rule>
+status supports(const routing_problem& p, const Rule& rule, arch::target t) {
+  if (status s = validate_rule(p, rule); !s.ok()) return s;
+  return arch::check_kernel_target("moe routing " + p.str(), t);
 }
 
 }  // namespace wavekit::ops::moe
