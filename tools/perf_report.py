@@ -3,7 +3,7 @@
 include/wavekit/perf/) over every modelled op's benchmark shapes, next to the peers' published
 times, as docs/performance.md and plots under docs/perf/.
 
-  perf_report.py --model BIN --write        rewrite docs/performance.md, docs/perf/*.json and *.png
+  perf_report.py --model BIN --write        rewrite docs/performance.md, docs/perf/plot_data.json and *.png
   perf_report.py --model BIN --check        fail (naming the fix) if the committed report is stale
   perf_report.py --model BIN --measured DIR [--out FILE]
                                             on a GPU: the predictions beside the times of the bench/
@@ -18,11 +18,16 @@ times, as docs/performance.md and plots under docs/perf/.
 BIN is the wavekit_perf_model binary or its output saved as a .json file. The plots are drawn from
 docs/perf/plot_data.json, which --check compares (PNG bytes depend on the plotting package's
 version, the data they show does not). tools/perf_measured.py holds the measured side.
+
+Each row's LDS column joins the LDS census (docs/perf/lds_census_<target>.json, written by
+tools/lds_census: the emulator's counters of each kernel config on a small problem); a row without
+its census entry fails the report.
 """
 import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -32,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPORT = os.path.join(ROOT, "docs", "performance.md")
 PLOT_DIR = os.path.join(ROOT, "docs", "perf")
 PLOT_DATA = os.path.join(PLOT_DIR, "plot_data.json")
+CENSUS_FIX = "regenerate with `cmake --build --preset ci --target lds_census`"
 OPS = [("gemm_fp8_blockscale", "fp8 GEMM, 1x128 / 128x128 block scales (amd-fp8-mm shapes)"),
        ("gemm_fp8_scaled", "fp8 GEMM, per-tensor scales, skinny M (hf-rocm-kernels shapes)"),
        ("gemm_mx", "MXFP4 GEMM, A quantized in the kernel (amd-mxfp4-mm shapes)"),
@@ -62,19 +68,68 @@ def rate(r):
     return f"{r['ideal_bytes'] / r['us'] / 1e3:.0f} GB/s"
 
 
-def op_table(rows):
+class CensusError(Exception):
+    pass
+
+
+def load_census(targets):
+    """The LDS census entries of every target, by (op, arch, config)."""
+    census = {}
+    for arch in targets:
+        path = os.path.join(PLOT_DIR, f"lds_census_{arch}.json")
+        if not os.path.exists(path):
+            raise CensusError(f"{os.path.relpath(path, ROOT)} is missing; {CENSUS_FIX}")
+        with open(path) as fh:
+            for e in json.load(fh):
+                census[(e["op"], e["arch"], e["config"])] = e
+    return census
+
+
+def census_config(row):
+    """The config a row's census entry is filed under: the row's config without its K splits (they
+    change how much of K a workgroup runs, not its LDS accesses); for MLA, whose config column names
+    the split plan, the kernel (its config<waves, KV tile> and cache type)."""
+    if row["op"] == "mla_decode":
+        return row["kernel"]
+    return re.sub(r", sk\d+>$", ">", row["config"])
+
+
+def census_of(row, census):
+    key = (row["op"], row["arch"], census_config(row))
+    if key not in census:
+        raise CensusError(f"no LDS census entry for {row['op']} on {row['arch']} with config '{key[2]}' (the row "
+                          f"{row['shape']}): tools/lds_census must run that config; {CENSUS_FIX}")
+    return census[key]
+
+
+def census_note(rows, census):
+    """The census problem of each config a table's rows use."""
+    seen = []
+    for r in rows:
+        e = census_of(r, census)
+        if e not in seen:
+            seen.append(e)
+    items = "".join(f"- {e['arch']} `{e['config']}`: {e['problem']}\n" for e in seen)
+    return ("\nLDS conflict cycles / LDS instructions: the emulator's counters over every launch of the row's "
+            "kernel config on its census problem (tools/lds_census), not on the row's shape:\n\n" + items)
+
+
+def op_table(rows, census):
     head = ("| shape | target | config | predicted us | rate | % of limit | bound | VGPR / AGPR / LDS / occ. "
-            "| MFMA share | DRAM bytes / ideal | peers (published us) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+            "| MFMA share | DRAM bytes / ideal | LDS conflict cycles / LDS instr. (emulated) | peers (published us) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
+        lds = census_of(r, census)
         res = f"{r['vgpr']} / {r['agpr']} / {r['lds']} / {r['occupancy']}" if "vgpr" in r else "-"
         share = f(r["mfma_share"], 3) if "mfma_share" in r else "-"
         peers = "; ".join(f"{p['who']} {p['us']:g}" for p in r["peers"]) or "-"
         bounds = " + ".join(l["bound"] for l in r["launches"])
         lines.append(f"| {r['shape']} | {r['arch']} | `{r['config']}` | {f(r['us'])} | {rate(r)} | "
                      f"{100 * r['limit_us'] / r['us']:.0f}% | {bounds} | {res} | {share} | "
-                     f"{r['dram_bytes'] / r['ideal_bytes']:.3f} | {peers} |")
-    return head + "\n".join(lines) + "\n"
+                     f"{r['dram_bytes'] / r['ideal_bytes']:.3f} | "
+                     f"{lds['lds_bank_conflict_cycles']} / {lds['lds_instructions']} | {peers} |")
+    return head + "\n".join(lines) + "\n" + census_note(rows, census)
 
 
 def comparisons(rows):
@@ -86,7 +141,7 @@ def comparisons(rows):
     return out
 
 
-def render(data):
+def render(data, census):
     rows, validation = data["rows"], data["validation"]
     text = ["# Performance report\n\n",
             "Generated by `tools/perf_report.py` from the analytical model ([performance-model.md]"
@@ -97,7 +152,9 @@ def render(data):
             "dispatch chooses, from the codegen report's figures of that plan's kernel and the bytes it moves. "
             "Peer times are published measurements on real GPUs (sources in performance-model.md). On a GPU, "
             "the benchmarks print measured times (`bench/`); [the last section](#measured-times) says how they "
-            "join this report.\n\n",
+            "join this report. The LDS column is measured, not modelled: the emulator's bank-conflict cycles and "
+            "LDS instructions of each row's kernel config on a small problem (the LDS census; each table names "
+            "its problems).\n\n",
             "![roofline MI300X](perf/roofline_gfx942.png) ![roofline MI355X](perf/roofline_gfx950.png)\n\n",
             "![predicted vs published](perf/predicted_vs_published.png)\n\n",
             "## Validation: the model on the seed GEMM's own kernel\n\n",
@@ -122,7 +179,7 @@ def render(data):
                     f"{f(c['predicted'])} | {c['predicted'] / c['published']:.2f} |\n")
     for op, title in OPS:
         text.append(f"\n## {op}: {title}\n\n")
-        text.append(op_table([r for r in rows if r["op"] == op]))
+        text.append(op_table([r for r in rows if r["op"] == op], census))
     unmeasured = sorted({r["op"] for r in rows if "bench" not in r})
     text.append("\n## Measured times\n\nEach row names the benchmark case that measures it (`bench/`; the model's "
                 "JSON carries its binary and name). On an MI300X or MI355X, `tools/perf_measure.sh` (or `cmake --build "
@@ -218,7 +275,11 @@ def main():
         for binary, pattern in perf_measured.bench_filters(data["rows"]).items():
             print(f"{binary}\t{pattern}")
         return 0
-    text = render(data)
+    try:
+        text = render(data, load_census(data["targets"]))
+    except CensusError as e:
+        print(f"FAIL {e}")
+        return 1
     pd = json.dumps(plot_data(data), indent=1, sort_keys=True) + "\n"
     if args.check:
         stale = []

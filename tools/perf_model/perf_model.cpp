@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "perf_model/report_config_names.hpp"
 #include "support/moe_routing_ids.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
@@ -248,7 +249,8 @@ void glue(std::vector<std::string>& out) {
     for (int i = 0; i < 9; ++i) {
       const rq::problem p{rows[i], 16384, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous,
                           rq::residual_mode::add};
-      row r{"rmsnorm_quant", to_string(t), std::to_string(rows[i]) + "x16384 fp16", "512 threads a row", "memory"};
+      row r{"rmsnorm_quant", to_string(t), std::to_string(rows[i]) + "x16384 fp16",
+            wavekit::perf_report::row_workgroup_config(rq::row_threads), "memory"};
       r.ideal_bytes = double(rows[i]) * 16384 * (2 + 2 + 2 + 1) + 2 * 16384;
       r.time = rq::model_time(p, t);
       r.bench = bench("bench_glue", "rmsnorm_quant", {{"tokens", rows[i]}, {"hidden", 16384}, {"1x128", 0}});
@@ -257,7 +259,8 @@ void glue(std::vector<std::string>& out) {
     }
     for (int i = 0; i < 8; ++i) {
       const sq::problem p{swiglu_rows[i], 8192, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous};
-      row r{"swiglu_quant", to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16", "256 threads a row", "memory"};
+      row r{"swiglu_quant", to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16",
+            wavekit::perf_report::row_workgroup_config(sq::row_threads), "memory"};
       r.ideal_bytes = double(swiglu_rows[i]) * 8192 * (4 + 1);
       r.time = sq::model_time(p, t);
       r.bench = bench("bench_glue", "swiglu_quant", {{"tokens", swiglu_rows[i]}, {"d", 8192}, {"1x128", 0}});
@@ -404,11 +407,13 @@ void direct(std::vector<std::string>& out) {
   // The readable one-wave-a-tile fp8 GEMM (no LDS, no scales, fp32 C) at the emulator benchmark's
   // shape and two of amd-fp8-mm's, to show what the tiled GEMMs' LDS reuse buys; no peers.
   const int shapes[][3] = {{256, 256, 1024}, {1024, 1536, 7168}, {6144, 7168, 2304}};
+  using direct = gd::op<wavekit::fp8_e4m3fnuz>;  // its tile is the same for either fp8 format
   for (target t : {target::gfx942, target::gfx950}) {
     const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
     for (const auto& s : shapes) {
       const gd::problem p{s[0], s[1], s[2]};
-      row r{"gemm_fp8_direct", to_string(t), mnk(s[0], s[1], s[2]) + " k", "32x32 tile, one wave", "compute"};
+      row r{"gemm_fp8_direct", to_string(t), mnk(s[0], s[1], s[2]) + " k",
+            wavekit::perf_report::wave_tile_config(direct::tile_m, direct::tile_n), "compute"};
       r.flops = 2.0 * s[0] * s[1] * s[2];
       r.ideal_bytes = double(s[0]) * s[2] + double(s[1]) * s[2] + 4.0 * s[0] * s[1];
       r.time = gd::model_time(p, t);
