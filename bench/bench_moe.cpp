@@ -139,15 +139,16 @@ void moe_layer_fp8(benchmark::State& state) {
     const int routed = int(state.range(3)), top_k = int(state.range(4));
     const moe::problem p{tokens, hidden, dim, routed + 1, top_k + 1, 0, routed + 1, layout::k_contiguous};
     const std::vector<int> ids = test::random_ids_with_shared(tokens, top_k, routed, 7);
-    test::moe_blockscale_case<bf16, fp8> t(p, ids, 11,
-                                           moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value());
+    const std::size_t workspace = moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value();
+    test::moe_blockscale_case<bf16, fp8> t(p, ids, 11, workspace);
     const std::optional<std::string> ran = run_once(state, p, t.args());
     if (!ran) return;
 #if defined(WAVEKIT_EMULATOR)
     const emu::launch_counters c = emu::accumulated_counters();
 #endif
-    const int tile_m =
-        moe::blockscale::with_config(moe::choose_blockscale_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+    const int tile_m = moe::blockscale::with_config(
+        moe::choose_blockscale_config(p, arch::current_device_arch().kind, workspace),  // the call's plan
+        [](auto cfg) { return decltype(cfg)::block_m; });
     if (t.check_standard(tile_m, ran->c_str()) != 0) {
       std::fprintf(stderr, "ERROR OCCURRED: %s differs from the host reference\n", p.str().c_str());
       state.SkipWithError("result differs from the host reference");

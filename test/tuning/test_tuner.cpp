@@ -2,6 +2,7 @@
 // model plan; the candidates a GPU run would time always include the model's plan.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -90,7 +91,23 @@ TEST_CASE("the tuner's command line", "[tuning]") {
   CHECK(error_of("--op gemm_half --arch gfx942 --shapes 16x16x16x16 --out t.txt") ==
         "shape '16x16x16x16' is not MxNxK (three positive integers)");
   CHECK(error_of("--op gemm_fp8_direct --arch gfx942 --shapes 16x16x16 --out t.txt") ==
-        "--op must be one of gemm_fp8_blockscale, gemm_half, gemm_fp8_scaled, gemm_mx, not 'gemm_fp8_direct'");
+        "--op must be one of gemm_fp8_blockscale, gemm_half, gemm_fp8_scaled, gemm_mx, moe, not 'gemm_fp8_direct'");
+
+  // The MoE layer's routing goes to every shape.
+  const wavekit::result<tuner::options> m =
+      parse("--op moe --arch gfx942 --shapes 16x256x7168,1024x256x7168 --experts 257 --top-k 9 --out t.txt");
+  REQUIRE(m.ok());
+  CHECK(m.value().dtypes == "bf16,bf16");
+  for (const tuner::shape& s : m.value().shapes) CHECK((s.experts == 257 && s.top_k == 9 && s.local_experts == 0));
+  CHECK(parse("--op moe --arch gfx942 --shapes 16x256x7168 --experts 64 --top-k 6 --local-experts 8 --out t.txt")
+            .value()
+            .shapes[0]
+            .local_experts == 8);
+  CHECK(error_of("--op moe --arch gfx942 --shapes 16x256x7168 --experts 0 --top-k 9 --out t.txt") ==
+        "--experts must be a positive integer, not '0'");
+  CHECK(error_of("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k --out t.txt") ==
+        "--top-k must be a positive integer, not '--out'");
+  CHECK(error_of("--op moe --arch gfx942 --shapes 16x256x7168 --top-k") == "--top-k needs a value");
 }
 
 TEST_CASE("the tuner writes the model's plans: gemm_fp8_blockscale", "[tuning]") {
@@ -131,6 +148,30 @@ TEST_CASE("the tuner writes the model's plans: gemm_mx", "[tuning]") {
                        "bf16,mxfp4,bf16");
 }
 
+TEST_CASE("the tuner writes the model's plans: moe", "[tuning]") {
+  using C = tuner::moe_case;
+  // DeepSeek-V3's routed layer (256 + 1 shared experts, 8 + 1 choices) from decode to prefill, and a
+  // local range of 32 experts; the model's M tile grows with the rows per expert.
+  std::vector<tuner::shape> deepseek;
+  for (int tokens : {1, 16, 256, 4096}) deepseek.push_back({tokens, 256, 7168, 257, 9, 0});
+  const std::vector<tuner::shape> local = {{64, 2048, 7168, 256, 8, 32}, {2048, 2048, 7168, 256, 8, 32}};
+  const std::string deepseek_args = "--op moe --experts 257 --top-k 9";
+  const std::string local_args = "--op moe --experts 256 --top-k 8 --local-experts 32";
+  check_model_table<C>(deepseek_args + " --arch gfx942", target::gfx942, deepseek, "k_contiguous", "bf16,bf16");
+  check_model_table<C>(deepseek_args + " --arch gfx942 --dtypes e4m3fnuz,bf16 --layout mn_contiguous", target::gfx942,
+                       deepseek, "mn_contiguous", "e4m3fnuz,bf16");
+  check_model_table<C>(local_args + " --arch gfx942", target::gfx942, local, "k_contiguous", "bf16,bf16");
+  for (const char* dtypes : {"bf16,bf16", "e4m3fn,bf16", "mxfp4,bf16", "mxfp8,bf16"})
+    check_model_table<C>(deepseek_args + " --arch gfx950 --dtypes " + dtypes, target::gfx950, deepseek, "k_contiguous",
+                         dtypes);
+  // The table holds what wavekit::moe runs on that target when nothing else is tuned.
+  const auto p = C::make(deepseek[3], "k_contiguous", "e4m3fn,bf16", target::gfx950);
+  REQUIRE(p.ok());
+  CHECK(C::model(p.value(), target::gfx950) ==
+        wavekit::ops::moe::choose_config(p.value().layer, wavekit::ops::moe::weight_format::fp8_blockscale,
+                                         target::gfx950));
+}
+
 TEST_CASE("the tuner refuses what it cannot tune, naming the shape", "[tuning]") {
   auto refusal = [](const std::string& line) {
     const bool has_out = line.find("--out") != std::string::npos;
@@ -156,6 +197,15 @@ TEST_CASE("the tuner refuses what it cannot tune, naming the shape", "[tuning]")
         "gemm_half: the tuner runs --layout k_contiguous, mn_contiguous, not 'row_major'");
   CHECK(refusal("--op gemm_half --arch gfx942 --shapes 16x4096x4096 --out /no/such/dir/t.txt") ==
         "/no/such/dir/t.txt: cannot write the tuning table");
+  CHECK(refusal("--op moe --arch gfx942 --shapes 16x256x7168") ==
+        "shape 16x256x7168: moe: --experts and --top-k are required (the routing of the shapes)");
+  CHECK(refusal("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k 9 --dtypes mxfp4,bf16") ==
+        "moe on gfx942: the tuner runs --dtypes bf16,bf16, e4m3fnuz,bf16, not 'mxfp4,bf16'");
+  CHECK_THAT(refusal("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k 17"),  // the launch's rule
+             Catch::StartsWith("shape 16x256x7168: moe ") && Catch::Contains("top_k must be in [1, 16]"));
+  CHECK_THAT(refusal("--op moe --arch gfx950 --shapes 16x256x7168 --experts 257 --top-k 9 --dtypes mxfp4,bf16 "
+                     "--layout mn_contiguous"),
+             Catch::StartsWith("shape 16x256x7168: moe ") && Catch::Contains("K-contiguous"));
 }
 
 // The GPU run times Case::candidates and compares with the model's plan: the candidates repeat
@@ -191,4 +241,12 @@ TEST_CASE("the candidates a GPU run times include the model's plan", "[tuning]")
   for (const auto& [n, k] : {std::pair{2880, 512}, {7168, 2048}, {768, 6144}})
     for (const std::string& dtypes : tuner::gemm_mx_case::dtypes(target::gfx950))
       check_candidates_hold_the_model<tuner::gemm_mx_case>(target::gfx950, "k_contiguous", dtypes, n, k);
+  for (target t : {target::gfx942, target::gfx950})
+    for (const std::string& dtypes : tuner::moe_case::dtypes(t))
+      for (int tokens : {1, 16, 100, 512, 4096}) {
+        const auto p = tuner::moe_case::make({tokens, 256, 7168, 257, 9, 0}, "k_contiguous", dtypes, t);
+        REQUIRE(p.ok());
+        const std::vector<wavekit::ops::moe::config_id> plans = tuner::moe_case::candidates(p.value(), t);
+        CHECK(std::find(plans.begin(), plans.end(), tuner::moe_case::model(p.value(), t)) != plans.end());
+      }
 }

@@ -356,7 +356,7 @@ void moe(std::vector<std::string>& out) {
         experts,     c.weights == weight_format::half ? wavekit::layout::mn_contiguous : wavekit::layout::k_contiguous};
     const std::vector<int> ids = wavekit::test::random_ids_with_shared(c.tokens, c.top_k, c.routed, 7);
     const std::vector<int> rows = mo::expert_rows(p, ids);
-    const mo::config_id id = mo::choose_config(p, c.weights);
+    const mo::config_id id = mo::choose_config(p, c.weights, c.t);
     const char* format = c.weights == weight_format::mxfp4            ? "MXFP4"
                          : c.weights == weight_format::fp8_blockscale ? "fp8 block-scaled"
                                                                       : "fp16";

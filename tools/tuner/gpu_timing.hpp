@@ -31,6 +31,8 @@ result<std::vector<double>> time_plans(const ops::gemm_fp8_scaled::problem& p,
                                        const std::vector<ops::gemm_fp8_scaled::plan>& plans, arch::target t);
 result<std::vector<double>> time_plans(const ops::gemm_mx::problem& p, const std::vector<ops::gemm_mx::plan>& plans,
                                        arch::target t);
+result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<ops::moe::config_id>& plans,
+                                       arch::target t);
 
 namespace gpu {
 

@@ -1,6 +1,6 @@
-// What the tuner knows of each GEMM op (plain C++, no HIP): the problem of a shape, its table key,
-// the model's plan, and every plan the model weighs (the candidates a GPU run times). One struct
-// per op with the same members, so the tuner's driver is written once.
+// What the tuner knows of each op (plain C++, no HIP): the problem of a shape, its table key, the
+// model's plan, and every plan the model weighs (the candidates a GPU run times). One struct per op
+// with the same members, so the tuner's driver is written once. The GEMMs' and the MoE layer's.
 //
 // The model's plan is each op's own query with unlimited workspace (what its workspace_bytes
 // query plans with): each op's model_plan. The candidates
@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,12 +28,18 @@
 #include "wavekit/ops/gemm_half/tuning.hpp"
 #include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/gemm_mx/tuning.hpp"
+#include "wavekit/ops/moe/plan.hpp"
+#include "wavekit/ops/moe/tuning.hpp"
 #include "wavekit/tuning/key.hpp"
 
 namespace wavekit::tuner {
 
+// M x N x K; for the MoE layer tokens x expert_dim x hidden, with its routing (--experts, --top-k,
+// --local-experts: the experts a token chooses from, its choices, and the first local_experts of
+// them held here, all of them when 0). The GEMMs ignore the routing.
 struct shape {
   int m, n, k;
+  int experts = 0, top_k = 0, local_experts = 0;
   std::string str() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 };
 
@@ -218,6 +226,61 @@ struct gemm_mx_case {
   }
 };
 
+// The MoE layer and its weights' form (the dtypes name it; the layer's problem does not hold it).
+struct moe_problem {
+  ops::moe::problem layer;
+  ops::moe::weight_format weights;
+};
+
+// The MoE layer: its grouped GEMMs' M tile (decode 16, medium 64, prefill 128 rows), the same for
+// every weights' form; the model's choice is over even routing (ops/moe/plan.hpp).
+struct moe_case {
+  using problem = moe_problem;
+  using plan = ops::moe::config_id;
+  static constexpr const char* op = ops::moe::tuning_op;
+
+  static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
+  // bf16 activations with each weights' form the target runs (MX on gfx950 only).
+  static std::vector<std::string> dtypes(arch::target t) {
+    std::vector<std::string> all;
+    for (ops::moe::weight_format w : forms(t)) all.push_back(ops::moe::tuning_dtypes<bf16>(w, t));
+    return all;
+  }
+  static result<problem> make(shape s, std::string_view layout_name, std::string_view dtypes, arch::target t) {
+    namespace mo = ops::moe;
+    const result<layout> order = detail::parse_order(layout_name);
+    if (!order) return order.error();
+    if (s.experts < 1 || s.top_k < 1)
+      return status{status_code::bad_shape, "moe: --experts and --top-k are required (the routing of the shapes)"};
+    const mo::problem layer{
+        s.m, s.k, s.n, s.experts, s.top_k, 0, s.local_experts ? s.local_experts : s.experts, order.value()};
+    std::optional<mo::weight_format> w;
+    for (mo::weight_format f : forms(t))
+      if (dtypes == mo::tuning_dtypes<bf16>(f, t)) w = f;
+    if (!w) return status{status_code::bad_shape, "moe: no weights' form with dtypes '" + std::string(dtypes) + "'"};
+    const result<std::size_t> bytes = mo::workspace_bytes(layer, 2, *w);  // the launch's shape and sort rules
+    if (!bytes) return bytes.error();
+    return problem{layer, *w};
+  }
+  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+    return ops::moe::tuning_key(p.layer, t, cus, dtypes);
+  }
+  static plan model(const problem& p, arch::target t) { return ops::moe::model_config(p.layer, p.weights, t); }
+  static std::vector<plan> candidates(const problem&, arch::target) {
+    return {std::begin(ops::moe::all_configs), std::end(ops::moe::all_configs)};
+  }
+  static tuning::value value(plan id) { return ops::moe::tuning_value(id); }
+  static std::string name(plan id) { return ops::moe::config_name(id); }
+
+ private:
+  static std::vector<ops::moe::weight_format> forms(arch::target t) {
+    using ops::moe::weight_format;
+    if (t == arch::target::gfx950)
+      return {weight_format::half, weight_format::fp8_blockscale, weight_format::mxfp4, weight_format::mxfp8};
+    return {weight_format::half, weight_format::fp8_blockscale};
+  }
+};
+
 // f(Case{}) for the op named `op`; false when no case has that name.
 template <class F>
 bool with_op_case(std::string_view op, F&& f) {
@@ -225,8 +288,9 @@ bool with_op_case(std::string_view op, F&& f) {
   if (op == gemm_half_case::op) return f(gemm_half_case{}), true;
   if (op == gemm_fp8_scaled_case::op) return f(gemm_fp8_scaled_case{}), true;
   if (op == gemm_mx_case::op) return f(gemm_mx_case{}), true;
+  if (op == moe_case::op) return f(moe_case{}), true;
   return false;
 }
-inline constexpr const char* op_names = "gemm_fp8_blockscale, gemm_half, gemm_fp8_scaled, gemm_mx";
+inline constexpr const char* op_names = "gemm_fp8_blockscale, gemm_half, gemm_fp8_scaled, gemm_mx, moe";
 
 }  // namespace wavekit::tuner

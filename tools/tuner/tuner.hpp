@@ -4,6 +4,7 @@
 //
 //   wavekit_tuner --op gemm_fp8_blockscale --arch gfx942 --shapes 1024x1536x7168,16x7168x2048 --out FILE
 //                 [--layout k_contiguous|mn_contiguous] [--dtypes A,B,C]
+//   wavekit_tuner --op moe --arch gfx950 --shapes 16x256x7168 --experts 257 --top-k 9 --dtypes mxfp4,bf16 ...
 #pragma once
 
 #include <algorithm>
@@ -29,12 +30,15 @@ struct options {
   std::string layout = "k_contiguous";
   std::string dtypes;  // empty: the op's first (op_cases.hpp)
   std::string out;
+  int experts = 0, top_k = 0, local_experts = 0;  // the MoE layer's routing (op_cases.hpp's shape)
 };
 
 inline std::string usage() {
   return std::string(
              "usage: wavekit_tuner --op OP --arch gfx942|gfx950 --shapes MxNxK[,MxNxK...] --out FILE\n"
              "                     [--layout k_contiguous|mn_contiguous] [--dtypes A,B,C]\n"
+             "                     [--experts E --top-k K [--local-experts L]]   (moe: shapes "
+             "TOKENSxEXPERT_DIMxHIDDEN)\n"
              "Writes a tuned table (include/wavekit/tuning/table_text.hpp) with one entry per shape: on a GPU\n"
              "(WAVEKIT_BACKEND=hip) the fastest of the op's candidate plans, timed with hipEvents; in an\n"
              "emulator build the op's model plan, nothing timed. Ops: ") +
@@ -95,6 +99,17 @@ inline result<options> parse_command_line(const std::vector<std::string>& args) 
       }
       continue;
     }
+    int* count = flag == "--experts"         ? &o.experts
+                 : flag == "--top-k"         ? &o.top_k
+                 : flag == "--local-experts" ? &o.local_experts
+                                             : nullptr;
+    if (count) {
+      if (i + 1 == args.size()) return bad(flag + " needs a value");
+      const std::optional<int> v = tuning::detail::parse_int(args[++i]);
+      if (!v || *v <= 0) return bad(flag + " must be a positive integer, not '" + args[i] + "'");
+      *count = *v;
+      continue;
+    }
     if (!into) return bad("unknown argument '" + flag + "'");
     if (i + 1 == args.size()) return bad(flag + " needs a value");
     *into = args[++i];
@@ -104,6 +119,7 @@ inline result<options> parse_command_line(const std::vector<std::string>& args) 
   const std::optional<arch::target> t = tuning::parse_target(arch);
   if (!t) return bad("--arch must be gfx942 or gfx950, not '" + arch + "'");
   o.arch = *t;
+  for (shape& s : o.shapes) s.experts = o.experts, s.top_k = o.top_k, s.local_experts = o.local_experts;
   bool known = with_op_case(o.op, [&](auto c) {
     using C = decltype(c);
     if (o.dtypes.empty()) o.dtypes = C::dtypes(o.arch).front();

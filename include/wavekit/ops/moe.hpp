@@ -51,13 +51,15 @@ status moe_route(const ops::moe::routing_problem& p, const Rule& rule, const ops
   return ops::moe::route(p, rule, a, stream);
 }
 
-// Validates, picks the config (ops/moe/plan.hpp) and launches the pipeline. When `ran` is given it
+// Validates, picks the config for the device within the call's workspace (ops/moe/plan.hpp) and
+// launches the pipeline. When `ran` is given it
 // receives the config's name.
 template <class T>
 status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t stream, std::string* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_shape(p); !s.ok()) return s;
-  const m::config_id id = m::choose_config(p);
+  const m::config_id id =
+      m::choose_config(p, m::weight_format::half, arch::current_device_arch().kind, a.workspace_bytes);
   const status s = m::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
   if (s.ok() && ran) *ran = m::config_name(id);
   return s;
@@ -70,8 +72,9 @@ status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& 
            std::string* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_blockscale_shape(p); !s.ok()) return s;
-  if (status s = arch::check_device_fp8_format<Fp8>(arch::current_device_arch(), "moe"); !s.ok()) return s;
-  const m::blockscale::config_id id = m::choose_blockscale_config(p);
+  const arch::device_arch device = arch::current_device_arch();
+  if (status s = arch::check_device_fp8_format<Fp8>(device, "moe"); !s.ok()) return s;
+  const m::blockscale::config_id id = m::choose_blockscale_config(p, device.kind, a.workspace_bytes);
   const status s = m::blockscale::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
   if (s.ok() && ran) *ran = m::config_name(id);
   return s;
@@ -85,9 +88,9 @@ status moe(const ops::moe::problem& p, const ops::moe::mx_args<T, Elem>& a, hipS
            std::string* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_mx_shape(p); !s.ok()) return s;
-  const m::config_id id = m::choose_config(p, m::mx_weight_format<Elem>);
-  const status s = m::with_mx_config(
-      id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, arch::current_device_arch().kind, stream); });
+  const arch::target device = arch::current_device_arch().kind;
+  const m::config_id id = m::choose_config(p, m::mx_weight_format<Elem>, device, a.workspace_bytes);
+  const status s = m::with_mx_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, device, stream); });
   if (s.ok() && ran) *ran = m::with_mx_config(id, [](auto cfg) { return decltype(cfg)::name(); });
   return s;
 }

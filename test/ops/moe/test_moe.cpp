@@ -108,13 +108,22 @@ TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][m
     CHECK(moe::model_time(prefill, moe::weight_format::half, moe::choose_config(prefill), rows, arch::target::gfx942)
               .us <= 1.02 * moe::model_time(prefill, moe::weight_format::half, id, rows, arch::target::gfx942).us);
   }
-  // The call runs the plan's config with the workspace the plan sized.
+  // A workspace too small for the model's larger tile: the largest that fits (the 16-row tile
+  // needs the least workspace).
+  const std::size_t decode_bytes = moe::plan_workspace(prefill, moe::config_decode::block_m, 2).bytes;
+  for (arch::target t : {arch::target::gfx942, arch::target::gfx950}) {
+    CHECK(moe::choose_config(prefill, moe::weight_format::half, t, decode_bytes) == moe::config_id::decode);
+    CHECK(moe::choose_config(prefill, moe::weight_format::half, t, decode_bytes - 1) == moe::config_id::decode);
+  }
+  // The call runs the plan's config for the (emulated) device within the workspace the query sized
+  // (the query plans for gfx942).
   const moe::problem p{96, 256, 64, 8, 3, 0, 8, layout::k_contiguous};  // 36 rows per expert
   const auto bytes = moe::workspace_bytes(p);
   REQUIRE(bytes);
-  const moe::config_id id = moe::choose_config(p);
-  CHECK(bytes.value() ==
-        moe::with_config(id, [&](auto cfg) { return moe::workspace_bytes_for<decltype(cfg), fp16>(p); }));
+  CHECK(bytes.value() == moe::with_config(moe::choose_config(p),
+                                          [&](auto cfg) { return moe::workspace_bytes_for<decltype(cfg), fp16>(p); }));
+  const moe::config_id id =
+      moe::choose_config(p, moe::weight_format::half, arch::current_device_arch().kind, bytes.value());
   test::moe_case<fp16> t(p, test::random_ids(96, 3, 8, 21), 22, bytes.value());
   std::string ran;
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());

@@ -23,19 +23,31 @@
 namespace wavekit::ops::moe {
 
 // The workspace query takes no target: bf16 / fp16 and fp8 weights plan for the MI300X, MX weights
-// (gfx950 only) for the MI355X.
+// (gfx950 only) for the MI355X. The launches plan for the device's target within the workspace the
+// call passes (choose_config), so a workspace sized by the query always suffices.
 inline arch::target planned_target(weight_format weights) {
   return weights == weight_format::mxfp4 || weights == weight_format::mxfp8 ? arch::target::gfx950
                                                                             : arch::target::gfx942;
 }
 
-// The model's config over even routing.
-inline config_id model_config(const problem& p, weight_format weights = weight_format::half) {
-  const arch::target t = planned_target(weights);
+inline constexpr std::size_t unlimited_workspace = ~std::size_t{0};
+
+// Whether config id's workspace (for bf16 / fp16 elements) fits in `workspace` bytes.
+inline bool workspace_fits(const problem& p, weight_format weights, config_id id, std::size_t workspace) {
+  const int tile_m = with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
+  return plan_workspace(p, tile_m, 2, weights).bytes <= workspace;
+}
+
+// The model's config on target t over even routing, among those whose workspace fits (the 16-row
+// decode config needs the least, so one always fits a workspace the query sized).
+inline config_id model_config(const problem& p, weight_format weights = weight_format::half,
+                              arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace) {
+  if (t == arch::target::host) t = planned_target(weights);
   const std::vector<int> rows = even_expert_rows(p);
   config_id best = config_id::decode;
   double best_us = 1e300;
   for (config_id id : all_configs) {  // smallest M tile first: a larger one must win by 2%
+    if (!workspace_fits(p, weights, id, workspace)) continue;
     const perf::op_time time = model_time(p, weights, id, rows, t);
     // A config whose kernels are not in the codegen report (MXFP8's larger tiles) is not judged.
     if (std::any_of(time.work.begin(), time.work.end(), [](const auto& w) { return !w.profile; })) continue;
@@ -44,21 +56,25 @@ inline config_id model_config(const problem& p, weight_format weights = weight_f
   return best;
 }
 
-// The tuned tables' config for p (keyed by bf16 activations: the plan queries do not know T) when
-// there is one, else the model's.
-inline config_id choose_config(const problem& p, weight_format weights = weight_format::half) {
-  const arch::target t = planned_target(weights);
+// The config wavekit::moe runs on target t (host: planned_target, what the workspace query plans
+// for) with `workspace` bytes: the tuned tables' for p when it fits (keyed by bf16 activations: the
+// plan queries do not know T), else the model's.
+inline config_id choose_config(const problem& p, weight_format weights = weight_format::half,
+                               arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace) {
+  if (t == arch::target::host) t = planned_target(weights);
   return tuning::tuned_or_model<config_id>(
       tuning_key(p, t, arch::facts_for(t).compute_units, tuning_dtypes<bf16>(weights, t)), tuned_config, tuning_value,
-      [&] { return model_config(p, weights); }, [](config_id) { return true; });
+      [&] { return model_config(p, weights, t, workspace); },
+      [&](config_id id) { return workspace_fits(p, weights, id, workspace); });
 }
 
 inline std::string config_name(config_id id) {
   return with_config(id, [](auto cfg) { return decltype(cfg)::name(); });
 }
 
-inline blockscale::config_id choose_blockscale_config(const problem& p) {
-  return blockscale_config_of(choose_config(p, weight_format::fp8_blockscale));
+inline blockscale::config_id choose_blockscale_config(const problem& p, arch::target t = arch::target::host,
+                                                      std::size_t workspace = unlimited_workspace) {
+  return blockscale_config_of(choose_config(p, weight_format::fp8_blockscale, t, workspace));
 }
 
 inline std::string config_name(blockscale::config_id id) {

@@ -66,9 +66,9 @@ struct form_of<batched_blockscale_args<T, Fp8>> {
 
 // The sort's rules at the M tile of the config the launch picks (every form's configs share the
 // bf16 / fp16 configs' M tiles: ops/moe/plan.hpp and kernel_mx.hpp assert it).
-inline status check_sort(const problem& p, weight_format weights) {
+inline status check_sort(const problem& p, weight_format weights, arch::target t) {
   return validate_sort_shape(
-      p.sort(with_config(choose_config(p, weights), [](auto cfg) { return decltype(cfg)::block_m; })));
+      p.sort(with_config(choose_config(p, weights, t), [](auto cfg) { return decltype(cfg)::block_m; })));
 }
 
 }  // namespace detail
@@ -82,15 +82,15 @@ status supports(const problem& p, arch::target t, bool preshuffled = false) {
   const std::string what = "moe " + p.str() + ": ";
   if constexpr (form::weights == weight_format::half) {
     if (status s = validate_shape(p); !s.ok()) return s;
-    if (status s = detail::check_sort(p, form::weights); !s.ok()) return s;
+    if (status s = detail::check_sort(p, form::weights, t); !s.ok()) return s;
     if (status s = arch::check_kernel_target("moe " + p.str(), t); !s.ok()) return s;
   } else if constexpr (form::weights == weight_format::fp8_blockscale) {
     if (status s = validate_blockscale_shape(p); !s.ok()) return s;
     if (status s = arch::check_fp8_format<typename form::fp8>(t, "moe"); !s.ok()) return s;
-    if (status s = detail::check_sort(p, form::weights); !s.ok()) return s;
+    if (status s = detail::check_sort(p, form::weights, t); !s.ok()) return s;
   } else {
     if (status s = validate_mx_shape(p); !s.ok()) return s;
-    if (status s = detail::check_sort(p, form::weights); !s.ok()) return s;
+    if (status s = detail::check_sort(p, form::weights, t); !s.ok()) return s;
     if (status s = check_mx_layout<typename form::element>(what, preshuffled); !s.ok()) return s;
     return check_mx_target(p, t);
   }
