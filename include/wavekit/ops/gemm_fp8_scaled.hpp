@@ -41,7 +41,8 @@ status gemm_fp8_scaled(const ops::gemm_fp8_scaled::problem& p, const ops::gemm_f
   if (status s = gs::validate(p, args); !s.ok()) return s;
   const arch::device_arch device = arch::current_device_arch();
   if (status s = arch::check_device_fp8_format<Fp8>(device, "gemm_fp8_scaled"); !s.ok()) return s;
-  const result<gs::plan_info> plan = gs::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
+  const result<gs::plan_info> plan =
+      gs::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind, gs::tuning_dtypes<Out>(device.kind));
   if (!plan) return plan.error();
   const status s = gs::with_config(plan.value().plan.config, [&](auto cfg) {
     return gs::launch<decltype(cfg)>(p, args, plan.value().plan.splits, device.kind, stream);

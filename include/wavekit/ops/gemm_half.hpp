@@ -40,7 +40,8 @@ status gemm_half(const ops::gemm_half::problem& p, const ops::gemm_half::args<T,
   if (status s = gh::validate(p, args); !s.ok()) return s;
   const arch::device_arch device = arch::current_device_arch();
   if (device.name.empty()) return {status_code::launch_failed, "gemm_half: cannot query the device"};
-  const result<gh::plan_info> plan = gh::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
+  const result<gh::plan_info> plan =
+      gh::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind, gh::tuning_dtypes<T, Out>());
   if (!plan) return plan.error();
   const status s = gh::with_config(plan.value().plan.config, [&](auto cfg) {
     return gh::launch<decltype(cfg)>(p, args, plan.value().plan.splits, stream);

@@ -22,6 +22,8 @@
 
 #include <hip/hip_runtime.h>
 
+#include <type_traits>
+
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_mx/kernel.hpp"
 #include "wavekit/ops/gemm_mx/plan.hpp"
@@ -47,7 +49,9 @@ status gemm_mx(const ops::gemm_mx::problem& p, const Args& args, hipStream_t str
   namespace gx = ops::gemm_mx;
   if (status s = gx::validate(p, args); !s.ok()) return s;
   const arch::device_arch device = arch::current_device_arch();
-  const result<gx::plan_info> plan = gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind);
+  using out = std::remove_cvref_t<decltype(*args.c)>;
+  const result<gx::plan_info> plan =
+      gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind, gx::tuning_dtypes<out>(p));
   if (!plan) return plan.error();
   const status s = gx::launch_plan(p, args, plan.value().plan, device.kind, stream);
   if (s.ok() && ran) *ran = plan.value();

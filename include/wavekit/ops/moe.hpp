@@ -58,8 +58,9 @@ template <class T>
 status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t stream, std::string* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_shape(p); !s.ok()) return s;
-  const m::config_id id =
-      m::choose_config(p, m::weight_format::half, arch::current_device_arch().kind, a.workspace_bytes);
+  const arch::target device = arch::current_device_arch().kind;
+  const m::config_id id = m::choose_config(p, m::weight_format::half, device, a.workspace_bytes,
+                                           m::tuning_dtypes<T>(m::weight_format::half, device));
   const status s = m::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
   if (s.ok() && ran) *ran = m::config_name(id);
   return s;
@@ -74,7 +75,8 @@ status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& 
   if (status s = m::validate_blockscale_shape(p); !s.ok()) return s;
   const arch::device_arch device = arch::current_device_arch();
   if (status s = arch::check_device_fp8_format<Fp8>(device, "moe"); !s.ok()) return s;
-  const m::blockscale::config_id id = m::choose_blockscale_config(p, device.kind, a.workspace_bytes);
+  const m::blockscale::config_id id = m::choose_blockscale_config(
+      p, device.kind, a.workspace_bytes, m::tuning_dtypes<T>(m::weight_format::fp8_blockscale, device.kind));
   const status s = m::blockscale::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
   if (s.ok() && ran) *ran = m::config_name(id);
   return s;
@@ -89,7 +91,8 @@ status moe(const ops::moe::problem& p, const ops::moe::mx_args<T, Elem>& a, hipS
   namespace m = ops::moe;
   if (status s = m::validate_mx_shape(p); !s.ok()) return s;
   const arch::target device = arch::current_device_arch().kind;
-  const m::config_id id = m::choose_config(p, m::mx_weight_format<Elem>, device, a.workspace_bytes);
+  const m::config_id id = m::choose_config(p, m::mx_weight_format<Elem>, device, a.workspace_bytes,
+                                           m::tuning_dtypes<T>(m::mx_weight_format<Elem>, device));
   const status s = m::with_mx_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, device, stream); });
   if (s.ok() && ran) *ran = m::with_mx_config(id, [](auto cfg) { return decltype(cfg)::name(); });
   return s;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/gemm_half_case.hpp"
+#include "support/tuned_entry.hpp"
 #include "wavekit/ops/gemm_half.hpp"
 #include "wavekit/perf/gemm_work.hpp"
 
@@ -82,6 +83,33 @@ TEST_CASE("gemm_half: the one-call API runs the plan it reports, workspace fallb
     CHECK(ran.workspace_limited == (ran.preferred_workspace_bytes > 0));
     CHECK(t.check(1, ran.name.c_str()) == 0);
   }
+}
+
+TEST_CASE("gemm_half: the one-call API asks the tuned tables with the call's element types", "[emu][gemm]") {
+  // A table entry for fp16 in, fp32 out naming a plan the model does not pick; none for bf16.
+  const gh::problem p{48, 128, 1024, layout::k_contiguous};
+  const arch::target t = arch::current_device_arch().kind;
+  const gh::plan model = gh::model_plan(p, ~std::size_t{0}, t);
+  const gh::plan tuned{model.config == gh::config_id::decode ? gh::config_id::medium : gh::config_id::decode,
+                       model.splits == 2 ? 4 : 2};
+  test::load_tuned_entry(gh::tuning_key(p, t, arch::facts_for(t).compute_units, gh::tuning_dtypes<fp16, float>()),
+                         gh::tuning_value(tuned), "test_gemm_half_fp16_entry.txt");
+  gh::plan_info ran;
+  test::gemm_half_case<fp16, float> fp16_call(p, 5, 16);
+  REQUIRE(gemm_half(p, fp16_call.args(), nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran.name == gh::plan_name(tuned));
+  CHECK(fp16_call.check(ran.plan.splits, ran.name.c_str()) == 0);
+  test::gemm_half_case<bf16, bf16> bf16_call(p, 6, 16);
+  REQUIRE(gemm_half(p, bf16_call.args(), nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran.name == gh::plan_name(model));
+  CHECK(bf16_call.check(ran.plan.splits, ran.name.c_str()) == 0);
+  // The queries ask for the element types they are given (bf16 when none).
+  CHECK(gh::select_plan(p, fp16_call.workspace_bytes, t, gh::tuning_dtypes<fp16, float>()).value().name ==
+        gh::plan_name(tuned));
+  CHECK(gh::select_plan(p, fp16_call.workspace_bytes, t).value().name == gh::plan_name(model));
+  CHECK(gh::workspace_bytes(p, t, gh::tuning_dtypes<fp16, float>()).value() == gh::workspace_bytes(p, tuned.splits));
 }
 
 TEST_CASE("gemm_half: the plan splits K for few tiles and long K, per target, within the workspace", "[gemm]") {

@@ -15,6 +15,7 @@
 
 #include "support/graph_safety.hpp"
 #include "support/moe_case.hpp"
+#include "support/tuned_entry.hpp"
 #include "wavekit/host/reference_moe_routing.hpp"
 #include "wavekit/ops/moe.hpp"
 
@@ -92,6 +93,29 @@ TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]"
   CHECK(status_of({8, 128, 64, 4, 17, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
   CHECK(status_of({8, 128, 64, 4, 2, 2, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
   CHECK(status_of({1 << 20, 4096, 64, 4, 2, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::too_large);
+}
+
+TEST_CASE("moe: the one-call API asks the tuned tables with its activations' type, within its workspace",
+          "[emu][moe]") {
+  const moe::problem p{40, 128, 64, 8, 2, 0, 8, layout::k_contiguous};  // 10 rows per expert
+  const arch::target t = arch::current_device_arch().kind;
+  const moe::config_id model = moe::model_config(p, moe::weight_format::half, t);
+  const moe::config_id tuned = model == moe::config_id::prefill ? moe::config_id::medium : moe::config_id::prefill;
+  const std::string fp16_dtypes = moe::tuning_dtypes<fp16>(moe::weight_format::half, t);
+  test::load_tuned_entry(moe::tuning_key(p, t, arch::facts_for(t).compute_units, fp16_dtypes), moe::tuning_value(tuned),
+                         "test_moe_fp16_entry.txt");
+  // Only the activations' own key names it, and only a workspace that holds its M tile runs it.
+  const std::size_t tuned_bytes =
+      moe::with_config(tuned, [&](auto cfg) { return moe::workspace_bytes_for<decltype(cfg), fp16>(p); });
+  CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes, fp16_dtypes) == tuned);
+  CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes) == model);
+  CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes - 1, fp16_dtypes) != tuned);
+  test::moe_case<fp16> call(p, test::random_ids(40, 2, 8, 23), 24, tuned_bytes);
+  std::string ran;
+  REQUIRE(wavekit::moe(p, call.args(), nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran == moe::config_name(tuned));
+  CHECK(call.check(ran.c_str()) == 0);
 }
 
 TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][moe]") {

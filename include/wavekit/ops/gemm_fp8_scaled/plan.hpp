@@ -124,16 +124,19 @@ inline status validate_query(const problem& p, arch::target t) {
   return block::check_plan_target("gemm_fp8_scaled " + p.str(), t);
 }
 
-inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
+// dtypes: as choose_plan's (the call's tuning_dtypes<Out>(t) when known).
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
+                                           const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t).splits);
+  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t, dtypes).splits);
 }
 
-inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
+inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
+                                     const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
   return block::describe_plan(
-      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t); }, [](plan pl) { return plan_name(pl); },
-      [&](int splits) { return workspace_bytes(p, splits); });
+      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
+      [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
 }
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

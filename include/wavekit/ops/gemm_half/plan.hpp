@@ -56,13 +56,15 @@ inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) 
   return best;
 }
 
-// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
-// do not know them, ask for bf16) on target t when its K splits fit the workspace, else the model's.
+// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; empty: bf16 in and out,
+// what a query that does not know them asks for) on target t when its K splits fit the workspace,
+// else the model's.
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
-                        const std::string& dtypes = tuning_dtypes<bf16, bf16>()) {
+                        const std::string& dtypes = std::string()) {
   return tuning::tuned_or_model<plan>(
-      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes), tuned_plan, tuning_value,
-      [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
+      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16, bf16>() : dtypes),
+      tuned_plan, tuning_value, [&] { return model_plan(p, workspace, t); },
+      [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
 }
 
 inline status validate_query(const problem& p, arch::target t) {
@@ -71,17 +73,20 @@ inline status validate_query(const problem& p, arch::target t) {
 }
 
 // The workspace (fp32 split-K partials) the preferred plan for p on target t uses; 0 without split-K.
-inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
+// dtypes: as choose_plan's (the call's tuning_dtypes<T, Out>() when known).
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
+                                           const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t).splits);
+  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t, dtypes).splits);
 }
 
 // The plan gemm_half runs for p on target t given `workspace` bytes (0 when the pointer is null).
-inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
+inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
+                                     const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
   return block::describe_plan(
-      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t); }, [](plan pl) { return plan_name(pl); },
-      [&](int splits) { return workspace_bytes(p, splits); });
+      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
+      [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
 }
 
 }  // namespace wavekit::ops::gemm_half

@@ -136,16 +136,19 @@ inline status validate_query(const problem& p, arch::target t) {
   return check_target(p, t);
 }
 
-inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
+// dtypes: as choose_plan's (the call's tuning_dtypes<Out>(p) when known).
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
+                                           const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}).splits);
+  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, dtypes).splits);
 }
 
-inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
+inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
+                                     const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
   return block::describe_plan(
-      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes); }, [](plan pl) { return plan_name(pl); },
-      [&](int splits) { return workspace_bytes(p, splits); });
+      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, dtypes); },
+      [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
 }
 
 }  // namespace wavekit::ops::gemm_mx

@@ -57,14 +57,16 @@ inline config_id model_config(const problem& p, weight_format weights = weight_f
 }
 
 // The config wavekit::moe runs on target t (host: planned_target, what the workspace query plans
-// for) with `workspace` bytes: the tuned tables' for p when it fits (keyed by bf16 activations: the
-// plan queries do not know T), else the model's.
+// for) with `workspace` bytes: the tuned tables' for p and the element types `dtypes`
+// (tuning_dtypes<T>; empty: bf16 activations, what a query that does not know T asks for) when it
+// fits, else the model's.
 inline config_id choose_config(const problem& p, weight_format weights = weight_format::half,
-                               arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace) {
+                               arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace,
+                               const std::string& dtypes = std::string()) {
   if (t == arch::target::host) t = planned_target(weights);
   return tuning::tuned_or_model<config_id>(
-      tuning_key(p, t, arch::facts_for(t).compute_units, tuning_dtypes<bf16>(weights, t)), tuned_config, tuning_value,
-      [&] { return model_config(p, weights, t, workspace); },
+      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16>(weights, t) : dtypes),
+      tuned_config, tuning_value, [&] { return model_config(p, weights, t, workspace); },
       [&](config_id id) { return workspace_fits(p, weights, id, workspace); });
 }
 
@@ -73,8 +75,9 @@ inline std::string config_name(config_id id) {
 }
 
 inline blockscale::config_id choose_blockscale_config(const problem& p, arch::target t = arch::target::host,
-                                                      std::size_t workspace = unlimited_workspace) {
-  return blockscale_config_of(choose_config(p, weight_format::fp8_blockscale, t, workspace));
+                                                      std::size_t workspace = unlimited_workspace,
+                                                      const std::string& dtypes = std::string()) {
+  return blockscale_config_of(choose_config(p, weight_format::fp8_blockscale, t, workspace, dtypes));
 }
 
 inline std::string config_name(blockscale::config_id id) {
