@@ -74,8 +74,14 @@ struct decode_params {
 // Where V^T keeps KV row j of the tile (its K position, 0..31): the P x V step gives lane group g
 // the K positions [8 g, 8 g + 8) (warp_mma's step_slices order, one 16-byte slice), and the scores
 // leave KV row 16 n + 4 g + r in register r of tile n of lane group g (the 16x16 accumulator), so
-// row 16 n + 4 g + r goes to position 8 g + 4 n + r: element 4 n + r of that lane group's slice.
-WAVEKIT_HOST_DEVICE constexpr int v_position(int j) { return 8 * (j / 4 % 4) + 4 * (j / 16) + j % 4; }
+// row 16 n + 4 g + r goes to element 4 n + (r ^ n) of that lane group's slice: the rows of tile 1
+// trade places within their pairs (a pair's two rows still share one 4-byte word of V^T), so that
+// the transpose reads even and odd rows together (transpose_v_half). The P x V product sums a
+// slice's 8 products as one truncated group sum (docs/hardware.md 1.3: CDNA3, and the emulator on
+// both targets), so their order leaves its bits alone.
+WAVEKIT_HOST_DEVICE constexpr int v_position(int j) { return 8 * (j / 4 % 4) + 4 * (j / 16) + (j % 4 ^ j / 16); }
+// Element e of a lane group's V^T slice holds the score in register slice_register(e) of tile e / 4.
+WAVEKIT_HOST_DEVICE constexpr int slice_register(int e) { return e % 4 ^ e / 4; }
 
 template <class Cfg, class KV>
 struct decode_parts {
@@ -133,11 +139,14 @@ struct decode_parts {
         if (atom::acc_row(l, r) != 4 * (l / 16) + r || atom::acc_col(l) != l % 16) return false;
     bool taken[32] = {};
     for (int j = 0; j < 32; j += 2) {
-      if (v_position(j) % 2 || v_position(j + 1) != v_position(j) + 1) return false;  // pairs stay words
+      if (v_position(j) / 2 != v_position(j + 1) / 2) return false;  // pairs stay words
       taken[v_position(j)] = taken[v_position(j + 1)] = true;
     }
     for (bool t : taken)
       if (!t) return false;
+    for (int g = 0; g < 4; ++g)  // P^T's elements are the scores v_position puts there
+      for (int e = 0; e < 8; ++e)
+        if (v_position(16 * (e / 4) + 4 * g + slice_register(e)) != 8 * g + e) return false;
     return kv_tile == 32 && qk_mma::regs == 4 && pv_mma::regs == 4 && pv_mma::reads == 1 &&
            pv_mma::read_k(16, 0) == 16 && pv_mma::order == warp::k_order::step_slices;
   }();
@@ -146,11 +155,11 @@ struct decode_parts {
 
 // V^T half h of the tile, from the K-step tiles in LDS (steps 4h .. 4h + 3) into v_lds: a thread
 // takes KV rows 2p and 2p + 1 (p = tid % 16) at four columns of a K step and writes each column's
-// (row 2p, row 2p + 1) pair as one 4-byte word at their positions (v_position keeps pairs
-// together); the threads of a wave take the column quads 16 rows of V^T apart (q = 4 g + w for
-// lane group g, wave w of the step, XOR two bits of the pair), which spreads their stores over both
-// halves of the banks (lds_swizzled_rows' row-pair trade every 16 rows). Built after the scores, so
-// no register holds the tile meanwhile.
+// pair as one 4-byte word at their positions (v_position keeps pairs together, the row it puts
+// first in the low half); the threads of a wave take the column quads 16 rows of V^T apart
+// (q = 4 g + w for lane group g, wave w of the step, XOR bit 2 of the pair), which spreads their
+// stores over both halves of the banks (lds_swizzled_rows' row-pair trade every 16 rows). Built
+// after the scores, so no register holds the tile meanwhile.
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_lds, int half, unsigned char* v_lds,
                                                          int tid) {
@@ -158,23 +167,29 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_
   constexpr int items = pairs * quads, groups = Parts::threads / items;     // K steps at once
   static_assert(pairs == 16 && quads == 16 && Parts::threads % items == 0 && Parts::half_steps % groups == 0,
                 "mla_decode: the transpose takes whole K steps of 16 row pairs x 16 column quads");
-  // The column quads XOR two bits of the pair, so that the 16 lanes gfx942 serves together in a
-  // ds_read_b64 (four pairs x four quads of the step) hit 16 different 8-byte slots of the banks
-  // (the K-step rows' swizzle is row % 8); the stores keep theirs (a pair's words are 16 rows of
-  // V^T apart still). The emulator's counters: no conflicts on gfx942.
+  // Each read takes a pair's row of even K position (v_position): row 2p for pairs 0-7, 2p + 1 for
+  // pairs 8-15. gfx950 serves a ds_read_b64 in phases of 32 lanes (16 pairs x 2 quads) over 64
+  // banks, where a 128-byte row covers one half of the banks, by its parity: rows of one parity
+  // alone would take two cycles a phase (one extra cycle per phase, 128 a KV tile). With both
+  // parities, and the column quads XOR bit 2 of the pair, gfx950's phases and gfx942's (16 lanes,
+  // 32 banks) hit distinct 8-byte slots of the banks (the K-step rows' swizzle: the Gray code of the
+  // row on gfx950, row % 8 on gfx942), and the stores keep theirs (a pair's words are 16 rows of
+  // V^T apart still). The emulator's counters: no conflicts on either target.
   const int pair = tid % 16, first = tid / items;
-  const int quad = (4 * (tid / 16 % 4) + tid / 64 % 4) ^ (pair >> 3 & 1) ^ ((pair >> 1 ^ pair >> 2) & 1) << 1;
+  const int low = 2 * pair + (pair >> 3), high = low ^ 1;  // the pair's rows, by their K positions
+  const int quad = (4 * (tid / 16 % 4) + tid / 64 % 4) ^ (pair >> 2 & 1);
 #pragma unroll
   for (int i = 0; i < Parts::half_steps / groups; ++i) {
     const int s = first + groups * i;  // within the half
     const unsigned char* tile = k_lds + (half * Parts::half_steps + s) * Parts::k_tile_bytes;
-    const arch::u32x2 even = arch::lds_load<8>(tile + Parts::k_layout::offset(2 * pair, 8 * quad));
-    const arch::u32x2 odd = arch::lds_load<8>(tile + Parts::k_layout::offset(2 * pair + 1, 8 * quad));
+    const arch::u32x2 low_row = arch::lds_load<8>(tile + Parts::k_layout::offset(low, 8 * quad));
+    const arch::u32x2 high_row = arch::lds_load<8>(tile + Parts::k_layout::offset(high, 8 * quad));
 #pragma unroll
     for (int x = 0; x < 4; ++x) {
-      // Low halves (columns 4q, 4q + 2) or high halves of a word: (row 2p, row 2p + 1).
-      const std::uint32_t word = __builtin_amdgcn_perm(odd[x / 2], even[x / 2], x % 2 ? 0x07060302u : 0x05040100u);
-      arch::lds_store<4>(v_lds + Parts::v_layout::offset(s * 64 + 4 * quad + x, 2 * v_position(2 * pair)), word);
+      // Low halves (columns 4q, 4q + 2) or high halves of a word: (row low, row high).
+      const std::uint32_t word =
+          __builtin_amdgcn_perm(high_row[x / 2], low_row[x / 2], x % 2 ? 0x07060302u : 0x05040100u);
+      arch::lds_store<4>(v_lds + Parts::v_layout::offset(s * 64 + 4 * quad + x, 2 * v_position(low)), word);
     }
   }
 }
@@ -348,7 +363,8 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
         const float alpha = m_new == minus_inf ? 1.0f : expf(m - m_new);  // no e^(-inf - -inf)
         m = m_new;
         // P^T in bf16 (each weight then within 2^-9 of its fp32 value, which the sums count) as the
-        // P x V step's B operand: element q of the lane's slice is score (q / 4, q % 4) (v_position).
+        // P x V step's B operand: element q of the lane's slice is score (q / 4, slice_register(q))
+        // (v_position).
         std::uint32_t bits[qk_mma::tiles_m][regs];
         l *= alpha;
 #pragma unroll
@@ -364,7 +380,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 #pragma unroll
           for (int w = 0; w < words; ++w) {
             const int q = 2 * (s * words + w);
-            p_frag.v[0][s][w] = bits[q / 4][q % 4] | bits[(q + 1) / 4][(q + 1) % 4] << 16;
+            p_frag.v[0][s][w] = bits[q / 4][slice_register(q)] | bits[(q + 1) / 4][slice_register(q + 1)] << 16;
           }
         });
 #pragma unroll
