@@ -13,6 +13,8 @@
 // environment_tables_status() returns it. Lookups take a shared lock; loads an exclusive one.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -41,6 +43,7 @@ class registry {
   registry(const registry& other) {
     std::shared_lock lock(other.mutex_);
     entries_ = other.entries_;
+    generation_.store(other.generation());
   }
   registry& operator=(const registry&) = delete;
 
@@ -48,7 +51,10 @@ class registry {
   void merge(const std::vector<entry>& entries) {
     std::unique_lock lock(mutex_);
     for (const entry& e : entries) entries_.insert_or_assign(e.key, e.value);
+    generation_.fetch_add(1, std::memory_order_release);
   }
+  // How many merges the tables have seen: a kept plan is stale once this moves (plan_cache.hpp).
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   // A table's text or file merged whole, or its status and nothing merged.
   status merge_text(std::string_view text, const std::string& source) {
     result<std::vector<entry>> table = parse_table(text, source);
@@ -80,6 +86,7 @@ class registry {
  private:
   mutable std::shared_mutex mutex_;
   std::map<key, value> entries_;
+  std::atomic<std::uint64_t> generation_{0};
 };
 
 // The parts of a ':'-separated path list, empty ones skipped ("a.txt::b.txt" is two files).
@@ -143,6 +150,10 @@ inline status load_file(const std::string& path) { return detail::process().tabl
 
 // The first failure among the files WAVEKIT_TUNING_FILES named (success when all merged).
 inline const status& environment_tables_status() { return detail::process().environment; }
+
+// How many merges the process's tables have seen (the shipped tables' and the environment's
+// included): plan caches start over when it moves.
+inline std::uint64_t tables_generation() { return detail::process().tables.generation(); }
 
 // Every entry the process's tables hold now, ordered by key.
 inline std::vector<entry> entries() { return detail::process().tables.entries(); }

@@ -19,6 +19,7 @@
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/tuning.hpp"
+#include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::gemm_fp8_blockscale {
@@ -63,12 +64,18 @@ inline plan model_plan(const problem& p, std::size_t workspace_bytes, arch::targ
 
 // The tuned tables' plan for p on target t (tuning/gemm_fp8_blockscale.txt ships the 18 benchmark
 // shapes of amd-fp8-mm; WAVEKIT_TUNING_FILES adds others: docs/tuning.md) when its K splits fit
-// the workspace, else the model's.
+// the workspace, else the model's. Each query's answer is kept for the process
+// (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
-  return tuning::tuned_or_model<plan>(
-      tuning_key(p, t, arch::facts_for(t).compute_units), tuned_plan, tuning_value,
-      [&] { return model_plan(p, workspace_bytes, t); },
-      [&](plan pl) { return block::splitk_workspace_bytes(p.m, p.n, pl.splits) <= workspace_bytes; });
+  static tuning::plan_cache<plan> cache;
+  const std::string query =
+      tuning::query_text(tuning_op, t, tuning_dtypes(t), workspace_bytes, {p.m, p.n, p.k, int(p.order)});
+  return cache.get(query, [&] {
+    return tuning::tuned_or_model<plan>(
+        tuning_key(p, t, arch::facts_for(t).compute_units), tuned_plan, tuning_value,
+        [&] { return model_plan(p, workspace_bytes, t); },
+        [&](plan pl) { return block::splitk_workspace_bytes(p.m, p.n, pl.splits) <= workspace_bytes; });
+  });
 }
 
 inline std::string plan_name(plan pl) {

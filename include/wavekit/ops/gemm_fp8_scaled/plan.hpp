@@ -29,6 +29,7 @@
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/tuning.hpp"
+#include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::gemm_fp8_scaled {
@@ -111,12 +112,19 @@ inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) 
 // The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
 // do not know C's, ask for bf16) on target t when the plan may take its config and its K splits
 // fit the workspace, else the model's.
+// Each query's answer is kept for the process (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
                         const std::string& dtypes = std::string()) {
-  return tuning::tuned_or_model<plan>(
-      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16>(t) : dtypes), tuned_plan,
-      tuning_value, [&] { return model_plan(p, workspace, t); },
-      [&](plan pl) { return offered(p, pl.config, t) && workspace_bytes(p, pl.splits) <= workspace; });
+  static tuning::plan_cache<plan> cache;
+  const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(t) : dtypes;
+  const std::string query = tuning::query_text(tuning_op, t, key_dtypes, workspace,
+                                               {p.m, p.n, p.k, int(p.order), int(p.a_scales), int(p.b_scales)});
+  return cache.get(query, [&] {
+    return tuning::tuned_or_model<plan>(
+        tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
+        [&] { return model_plan(p, workspace, t); },
+        [&](plan pl) { return offered(p, pl.config, t) && workspace_bytes(p, pl.splits) <= workspace; });
+  });
 }
 
 inline status validate_query(const problem& p, arch::target t) {

@@ -21,6 +21,7 @@
 #include "wavekit/ops/gemm_half/model.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
 #include "wavekit/ops/gemm_half/tuning.hpp"
+#include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::gemm_half {
@@ -59,12 +60,17 @@ inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) 
 // The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; empty: bf16 in and out,
 // what a query that does not know them asks for) on target t when its K splits fit the workspace,
 // else the model's.
+// Each query's answer is kept for the process (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
                         const std::string& dtypes = std::string()) {
-  return tuning::tuned_or_model<plan>(
-      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16, bf16>() : dtypes),
-      tuned_plan, tuning_value, [&] { return model_plan(p, workspace, t); },
-      [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
+  static tuning::plan_cache<plan> cache;
+  const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16, bf16>() : dtypes;
+  return cache.get(tuning::query_text(tuning_op, t, key_dtypes, workspace, {p.m, p.n, p.k, int(p.order)}), [&] {
+    return tuning::tuned_or_model<plan>(
+        tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
+        [&] { return model_plan(p, workspace, t); },
+        [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
+  });
 }
 
 inline status validate_query(const problem& p, arch::target t) {

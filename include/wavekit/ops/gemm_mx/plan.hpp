@@ -26,6 +26,7 @@
 #include "wavekit/ops/gemm_mx/model.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
 #include "wavekit/ops/gemm_mx/tuning.hpp"
+#include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::gemm_mx {
@@ -114,11 +115,18 @@ inline bool plan_fits(const problem& p, plan pl, std::size_t workspace) {
 
 // The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
 // do not know C's, ask for bf16) on the MI355X when it fits, else the model's.
+// Each query's answer is kept for the process (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, const std::string& dtypes = std::string()) {
   constexpr arch::target t = arch::target::gfx950;
-  return tuning::tuned_or_model<plan>(
-      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16>(p) : dtypes), tuned_plan,
-      tuning_value, [&] { return model_plan(p, workspace); }, [&](plan pl) { return plan_fits(p, pl, workspace); });
+  static tuning::plan_cache<plan> cache;
+  const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(p) : dtypes;
+  const std::string query =
+      tuning::query_text(tuning_op, t, key_dtypes, workspace, {p.m, p.n, p.k, int(p.format), int(p.a), int(p.b)});
+  return cache.get(query, [&] {
+    return tuning::tuned_or_model<plan>(
+        tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
+        [&] { return model_plan(p, workspace); }, [&](plan pl) { return plan_fits(p, pl, workspace); });
+  });
 }
 
 // The target rule of this op: gfx950's scaled MFMAs apply the MX scales; gfx942 has none.

@@ -18,6 +18,7 @@
 #include "wavekit/ops/moe/model.hpp"
 #include "wavekit/ops/moe/problem.hpp"
 #include "wavekit/ops/moe/tuning.hpp"
+#include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
 namespace wavekit::ops::moe {
@@ -64,10 +65,17 @@ inline config_id choose_config(const problem& p, weight_format weights = weight_
                                arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace,
                                const std::string& dtypes = std::string()) {
   if (t == arch::target::host) t = planned_target(weights);
-  return tuning::tuned_or_model<config_id>(
-      tuning_key(p, t, arch::facts_for(t).compute_units, dtypes.empty() ? tuning_dtypes<bf16>(weights, t) : dtypes),
-      tuned_config, tuning_value, [&] { return model_config(p, weights, t, workspace); },
-      [&](config_id id) { return workspace_fits(p, weights, id, workspace); });
+  static tuning::plan_cache<config_id> cache;  // each query's answer, kept (tuning/plan_cache.hpp)
+  const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(weights, t) : dtypes;
+  const std::string query = tuning::query_text(tuning_op, t, key_dtypes, workspace,
+                                               {p.tokens, p.hidden, p.expert_dim, p.experts, p.top_k, p.expert_begin,
+                                                p.local_experts, int(p.weight_order), int(weights)});
+  return cache.get(query, [&] {
+    return tuning::tuned_or_model<config_id>(
+        tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_config, tuning_value,
+        [&] { return model_config(p, weights, t, workspace); },
+        [&](config_id id) { return workspace_fits(p, weights, id, workspace); });
+  });
 }
 
 inline std::string config_name(config_id id) {
