@@ -123,6 +123,9 @@ TEST_CASE("the tuner writes the model's plans: gemm_half", "[tuning]") {
   using C = tuner::gemm_half_case;
   const std::vector<tuner::shape> shapes = {{1, 4096, 4096}, {100, 1024, 8192}, {4096, 4096, 4096}};
   check_model_table<C>("--op gemm_half --arch gfx942", target::gfx942, shapes, "k_contiguous", "bf16,bf16,bf16");
+  for (const char* dtypes : {"fp16,fp16,fp16", "bf16,bf16,fp32", "fp16,fp16,fp32"})  // each its own key
+    check_model_table<C>(std::string("--op gemm_half --arch gfx942 --dtypes ") + dtypes, target::gfx942, shapes,
+                         "k_contiguous", dtypes);
   check_model_table<C>("--op gemm_half --arch gfx950 --layout mn_contiguous", target::gfx950,
                        {{256, 2048, 2048}, {16, 8192, 1024}}, "mn_contiguous", "bf16,bf16,bf16");
 }
@@ -135,6 +138,8 @@ TEST_CASE("the tuner writes the model's plans: gemm_fp8_scaled", "[tuning]") {
                        "e4m3fnuz,e4m3fnuz,bf16");
   check_model_table<C>("--op gemm_fp8_scaled --arch gfx950", target::gfx950, shapes, "k_contiguous",
                        "e4m3fn,e4m3fn,bf16");
+  check_model_table<C>("--op gemm_fp8_scaled --arch gfx950 --dtypes e4m3fn,e4m3fn,fp16", target::gfx950, shapes,
+                       "k_contiguous", "e4m3fn,e4m3fn,fp16");
 }
 
 TEST_CASE("the tuner writes the model's plans: gemm_mx", "[tuning]") {
@@ -161,6 +166,8 @@ TEST_CASE("the tuner writes the model's plans: moe", "[tuning]") {
   check_model_table<C>(deepseek_args + " --arch gfx942 --dtypes e4m3fnuz,bf16 --layout mn_contiguous", target::gfx942,
                        deepseek, "mn_contiguous", "e4m3fnuz,bf16");
   check_model_table<C>(local_args + " --arch gfx942", target::gfx942, local, "k_contiguous", "bf16,bf16");
+  check_model_table<C>(local_args + " --arch gfx942 --dtypes e4m3fnuz,fp16", target::gfx942, local, "k_contiguous",
+                       "e4m3fnuz,fp16");
   for (const char* dtypes : {"bf16,bf16", "e4m3fn,bf16", "mxfp4,bf16", "mxfp8,bf16"})
     check_model_table<C>(deepseek_args + " --arch gfx950 --dtypes " + dtypes, target::gfx950, deepseek, "k_contiguous",
                          dtypes);
@@ -187,8 +194,9 @@ TEST_CASE("the tuner refuses what it cannot tune, naming the shape", "[tuning]")
         "shape 16x4096x100: gemm_fp8_blockscale 16x4096x100 k_contiguous: K must be a multiple of 128 (the scale "
         "group)");
   CHECK(refusal("--op gemm_mx --arch gfx942 --shapes 16x4096x4096").rfind("shape 16x4096x4096: gemm_mx ", 0) == 0);
-  CHECK(refusal("--op gemm_half --arch gfx942 --shapes 16x4096x4096 --dtypes fp16,fp16,fp16") ==
-        "gemm_half on gfx942: the tuner runs --dtypes bf16,bf16,bf16, not 'fp16,fp16,fp16'");
+  CHECK(refusal("--op gemm_half --arch gfx942 --shapes 16x4096x4096 --dtypes fp32,fp32,fp32") ==
+        "gemm_half on gfx942: the tuner runs --dtypes bf16,bf16,bf16, fp16,fp16,fp16, bf16,bf16,fp32, "
+        "fp16,fp16,fp32, not 'fp32,fp32,fp32'");
   CHECK(refusal("--op gemm_fp8_blockscale --arch gfx950 --shapes 16x4096x4096 --dtypes e4m3fnuz,e4m3fnuz,bf16") ==
         "gemm_fp8_blockscale on gfx950: the tuner runs --dtypes e4m3fn,e4m3fn,bf16, not 'e4m3fnuz,e4m3fnuz,bf16'");
   CHECK(refusal("--op gemm_mx --arch gfx950 --shapes 16x4096x4096 --layout mn_contiguous") ==
@@ -200,7 +208,8 @@ TEST_CASE("the tuner refuses what it cannot tune, naming the shape", "[tuning]")
   CHECK(refusal("--op moe --arch gfx942 --shapes 16x256x7168") ==
         "shape 16x256x7168: moe: --experts and --top-k are required (the routing of the shapes)");
   CHECK(refusal("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k 9 --dtypes mxfp4,bf16") ==
-        "moe on gfx942: the tuner runs --dtypes bf16,bf16, e4m3fnuz,bf16, not 'mxfp4,bf16'");
+        "moe on gfx942: the tuner runs --dtypes bf16,bf16, e4m3fnuz,bf16, fp16,fp16, e4m3fnuz,fp16, not "
+        "'mxfp4,bf16'");
   CHECK_THAT(refusal("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k 17"),  // the launch's rule
              Catch::StartsWith("shape 16x256x7168: moe ") && Catch::Contains("top_k must be in [1, 16]"));
   CHECK_THAT(refusal("--op moe --arch gfx950 --shapes 16x256x7168 --experts 257 --top-k 9 --dtypes mxfp4,bf16 "

@@ -99,8 +99,12 @@ struct gemm_half_case {
   static constexpr const char* op = ops::gemm_half::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
-  // The GPU run times bf16 in and out (the model plans fp16 alike).
-  static std::vector<std::string> dtypes(arch::target) { return {ops::gemm_half::tuning_dtypes<bf16, bf16>()}; }
+  // bf16 or fp16 in, the same or fp32 out: each its own key (the one-call API asks its own).
+  static std::vector<std::string> dtypes(arch::target) {
+    namespace gh = ops::gemm_half;
+    return {gh::tuning_dtypes<bf16, bf16>(), gh::tuning_dtypes<fp16, fp16>(), gh::tuning_dtypes<bf16, float>(),
+            gh::tuning_dtypes<fp16, float>()};
+  }
   static result<problem> make(shape s, std::string_view layout_name, std::string_view, arch::target t) {
     const result<layout> order = detail::parse_order(layout_name);
     if (!order) return order.error();
@@ -129,8 +133,10 @@ struct gemm_fp8_scaled_case {
   static constexpr const char* op = ops::gemm_fp8_scaled::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
-  // The GPU run times C bf16 with per-row and per-column scales (the scales change no plan's work).
-  static std::vector<std::string> dtypes(arch::target t) { return {ops::gemm_fp8_scaled::tuning_dtypes<bf16>(t)}; }
+  // C bf16 or fp16, with per-row and per-column scales (the scales change no plan's work).
+  static std::vector<std::string> dtypes(arch::target t) {
+    return {ops::gemm_fp8_scaled::tuning_dtypes<bf16>(t), ops::gemm_fp8_scaled::tuning_dtypes<fp16>(t)};
+  }
   static result<problem> make(shape s, std::string_view layout_name, std::string_view, arch::target t) {
     const result<layout> order = detail::parse_order(layout_name);
     if (!order) return order.error();
@@ -240,10 +246,11 @@ struct moe_case {
   static constexpr const char* op = ops::moe::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
-  // bf16 activations with each weights' form the target runs (MX on gfx950 only).
+  // bf16 or fp16 activations with each weights' form the target runs (MX on gfx950 only).
   static std::vector<std::string> dtypes(arch::target t) {
     std::vector<std::string> all;
     for (ops::moe::weight_format w : forms(t)) all.push_back(ops::moe::tuning_dtypes<bf16>(w, t));
+    for (ops::moe::weight_format w : forms(t)) all.push_back(ops::moe::tuning_dtypes<fp16>(w, t));
     return all;
   }
   static result<problem> make(shape s, std::string_view layout_name, std::string_view dtypes, arch::target t) {
@@ -256,7 +263,7 @@ struct moe_case {
         s.m, s.k, s.n, s.experts, s.top_k, 0, s.local_experts ? s.local_experts : s.experts, order.value()};
     std::optional<mo::weight_format> w;
     for (mo::weight_format f : forms(t))
-      if (dtypes == mo::tuning_dtypes<bf16>(f, t)) w = f;
+      if (dtypes == mo::tuning_dtypes<bf16>(f, t) || dtypes == mo::tuning_dtypes<fp16>(f, t)) w = f;
     if (!w) return status{status_code::bad_shape, "moe: no weights' form with dtypes '" + std::string(dtypes) + "'"};
     const result<std::size_t> bytes = mo::workspace_bytes(layer, 2, *w);  // the launch's shape and sort rules
     if (!bytes) return bytes.error();

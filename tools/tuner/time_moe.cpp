@@ -1,7 +1,8 @@
-// The MoE layer's configs timed on the GPU (tuner/gpu_timing.hpp): bf16 activations, ids drawn as
+// The MoE layer's configs timed on the GPU (tuner/gpu_timing.hpp): bf16 or fp16 activations (as
+// the dtypes name them; the expert weights of the half form in the same type), ids drawn as
 // a router gives them (test/support/moe_routing_ids.hpp: the benchmarks' and the report's), routing
 // weights of 1/top_k, each local expert's own gate, up and down tensors in the form the dtypes name
-// (fp8 and e8m0 scales of 1; MX weights plain), out bf16. Each config runs the whole layer: sort,
+// (fp8 and e8m0 scales of 1; MX weights plain), out in the activations' type. Each config runs the whole layer: sort,
 // the grouped GEMMs and the combine.
 #include <cstring>
 
@@ -61,9 +62,8 @@ projection make_projection(const moe_problem& p, std::size_t n, std::size_t k) {
   return {{experts, n * k, gpu::fp8_byte}, {experts, n * (k / 32), gpu::e8m0_byte}};
 }
 
-}  // namespace
-
-result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<mo::config_id>& plans, arch::target t) {
+template <class T>
+result<std::vector<double>> time_layer(const moe_problem& p, const std::vector<mo::config_id>& plans, arch::target t) {
   const mo::problem& l = p.layer;
   const std::size_t tokens = l.tokens, hidden = l.hidden, dim = l.expert_dim;
   const std::vector<int> ids = test::random_ids(l.tokens, l.top_k, l.experts, 7);
@@ -81,22 +81,22 @@ result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<m
   bool allocated = x.ok() && out.ok() && d_ids.ok() && d_weights.ok() && workspace.ok();
   for (const projection* pr : {&gate, &up, &down}) allocated = allocated && pr->weights.ok() && pr->scales.ok();
   if (!allocated) return status{status_code::launch_failed, "tuner: cannot allocate the layer " + l.str()};
-  const bf16* xs = x.as<bf16>();
+  const T* xs = x.as<T>();
   const int* is = d_ids.as<int>();
   const float* ws = d_weights.as<float>();
-  bf16* o = out.as<bf16>();
+  T* o = out.as<T>();
   auto name = [](mo::config_id id) { return mo::config_name(id); };
 
   if (p.weights == mo::weight_format::half) {
-    const mo::args<bf16> a{xs,
-                           is,
-                           ws,
-                           gate.weights.table<bf16>(),
-                           up.weights.table<bf16>(),
-                           down.weights.table<bf16>(),
-                           o,
-                           workspace.as<void>(),
-                           workspace.bytes()};
+    const mo::args<T> a{xs,
+                        is,
+                        ws,
+                        gate.weights.table<T>(),
+                        up.weights.table<T>(),
+                        down.weights.table<T>(),
+                        o,
+                        workspace.as<void>(),
+                        workspace.bytes()};
     return gpu::time_each(
         plans,
         [&](mo::config_id id) {
@@ -106,18 +106,18 @@ result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<m
   }
   if (p.weights == mo::weight_format::fp8_blockscale) {
     auto time_fp8 = [&]<class Fp8>() {
-      const mo::blockscale_args<bf16, Fp8> a{xs,
-                                             is,
-                                             ws,
-                                             gate.weights.table<Fp8>(),
-                                             up.weights.table<Fp8>(),
-                                             down.weights.table<Fp8>(),
-                                             gate.scales.table<float>(),
-                                             up.scales.table<float>(),
-                                             down.scales.table<float>(),
-                                             o,
-                                             workspace.as<void>(),
-                                             workspace.bytes()};
+      const mo::blockscale_args<T, Fp8> a{xs,
+                                          is,
+                                          ws,
+                                          gate.weights.table<Fp8>(),
+                                          up.weights.table<Fp8>(),
+                                          down.weights.table<Fp8>(),
+                                          gate.scales.table<float>(),
+                                          up.scales.table<float>(),
+                                          down.scales.table<float>(),
+                                          o,
+                                          workspace.as<void>(),
+                                          workspace.bytes()};
       return gpu::time_each(
           plans,
           [&](mo::config_id id) {
@@ -131,19 +131,19 @@ result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<m
   }
   auto time_mx = [&]<class Elem>() {
     using storage = mx_storage_t<Elem>;
-    const mo::mx_args<bf16, Elem> a{xs,
-                                    is,
-                                    ws,
-                                    gate.weights.table<storage>(),
-                                    up.weights.table<storage>(),
-                                    down.weights.table<storage>(),
-                                    gate.scales.table<e8m0>(),
-                                    up.scales.table<e8m0>(),
-                                    down.scales.table<e8m0>(),
-                                    /*preshuffled=*/false,
-                                    o,
-                                    workspace.as<void>(),
-                                    workspace.bytes()};
+    const mo::mx_args<T, Elem> a{xs,
+                                 is,
+                                 ws,
+                                 gate.weights.table<storage>(),
+                                 up.weights.table<storage>(),
+                                 down.weights.table<storage>(),
+                                 gate.scales.table<e8m0>(),
+                                 up.scales.table<e8m0>(),
+                                 down.scales.table<e8m0>(),
+                                 /*preshuffled=*/false,
+                                 o,
+                                 workspace.as<void>(),
+                                 workspace.bytes()};
     return gpu::time_each(
         plans,
         [&](mo::config_id id) {
@@ -153,6 +153,14 @@ result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<m
   };
   return p.weights == mo::weight_format::mxfp4 ? time_mx.template operator()<fp4_e2m1>()
                                                : time_mx.template operator()<fp8_e4m3fn>();
+}
+
+}  // namespace
+
+result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<mo::config_id>& plans, arch::target t,
+                                       const std::string& dtypes) {
+  if (dtypes == mo::tuning_dtypes<fp16>(p.weights, t)) return time_layer<fp16>(p, plans, t);
+  return time_layer<bf16>(p, plans, t);
 }
 
 }  // namespace wavekit::tuner

@@ -30,10 +30,11 @@ using namespace wavekit;
 // The GPU build's chooser: every candidate timed, the fastest chosen.
 struct timed_chooser {
   arch::target t;
+  std::string dtypes;
   template <class Case>
   result<tuner::choice<typename Case::plan>> operator()(Case, const typename Case::problem& p) const {
     const std::vector<typename Case::plan> plans = Case::candidates(p, t);
-    const result<std::vector<double>> times = tuner::time_plans(p, plans, t);
+    const result<std::vector<double>> times = tuner::time_plans(p, plans, t, dtypes);
     if (!times) return times.error();
     std::size_t best = 0, model = plans.size();
     const tuning::value model_value = Case::value(Case::model(p, t));
@@ -58,7 +59,8 @@ status run(const tuner::options& o) {
   hipDeviceProp_t prop;
   if (hipGetDevice(&index) != hipSuccess || hipGetDeviceProperties(&prop, index) != hipSuccess)
     return {status_code::launch_failed, "cannot query the device"};
-  result<std::vector<tuner::tuned_entry>> entries = tuner::tune(o, prop.multiProcessorCount, timed_chooser{o.arch});
+  result<std::vector<tuner::tuned_entry>> entries =
+      tuner::tune(o, prop.multiProcessorCount, timed_chooser{o.arch, o.dtypes});
   if (!entries) return entries.error();
   return tuner::write_entries(o, entries.value(),
                               "Written by wavekit_tuner --op " + o.op + " on " + prop.name + " (" + device.name + ", " +
