@@ -134,6 +134,33 @@ TEST_CASE("distinct bytes read count each byte of an allocation once per launch"
   hipFree(out);
 }
 
+TEST_CASE("a launch log holds each launch's own counters while it lives", "[emu][counters]") {
+  float *in, *out;
+  REQUIRE(hipMalloc(&in, 256 * sizeof(float)) == hipSuccess);
+  REQUIRE(hipMalloc(&out, 8 * 64 * sizeof(float)) == hipSuccess);
+  hipLaunchKernelGGL(overlapping_reads, dim3(1), dim3(64), 0, nullptr, in, out);  // before: not logged
+  {
+    emu::launch_log log;
+    hipLaunchKernelGGL(overlapping_reads, dim3(8), dim3(64), 0, nullptr, in, out);
+    {
+      emu::launch_log inner;  // nested: the same log, not restarted
+      hipLaunchKernelGGL(overlapping_reads, dim3(2), dim3(64), 0, nullptr, in, out);
+      CHECK(inner.launches().size() == 2);
+    }
+    REQUIRE(log.launches().size() == 2);
+    CHECK(log.launches()[0].blocks == 8);
+    CHECK(log.launches()[0].global_bytes_read == 8 * ((16 + 4) * 4 + 2));
+    CHECK(log.launches()[1].blocks == 2);
+    CHECK(log.launches()[1].global_bytes_read_distinct == (16 + 6) * 4 + 4);
+  }
+  hipLaunchKernelGGL(overlapping_reads, dim3(1), dim3(64), 0, nullptr, in, out);  // after: not logged
+  // A new log starts empty.
+  emu::launch_log again;
+  CHECK(again.launches().empty());
+  hipFree(in);
+  hipFree(out);
+}
+
 TEST_CASE("MFMA instructions are counted by kind, barriers per block", "[emu][counters]") {
   float* out;
   REQUIRE(hipMalloc(&out, 3 * 128 * sizeof(float)) == hipSuccess);

@@ -6,6 +6,7 @@
 // ops' tests check against the emulator's counters.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct gemm_tile {
   int block_m, block_n, block_k;  // block_k in elements
   int wave_m, wave_n;             // one wave's share of the tile
   int threads;
+  // The K elements split-K cuts in (0: block_k; the block-scaled GEMMs cut at their 128-K scale
+  // groups, block::splitk_cut over them).
+  int split_unit_k = 0;
 };
 
 // The tile of a config whose K step depends on the target (the fp8 GEMMs' block_k_on: gfx950's
@@ -32,26 +36,40 @@ gemm_tile gemm_tile_on(arch::target t) {
 }
 
 struct gemm_operands {
-  double a_bytes, b_bytes, c_bytes;  // per element (fp4: 0.5)
-  // Scale bytes a block loads per K step beyond its A and B tiles (block-scaled: its A rows' and
-  // B's group scales; MX: one byte per 32 elements of each row and column; per-tensor: 0).
+  double a_bytes, b_bytes, c_bytes;  // per element (fp4: 0.5), what the tiles carry through LDS
+  // Scale bytes a block loads per K step beyond its A and B tiles (block-scaled: B's group scale,
+  // brought by each of the block's row threads; per-tensor: 0).
   double scale_bytes_per_step = 0;
-  // Scale bytes of the whole problem, each once (what DRAM serves of them).
+  // Scale bytes of the whole problem beyond a_scale_bytes' and b_scale_bytes', each once (what
+  // DRAM serves).
   double scale_bytes_once = 0;
-  // Scale bytes a block loads once, in its epilogue (per-tensor and per-channel scales).
+  // Scale bytes a block loads once, in its epilogue: per block (per-tensor scales), and per row
+  // and per column of C in it (per-channel scales; rows past M and columns past N load none).
   double scale_bytes_per_block = 0;
+  double scale_bytes_per_row = 0, scale_bytes_per_col = 0;
+  // The scales of A's rows and B's columns, per element, loaded from global memory beside the
+  // tiles (rows past M and columns past N load none): block-scaled A's fp32 per 128, MX's e8m0
+  // per 32. A block loads its rows' and columns' once, or with scales_per_wave each wave its own
+  // (MX: every MFMA takes its lanes' scales; a block loads A's once per wave column and B's once
+  // per wave row). DRAM serves each once.
+  double a_scale_bytes = 0, b_scale_bytes = 0;
+  bool scales_per_wave = false;
 };
 
-// The main kernel and, for splits > 1, the reduce (`reduce` its profile).
+// The main kernel and, for splits > 1, the reduce (`reduce` its profile). K is cut as the launchers
+// cut it (block::splitk_cut): each split a whole number of units, the splits that get any run.
 inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_tile& t, const gemm_operands& o,
                                               int splits, const kernel_profile* main, const kernel_profile* reduce) {
   const double tiles_m = std::ceil(double(m) / t.block_m), tiles_n = std::ceil(double(n) / t.block_n);
   const double steps_total = std::ceil(double(k) / t.block_k);
-  const double steps = std::ceil(steps_total / splits);  // per block: its split's K steps
+  const int unit = t.split_unit_k > 0 ? t.split_unit_k : t.block_k;
+  const double units = std::ceil(double(k) / unit), per_split = std::ceil(units / splits);
+  const double used_splits = std::ceil(units / per_split);
+  const double steps = std::min(steps_total, per_split * unit / t.block_k);  // a block's K steps (at most)
   launch_work w;
   w.profile = main;
   w.what = "main loop" + (splits > 1 ? ", " + std::to_string(splits) + " K splits" : std::string());
-  w.workgroups = tiles_m * tiles_n * splits;
+  w.workgroups = tiles_m * tiles_n * used_splits;
   w.waves_per_workgroup = t.threads / 64;
   // A wave's multiply-adds over its K range, in the loop's units (the profile's MFMA work).
   const double wave_macs = double(t.wave_m) * t.wave_n * steps * t.block_k;
@@ -59,11 +77,18 @@ inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_ti
   const double tile_bytes = t.block_m * t.block_k * o.a_bytes + t.block_n * t.block_k * o.b_bytes;
   const double wave_reads = (t.wave_m * o.a_bytes + t.wave_n * o.b_bytes) * t.block_k * (t.threads / 64);
   w.lds_bytes_per_workgroup = steps * (tile_bytes + wave_reads);
-  const double kk = std::min<double>(k, steps * t.block_k * splits);
-  w.loaded_bytes = tiles_n * double(m) * kk * o.a_bytes + tiles_m * double(n) * kk * o.b_bytes +
-                   w.workgroups * (steps * o.scale_bytes_per_step + o.scale_bytes_per_block);
-  w.dram_read_bytes = double(m) * k * o.a_bytes + double(n) * k * o.b_bytes + o.scale_bytes_once;
-  w.written_bytes = splits > 1 ? 4.0 * splits * m * n : o.c_bytes * m * n;
+  // Rows past M and columns past N load nothing; the splits' blocks of a tile together run its K
+  // steps. A tile loads its rows' (columns') scales once, or once per wave column (row).
+  const double a_scale_loads = o.scales_per_wave ? t.block_n / t.wave_n : 1;
+  const double b_scale_loads = o.scales_per_wave ? t.block_m / t.wave_m : 1;
+  w.loaded_bytes =
+      tiles_n * double(m) * k * (o.a_bytes + a_scale_loads * o.a_scale_bytes) +
+      tiles_m * double(n) * k * (o.b_bytes + b_scale_loads * o.b_scale_bytes) +
+      tiles_m * tiles_n * steps_total * o.scale_bytes_per_step + w.workgroups * o.scale_bytes_per_block +
+      used_splits * (tiles_n * double(m) * o.scale_bytes_per_row + tiles_m * double(n) * o.scale_bytes_per_col);
+  w.dram_read_bytes = double(m) * k * (o.a_bytes + o.a_scale_bytes) + double(n) * k * (o.b_bytes + o.b_scale_bytes) +
+                      o.scale_bytes_once;
+  w.written_bytes = splits > 1 ? 4.0 * used_splits * m * n : o.c_bytes * m * n;
   std::vector<launch_work> out{w};
   if (splits > 1) {
     launch_work r;
@@ -71,7 +96,7 @@ inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_ti
     r.what = "split-K reduce";
     r.workgroups = std::ceil(double(m) * n / (256.0 * 4));  // 256 threads, 4 outputs a thread
     r.waves_per_workgroup = 4;
-    r.loaded_bytes = r.dram_read_bytes = 4.0 * splits * m * n;
+    r.loaded_bytes = r.dram_read_bytes = 4.0 * used_splits * m * n;
     r.written_bytes = o.c_bytes * m * n;
     out.push_back(r);
   }

@@ -2,7 +2,8 @@
 // and, in the GPU build, on the device: the amd-fp8-mm test shapes through the public API, odd
 // shapes, every shipped configuration in both storage orders, split-K (even and uneven,
 // bit-identical run to run), every error status, LDS without bank conflicts (emulator counters),
-// and a seeded randomized sweep. Tolerances: host::blockscale_error_bound (computed
+// the performance model's bytes against the emulator's counters (the API's runs and every
+// explicit config's), and a seeded randomized sweep. Tolerances: host::blockscale_error_bound (computed
 // from K and the splits) and the reference problem's rtol 2e-2 / atol 1e-3, both per element.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
@@ -18,7 +19,11 @@
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
-#include "wavekit/perf/gemm_work.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
+
+#if defined(WAVEKIT_EMULATOR)
+#include "support/model_traffic_check.hpp"
+#endif
 
 using namespace wavekit;
 namespace gb = wavekit::ops::gemm_fp8_blockscale;
@@ -29,16 +34,25 @@ template <class Fp8>
 int run_api(const gb::problem& p, std::uint32_t seed) {
   test::blockscale_case<Fp8> t(p, seed);
   gb::plan_info ran;
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
   const status s = gemm_fp8_blockscale(p, t.args(), nullptr, &ran);
   INFO(p.str() << ": " << s.message());
   REQUIRE(s.ok());
   CHECK(ran.name == gemm_fp8_blockscale_select_plan(p, t.workspace_bytes).value().name);
+#if defined(WAVEKIT_EMULATOR)
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  // The plan's launches move the bytes the model the plan was chosen with says.
+  test::check_model_traffic_summed(gb::model_launches(p, ran.plan, arch::current_device_arch().kind),
+                                   emu::accumulated_counters());
+#endif
   return t.check(t.reference(), ran.plan.splits, ran.name.c_str());
 }
 
-// Runs config Cfg; on the emulator also checks the A and B bytes the launch loads against the
-// performance model's GEMM launches (perf::gemm_launches: A once per column of tiles, B once per
-// row of tiles, over each split's K range).
+// Runs config Cfg; on the emulator also checks that the launches move exactly the bytes the
+// performance model says (ops/gemm_fp8_blockscale/model.hpp: workgroups, A, B and their scales
+// loaded and once, C or the partials written, the split-K reduce).
 template <class Cfg, class Fp8>
 int run_config(const gb::problem& p, int splits, std::uint32_t seed) {
   test::blockscale_case<Fp8> t(p, seed, splits);
@@ -50,13 +64,8 @@ int run_config(const gb::problem& p, int splits, std::uint32_t seed) {
   REQUIRE(s.ok());
 #if defined(WAVEKIT_EMULATOR)
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  const perf::gemm_tile tile = perf::gemm_tile_on<Cfg>(arch::current_device_arch().kind);
-  auto loaded = [&](double a_bytes, double b_bytes) {
-    return perf::gemm_launches(p.m, p.n, p.k, tile, {a_bytes, b_bytes, 2}, splits, nullptr, nullptr)[0].loaded_bytes;
-  };
-  const emu::launch_counters& c = emu::accumulated_counters();
-  CHECK(loaded(1, 0) == double(c.bytes_read_from(t.a)));
-  CHECK(loaded(0, 1) == double(c.bytes_read_from(t.b)));
+  test::check_model_traffic_summed(gb::config_launches<Cfg>(p, splits, arch::current_device_arch().kind),
+                                   emu::accumulated_counters());
 #endif
   return t.check(t.reference(), splits, Cfg::name().c_str());
 }
@@ -130,7 +139,8 @@ TEST_CASE("blockscale GEMM: custom configs (128-K steps, one stage, wide), both 
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
       const gb::problem p{80, 160, 640, order};
       auto run_splits = [&](auto cfg) {
-        for (int splits : {1, 2, 3}) CHECK(run_config<decltype(cfg), fp8>(p, splits, 30 + splits) == 0);
+        // 4 over 5 scale blocks: 2, 2, 1 (three splits run)
+        for (int splits : {1, 2, 3, 4}) CHECK(run_config<decltype(cfg), fp8>(p, splits, 30 + splits) == 0);
       };
       std::apply([&](auto... cfg) { (run_splits(cfg), ...); }, custom_configs{});
       // N = 96 under the 256-wide block: its last two waves' columns all lie past N (B scale 0).

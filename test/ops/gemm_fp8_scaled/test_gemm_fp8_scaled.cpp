@@ -2,7 +2,8 @@
 // K = 32 / 16 fp8 MFMAs on gfx942, the f8f6f4 ones on gfx950) and, in the GPU build, on the device:
 // every shipped config on shapes derived from its tile, both storage orders, every pair of scale
 // granularities, bf16 and fp16 out, split-K, the one-call API and its plan, every error status,
-// and LDS without bank conflicts. Bounds: gemm_fp8_scaled_case::check.
+// LDS without bank conflicts, and the performance model's bytes against the emulator's counters.
+// Bounds: gemm_fp8_scaled_case::check.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,11 @@
 #include "support/device_fp8.hpp"
 #include "support/gemm_fp8_scaled_case.hpp"
 #include "wavekit/ops/gemm_fp8_scaled.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/model.hpp"
+
+#if defined(WAVEKIT_EMULATOR)
+#include "support/model_traffic_check.hpp"
+#endif
 
 using namespace wavekit;
 namespace gs = wavekit::ops::gemm_fp8_scaled;
@@ -20,15 +26,22 @@ using gs::scale_granularity;
 
 namespace {
 
+// Runs config Cfg; on the emulator also checks that the launches move exactly the bytes the
+// performance model says (ops/gemm_fp8_scaled/model.hpp).
 template <class Cfg, class Fp8, class Out>
 int run_config(const gs::problem& p, int splits, std::uint32_t seed) {
   test::gemm_fp8_scaled_case<Fp8, Out> t(p, seed, splits);
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
   const status s = gs::launch<Cfg>(p, t.args(), splits, nullptr);
   INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
-  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+  CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
+  test::check_model_traffic_summed(gs::config_launches<Cfg>(p, splits, arch::current_device_arch().kind),
+                                   emu::accumulated_counters());
 #endif
   return t.check(splits, Cfg::name(splits).c_str(), Cfg::row_pairs);
 }

@@ -2,7 +2,8 @@
 // scales, A [M][K], B [N][K], C fp16 or bf16): every M from 1 to 16 through the one-call dispatch
 // on several N and K; on gfx942 the sparse MFMA's row pairs for M <= 8 (counted by the emulator:
 // no dense MFMA there), the skinny family up to 16, the dense GEMM from 17; the weights read once
-// (total reads within 5% of A, B and C once) on the seed's decode shapes; bit-identical reruns.
+// (total reads within 5% of A, B and C once) on the seed's decode shapes; bit-identical reruns;
+// every run's bytes against the performance model's (ops/gemm_fp8_scaled/model.hpp).
 // Bounds: gemm_fp8_scaled_case::check (one more rounding for the row pairs' fold).
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
@@ -16,6 +17,10 @@
 #include "support/gemm_fp8_scaled_case.hpp"
 #include "wavekit/ops/gemm_fp8_scaled.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
+
+#if defined(WAVEKIT_EMULATOR)
+#include "support/model_traffic_check.hpp"
+#endif
 
 using namespace wavekit;
 namespace gs = wavekit::ops::gemm_fp8_scaled;
@@ -47,6 +52,7 @@ gs::plan_info run_dispatched(const gs::problem& p, std::uint32_t seed) {
   else
     CHECK(counters.mfma_of("v_smfmac_f32_16x16x64_fp8_fp8") == 0);
   CHECK(counters.lds_bank_conflict_cycles == 0);
+  test::check_model_traffic_summed(gs::model_launches(p, ran.plan, arch::current_device_arch().kind), counters);
 #endif
   CHECK(t.check(ran.plan.splits, ran.name.c_str(), pairs) == 0);
   return ran;
@@ -82,10 +88,17 @@ TEST_CASE("gemm_fp8_scaled skinny: the explicit skinny configs, split-K and per-
     auto run = [&]<class Cfg>(Cfg, int m, int n, int k, int splits, scale_granularity sa, scale_granularity sb) {
       const gs::problem p{m, n, k, layout::k_contiguous, sa, sb};
       test::gemm_fp8_scaled_case<fp8, fp16> t(p, m + n + k, 16);
+#if defined(WAVEKIT_EMULATOR)
+      emu::reset_counters();
+#endif
       const status s = gs::launch<Cfg>(p, t.args(), splits, nullptr);
       INFO(Cfg::name(splits) << " on " << p.str() << ": " << s.message());
       REQUIRE(s.ok());
       REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+      test::check_model_traffic_summed(gs::config_launches<Cfg>(p, splits, arch::current_device_arch().kind),
+                                       emu::accumulated_counters());
+#endif
       CHECK(t.check(splits, Cfg::name(splits).c_str(), Cfg::row_pairs) == 0);
     };
     if (is_gfx942())
@@ -122,13 +135,9 @@ TEST_CASE("gemm_fp8_scaled skinny: weights read once, every byte within 5% of A,
                     double(counters.bytes_read_from(t.b)) / b, double(counters.bytes_read_from(t.a)) / a);
         CHECK(double(counters.bytes_read_from(t.b)) == b);
         CHECK(read <= 1.05 * (a + b + c));
-        // The performance model's main launch loads exactly these A, B and scale bytes
-        // (perf/gemm_work.hpp; ops/gemm_fp8_scaled/model.hpp), and the skinny read budget is its.
-        const auto model = gs::model_launches(p, ran.plan, arch::current_device_arch().kind);
-        CHECK(model[0].loaded_bytes ==
-              double(counters.bytes_read_from(t.a) + counters.bytes_read_from(t.b) +
-                     counters.bytes_read_from(t.a_scale) + counters.bytes_read_from(t.b_scale)));
-        CHECK(model.size() == (ran.plan.splits > 1 ? 2u : 1u));
+        // The performance model's launches move exactly these bytes (ops/gemm_fp8_scaled/model.hpp),
+        // and the skinny read budget is its.
+        test::check_model_traffic_summed(gs::model_launches(p, ran.plan, arch::current_device_arch().kind), counters);
 #endif
         CHECK(t.check(ran.plan.splits, ran.name.c_str(), ran.plan.config == gs::config_id::pairs) == 0);
       }

@@ -1,9 +1,9 @@
 // The MX GEMM against the host reference, on the CPU emulator and, in the GPU build, on the device:
 // on gfx950 every shipped config on shapes derived from its tile, MXFP8 and MXFP4, bf16 and fp16
-// out, split-K, a ragged first K step, the one-call API and its plan, and LDS without bank
-// conflicts; on gfx942 the refusal, before any launch. Every error status on both. Operands have
-// a different scale in every 32-K block (gemm_mx_case), so a scale taken from the wrong block or
-// lane fails the bound. Bounds: gemm_mx_case::check.
+// out, split-K, a ragged first K step, the one-call API and its plan, LDS without bank conflicts
+// and the performance model's bytes (emulator counters); on gfx942 the refusal, before any launch.
+// Every error status on both. Operands have a different scale in every 32-K block (gemm_mx_case),
+// so a scale taken from the wrong block or lane fails the bound. Bounds: gemm_mx_case::check.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -63,8 +63,14 @@ TEST_CASE("gemm_mx: the one-call API runs the plan it reports, workspace fallbac
     using Elem = decltype(element);
     test::gemm_mx_case<Elem, bf16> t(p, 42, 16);
     gx::plan_info ran;
+#if defined(WAVEKIT_EMULATOR)
+    emu::reset_counters();
+#endif
     REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+    test::check_model_traffic_summed(gx::model_launches(p, ran.plan), emu::accumulated_counters());
+#endif
     CHECK(ran.name == gemm_mx_select_plan(p, t.workspace_bytes).value().name);
     CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
     auto no_workspace = t.args();

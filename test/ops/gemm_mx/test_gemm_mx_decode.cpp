@@ -21,15 +21,23 @@ namespace {
 
 using test::device_is_gfx950;
 
-// The one-call API on case t: its status, and the outputs outside the bound.
+// The one-call API on case t: its status, its bytes against the performance model's (emulator),
+// and the outputs outside the bound.
 template <class Case>
 int run_one_call(const gx::problem& p, std::uint32_t seed) {
   Case t(p, seed, 16);
   gx::plan_info ran;
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
   const status s = gemm_mx(p, t.args(), nullptr, &ran);
   INFO(p.str() << ": " << s.message());
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  INFO(ran.name);
+  test::check_model_traffic_summed(gx::model_launches(p, ran.plan), emu::accumulated_counters());
+#endif
   return t.check(ran.plan.splits, ran.name.c_str());
 }
 

@@ -1,10 +1,10 @@
 // The GEMV path of MXFP8 decode (block/gemv_mx_block.hpp) against the host reference on the
 // emulated gfx950, and on the device in the GPU build: every row count on shapes derived from it
 // (M = 1, rows - 1, rows; N one column tile, a partial one, several; K one 32-block, one step, a
-// ragged first step, many steps), fp16 out, split-K, the e8m0 NaN scale as the scaled MFMA has
-// it, the dispatch between it and the MFMA path, its statuses; and both MXFP8 decode paths over a
-// B past 2 GB (a sparse allocation: only the tiles that run are touched). Bounds:
-// gemm_mx_case::check.
+// ragged first step, many steps), fp16 out, split-K, the performance model's bytes (emulator
+// counters), the e8m0 NaN scale as the scaled MFMA has it, the dispatch between it and the MFMA
+// path, its statuses; and both MXFP8 decode paths over a B past 2 GB (a sparse allocation: only
+// the tiles that run are touched). Bounds: gemm_mx_case::check.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -28,12 +28,16 @@ using fp8_case = test::gemm_mx_case<fp8_e4m3fn, bf16>;
 template <int Rows, class Out = bf16>
 int run_gemv(const gx::problem& p, int splits, std::uint32_t seed) {
   test::gemm_mx_case<fp8_e4m3fn, Out> t(p, seed, splits);
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
   const status s = gx::launch_gemv<Rows>(p, t.args(), splits, arch::target::gfx950, nullptr);
   INFO(gx::gemv_config<Rows>::name(splits) << " on " << p.str() << ": " << s.message());
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
-  CHECK(emu::last_launch_counters().lds_bank_conflict_cycles == 0);
+  CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
+  test::check_model_traffic_summed(gx::gemv_launches(p, Rows, splits), emu::accumulated_counters());
 #endif
   return t.check(splits, gx::gemv_config<Rows>::name(splits).c_str());
 }

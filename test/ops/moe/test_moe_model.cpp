@@ -31,16 +31,18 @@ TEST_CASE("moe model: bf16 launches, counted by hand", "[moe][perf]") {
   CHECK(l[1].workgroups == 3);
   CHECK(l[1].loaded_bytes == 4 * 256 * 2 + 3 * 128 * 256 * 2);
   CHECK(l[1].dram_read_bytes == 3 * 128 * 256 * 2 + 2 * 256 * 2);
-  CHECK(l[1].written_bytes == 4 * 128 * 2);
+  // Every row of the 3 tiles stored, padding rows too: 48.
+  CHECK(l[1].written_bytes == 48 * 128 * 2);
   CHECK(l[1].loop_iterations_per_wave > 0);
-  // up, gated: the same, and the epilogue reads the gate's rows.
-  CHECK(l[2].loaded_bytes == l[1].loaded_bytes + 4 * 128 * 2);
-  CHECK(l[2].dram_read_bytes == l[1].dram_read_bytes + 4 * 128 * 2);
-  // down: N = 256 (two N tiles), K = 128, A the 4 gated rows.
+  // up, gated: the same, and the epilogue reads the gate's value of each of the tiles' outputs.
+  CHECK(l[2].loaded_bytes == l[1].loaded_bytes + 48 * 128 * 2);
+  CHECK(l[2].dram_read_bytes == l[1].dram_read_bytes + 48 * 128 * 2);
+  // down: N = 256 (two N tiles), K = 128, A the 4 gated rows; each of a block's 4 waves loads its
+  // 16 rows' slots and the 4 slots' routing weights.
   CHECK(l[3].workgroups == 6);
-  CHECK(l[3].loaded_bytes == 2 * 4 * 128 * 2 + 3 * 256 * 128 * 2);
-  CHECK(l[3].dram_read_bytes == 3 * 256 * 128 * 2 + 4 * 128 * 2);
-  CHECK(l[3].written_bytes == 4 * 256 * 2);
+  CHECK(l[3].loaded_bytes == 2 * 4 * 128 * 2 + 3 * 256 * 128 * 2 + 2 * 4 * 4 * (48 + 4));
+  CHECK(l[3].dram_read_bytes == 3 * 256 * 128 * 2 + 4 * 128 * 2 + 4 * (48 + 4));
+  CHECK(l[3].written_bytes == 48 * 256 * 2);
   // combine: each token's slots, its output row once.
   CHECK(l[4].loaded_bytes == 4 * 256 * 2 + 4 * 4);
   CHECK(l[4].written_bytes == 2 * 256 * 2);

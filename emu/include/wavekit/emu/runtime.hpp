@@ -62,6 +62,8 @@ struct runtime_state {
   launch_counters accumulated;  // every launch since reset_counters()
   int capture_checks = 0;       // live capture_check scopes
   std::vector<std::string> graph_unsafe_calls;
+  int launch_logs = 0;                  // live launch_log scopes
+  std::vector<launch_counters> logged;  // each launch's counters while one lives
 };
 inline runtime_state& runtime() {
   static thread_local runtime_state state;
@@ -74,6 +76,20 @@ inline const launch_counters& last_launch_counters() { return runtime().last_cou
 // launch several kernels, e.g. a GEMM and its split-K reduction).
 inline const launch_counters& accumulated_counters() { return runtime().accumulated; }
 inline void reset_counters() { runtime().accumulated = launch_counters{}; }
+
+// Each launch's own counters, in order. While a launch_log lives, every launch from this host
+// thread appends its counters: a test of an op that launches several kernels from one call (MoE's
+// pipeline) can check each launch, where accumulated_counters() holds only their sum.
+class launch_log {
+ public:
+  launch_log() {
+    if (runtime().launch_logs++ == 0) runtime().logged.clear();
+  }
+  ~launch_log() { --runtime().launch_logs; }
+  launch_log(const launch_log&) = delete;
+  launch_log& operator=(const launch_log&) = delete;
+  const std::vector<launch_counters>& launches() const { return runtime().logged; }
+};
 
 // The message of the last failed launch from this host thread (empty if it succeeded).
 inline const std::string& last_error_message() { return runtime().last_error_message; }
@@ -111,6 +127,7 @@ hipError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::
   launch_result r = launch(kernel, grid, block, dynamic_lds, std::forward<Args>(args)...);
   runtime().last_counters = r.counters;
   runtime().accumulated.merge(r.counters);
+  if (runtime().launch_logs > 0) runtime().logged.push_back(r.counters);
   if (r.error.empty()) {
     runtime().last_error_message.clear();
     return hipSuccess;

@@ -21,15 +21,35 @@ inline std::string codegen_instance(config_id id, layout order) {
   return std::string("gemm_fp8_blockscale_") + config_id_name(id) + "_" + to_string(order);
 }
 
+// The launches of config C on p with `splits` (profiles: the codegen figures, if any). Split-K cuts
+// K at the 128-K scale groups (kernel.hpp). The fp32 scales as the scale policy loads them
+// (block/scale_group_promotion.hpp): A's ride with its rows (rows past M load none); B's each
+// group by every row thread of a block whose columns lie in one 128-column scale block (BlockN <=
+// 128: every shipped config), else by every lane of each wave whose columns start before N's last
+// scale block ends (over a row of tiles, 128 / wave_n waves of each wave row per scale block).
+template <class C>
+std::vector<perf::launch_work> config_launches(const problem& p, int splits, arch::target t,
+                                               const perf::kernel_profile* main = nullptr,
+                                               const perf::kernel_profile* reduce = nullptr) {
+  perf::gemm_tile tile = perf::gemm_tile_on<C>(t);
+  tile.split_unit_k = scale_group_k;
+  const double groups = std::ceil(p.k / 128.0), n_groups = std::ceil(p.n / 128.0);
+  const bool folded = tile.block_n <= 128;
+  perf::gemm_operands ops{1, 1, 2, folded ? tile.block_m * 4.0 * tile.block_k / 128 : 0, n_groups * groups * 4.0};
+  ops.a_scale_bytes = 4.0 / 128;
+  auto launches = perf::gemm_launches(p.m, p.n, p.k, tile, ops, splits, main, reduce);
+  if (!folded) {
+    const double waves_m = tile.block_m / tile.wave_m, tiles_m = std::ceil(double(p.m) / tile.block_m);
+    launches[0].loaded_bytes += tiles_m * groups * waves_m * n_groups * (128.0 / tile.wave_n) * 64 * 4;
+  }
+  return launches;
+}
+
 inline std::vector<perf::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
-  const perf::gemm_tile tile = with_config(pl.config, [&](auto cfg) { return perf::gemm_tile_on<decltype(cfg)>(t); });
-  // Scales: a block's A rows and its B column block each 128-K group (fp32); all once for DRAM.
-  const double groups = std::ceil(p.k / 128.0), b_blocks = std::ceil(tile.block_n / 128.0);
-  const perf::gemm_operands ops{1, 1, 2, (tile.block_m + b_blocks) * 4.0 * tile.block_k / 128.0,
-                                (double(p.m) + std::ceil(p.n / 128.0)) * groups * 4.0};
-  return perf::gemm_launches(p.m, p.n, p.k, tile, ops, pl.splits,
-                             perf::find_profile(t, codegen_instance(pl.config, p.order)),
-                             perf::find_profile(t, "splitk_reduce", "splitk_reduce<bf16"));
+  return with_config(pl.config, [&](auto cfg) {
+    return config_launches<decltype(cfg)>(p, pl.splits, t, perf::find_profile(t, codegen_instance(pl.config, p.order)),
+                                          perf::find_profile(t, "splitk_reduce", "splitk_reduce<bf16"));
+  });
 }
 
 inline perf::op_time model_time(const problem& p, plan pl, arch::target t) {

@@ -34,26 +34,41 @@ inline const perf::kernel_profile* model_profile(const problem& p, plan pl) {
   });
 }
 
+// The launches of config C on p with `splits` (profiles: the codegen figures, if any). The e8m0
+// scales, a byte per 32 elements, go from global memory straight into the MFMAs
+// (block/scale_in_instruction.hpp): each wave loads its own rows' and columns' (a 16-bit A
+// quantized in the kernel loads none of A's).
+template <class C>
+std::vector<perf::launch_work> config_launches(const problem& p, int splits, const perf::kernel_profile* main = nullptr,
+                                               const perf::kernel_profile* reduce = nullptr) {
+  const double element = element_bits(p.format) / 8.0, scale = 1.0 / scale_block;
+  const perf::gemm_tile tile{C::block_m, C::block_n, block_k_of<C>(p.format), C::wave_m, C::wave_n, C::threads};
+  perf::gemm_operands ops{p.a == a_storage::mx ? element : 2.0, element, 2};
+  ops.a_scale_bytes = p.a == a_storage::mx ? scale : 0.0;
+  ops.b_scale_bytes = scale;
+  ops.scales_per_wave = true;
+  return perf::gemm_launches(p.m, p.n, p.k, tile, ops, splits, main, reduce);
+}
+
+// The MXFP8 GEMV's (gemv_config<Rows>): 256 columns a block, one per lane (4 waves); A widened in
+// LDS. The hot loop is a 128-K step.
+inline std::vector<perf::launch_work> gemv_launches(const problem& p, int rows, int splits,
+                                                    const perf::kernel_profile* main = nullptr,
+                                                    const perf::kernel_profile* reduce = nullptr) {
+  const double operand = element_bits(p.format) / 8.0 + 1.0 / scale_block;
+  const perf::gemm_tile tile{rows, 256, 128, rows, 64, 256};
+  auto launches = perf::gemm_launches(p.m, p.n, p.k, tile, {operand, operand, 2}, splits, main, reduce);
+  launches[0].loop_iterations_per_wave = std::ceil(std::ceil(p.k / 128.0) / splits);
+  launches[0].lds_bytes_per_workgroup = launches[0].loop_iterations_per_wave * rows * 128 * 4 * 5;
+  return launches;
+}
+
 inline std::vector<perf::launch_work> model_launches(const problem& p, plan pl) {
   constexpr arch::target t = arch::target::gfx950;
-  const double element = element_bits(p.format) / 8.0, scale = 1.0 / scale_block;
   const perf::kernel_profile* reduce = perf::find_profile(t, "splitk_reduce", "splitk_reduce<bf16");
-  if (pl.gemv_rows) {
-    // 256 columns a block, one per lane (4 waves); A widened in LDS. The hot loop is a 128-K step.
-    const perf::gemm_tile tile{pl.gemv_rows, 256, 128, pl.gemv_rows, 64, 256};
-    auto launches = perf::gemm_launches(p.m, p.n, p.k, tile, {element + scale, element + scale, 2}, pl.splits,
-                                        model_profile(p, pl), reduce);
-    launches[0].loop_iterations_per_wave = std::ceil(std::ceil(p.k / 128.0) / pl.splits);
-    launches[0].lds_bytes_per_workgroup = launches[0].loop_iterations_per_wave * pl.gemv_rows * 128 * 4 * 5;
-    return launches;
-  }
-  const perf::gemm_tile tile = with_config(pl.config, [&](auto cfg) {
-    using C = decltype(cfg);
-    return perf::gemm_tile{C::block_m, C::block_n, block_k_of<C>(p.format), C::wave_m, C::wave_n, C::threads};
-  });
-  const double a_bytes = p.a == a_storage::mx ? element + scale : 2.0;
-  return perf::gemm_launches(p.m, p.n, p.k, tile, {a_bytes, element + scale, 2}, pl.splits, model_profile(p, pl),
-                             reduce);
+  if (pl.gemv_rows) return gemv_launches(p, pl.gemv_rows, pl.splits, model_profile(p, pl), reduce);
+  return with_config(
+      pl.config, [&](auto cfg) { return config_launches<decltype(cfg)>(p, pl.splits, model_profile(p, pl), reduce); });
 }
 
 inline perf::op_time model_time(const problem& p, plan pl) {

@@ -50,6 +50,21 @@ inline std::vector<int> expert_rows(const problem& p, std::span<const int> ids) 
   return rows;
 }
 
+// Tokens with at least one local expert in ids [tokens][top_k]: the rows of x the gate and up
+// projections read (all of them without expert parallelism).
+inline int local_tokens(const problem& p, std::span<const int> ids) {
+  int n = 0;
+  for (int t = 0; t < p.tokens; ++t)
+    for (int j = 0; j < p.top_k; ++j) {
+      const int id = ids[std::size_t(t) * p.top_k + j];
+      if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) {
+        ++n;
+        break;
+      }
+    }
+  return n;
+}
+
 // Rows under even routing, what a plan made before the ids are known assumes: the slots spread
 // over all experts, each local expert with its share (rounded up).
 inline std::vector<int> even_expert_rows(const problem& p) {
@@ -59,43 +74,64 @@ inline std::vector<int> even_expert_rows(const problem& p) {
 
 namespace model_detail {
 
-// What a grouped GEMM's operands cost per element, and the kernel it runs.
+// What a grouped GEMM's operands cost, and the kernel it runs.
 struct grouped_stage {
   int n, k;
   perf::gemm_tile tile;
-  double a_bytes, b_bytes;      // per element, MX scales included
-  double scale_bytes_per_step;  // fp8 block-scaled: a block's A rows' and B column block's fp32 scales
-  double b_scales_once;         // per expert: the block scales of its weights
-  double a_scales_once;         // per element of A: fp8's 1x128 fp32 scales (its blocks load them per step)
+  perf::gemm_operands operands;  // as the K loop loads them (perf/gemm_work.hpp), A's rows gathered
+  double a_bytes_once;           // per element of A, its scales included: what DRAM serves
+  double b_scales_once;          // per expert: the block scales of its weights
   const perf::kernel_profile* profile;
 };
 
+// What the epilogue reads beyond C's stores: nothing; the gate output (up, gated:
+// block/gate_silu.hpp); a row index and a routing weight per row (down, weighted:
+// block/scale_gathered_rows.hpp).
+enum class epilogue_reads { none, gate, row_weights };
+
+// One grouped GEMM over `rows` per expert, its A rows gathered from a_rows_once distinct rows,
+// the sort's capacity `capacity_rows` rows (the bound of its row tensors). Every tile of an
+// expert's rows, padding rows included, stores its C rows.
 inline perf::launch_work grouped_gemm(const char* what, const grouped_stage& s, std::span<const int> rows,
-                                      double a_rows_once, double epilogue_bytes_per_row) {
+                                      double a_rows_once, epilogue_reads reads, double capacity_rows) {
   perf::launch_work w;
   w.profile = s.profile;
   w.what = what;
   w.waves_per_workgroup = s.tile.threads / 64;
-  double rows_in_use = 0;
+  double rows_in_use = 0, padded_rows = 0;
   perf::launch_work e;
   int e_rows = 0;  // the rows e is for: experts with as many rows cost the same
   for (int r : rows) {
     if (r == 0) continue;
     if (r != e_rows) {
-      const perf::gemm_operands ops{s.a_bytes, s.b_bytes, 2, s.scale_bytes_per_step, 0};
-      e = perf::gemm_launches(r, s.n, s.k, s.tile, ops, 1, s.profile, nullptr)[0];
+      e = perf::gemm_launches(r, s.n, s.k, s.tile, s.operands, 1, s.profile, nullptr)[0];
       e_rows = r;
     }
     w.workgroups += e.workgroups;
     w.loaded_bytes += e.loaded_bytes;
     w.loop_iterations_per_wave = e.loop_iterations_per_wave;
     w.lds_bytes_per_workgroup = e.lds_bytes_per_workgroup;
-    w.dram_read_bytes += double(s.n) * s.k * s.b_bytes + s.b_scales_once;
+    w.dram_read_bytes += double(s.n) * s.k * (s.operands.b_bytes + s.operands.b_scale_bytes) + s.b_scales_once;
     rows_in_use += r;
+    padded_rows += std::ceil(double(r) / s.tile.block_m) * s.tile.block_m;
   }
-  w.loaded_bytes += rows_in_use * epilogue_bytes_per_row;
-  w.dram_read_bytes += a_rows_once * s.k * (s.a_bytes + s.a_scales_once) + rows_in_use * epilogue_bytes_per_row;
-  w.written_bytes = rows_in_use * s.n * 2.0;
+  w.dram_read_bytes += a_rows_once * s.k * s.a_bytes_once;
+  const double tiles_n = std::ceil(double(s.n) / s.tile.block_n), waves_n = s.tile.block_n / s.tile.wave_n;
+  if (reads == epilogue_reads::gate) {
+    // Each output's gate value (16-bit), at row * N + column for every column of the N tiles:
+    // past N a row reads on into the next, past the capacity's rows nothing. The padded rows are
+    // the first rows of the sorted list.
+    const double width = tiles_n * s.tile.block_n, end = capacity_rows * s.n;
+    const double whole = std::clamp(std::floor((end - width) / s.n) + 1, 0.0, padded_rows);  // rows in range
+    w.loaded_bytes += 2 * whole * width;
+    for (double r = whole; r < padded_rows; ++r) w.loaded_bytes += 2 * std::max(0.0, std::min(width, end - r * s.n));
+    w.dram_read_bytes += padded_rows > 0 ? 2 * std::min((padded_rows - 1) * s.n + width, end) : 0;
+  } else if (reads == epilogue_reads::row_weights) {
+    // Each wave loads its rows' slots (padding rows too) and the weights of the slots.
+    w.loaded_bytes += tiles_n * waves_n * 4 * (padded_rows + rows_in_use);
+    w.dram_read_bytes += 4 * (padded_rows + rows_in_use);
+  }
+  w.written_bytes = padded_rows * s.n * 2.0;
   return w;
 }
 
@@ -116,9 +152,11 @@ inline perf::launch_work quantize(const char* what, const perf::kernel_profile* 
 }  // namespace model_detail
 
 // The launches of the layer over weights `weights` with config `id` (for MX weights the gemm_mx
-// config of the same M tile; MXFP4 pre-shuffled), `rows` per local expert, on target t.
+// config of the same M tile; MXFP4 pre-shuffled), `rows` per local expert, on target t. The gate
+// and up projections read x's rows of `tokens_here` tokens (local_tokens; -1: every token, as
+// without expert parallelism).
 inline std::vector<perf::launch_work> model_launches(const problem& p, weight_format weights, config_id id,
-                                                     std::span<const int> rows, arch::target t) {
+                                                     std::span<const int> rows, arch::target t, int tokens_here = -1) {
   using model_detail::grouped_stage;
   const bool mx = weights == weight_format::mxfp4 || weights == weight_format::mxfp8;
   const bool fp8 = weights == weight_format::fp8_blockscale;
@@ -156,13 +194,19 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
           std::string(", ") + (weights == weight_format::mxfp4 ? "e2m1, true, " : "e4m3fn, false, ") + stage + ">");
     return perf::find_profile(t, std::string(fp8 ? "moe_fp8_" : "moe_") + cfg_name + "_" + stage);
   };
-  // fp8: a block's A rows' and its B column block's scales each step; the expert's block scales once.
+  // The K loop's scales. fp8 (block/scale_group_promotion.hpp): A's 1x128 fp32 scales with its
+  // gathered rows (padding rows load none), B's 128x128 each group by every row thread of a
+  // block (BlockN is 128: one scale block), the expert's once. MX (block/scale_in_instruction.hpp):
+  // each wave loads its rows' and columns' e8m0 scales, a byte per 32.
   const double a_scale_bytes = fp8 ? 4.0 / 128 : 0;  // x's and h's 1x128 scales per element
   auto stage = [&](int n, int k, const char* name) {
-    const double step_scales = fp8 ? (tile.block_m + std::ceil(tile.block_n / 128.0)) * 4.0 * tile.block_k / 128 : 0;
+    perf::gemm_operands ops{element, element, 2};
+    if (fp8) ops.a_scale_bytes = a_scale_bytes, ops.scale_bytes_per_step = tile.block_m * 4.0 * tile.block_k / 128;
+    if (mx) ops.a_scale_bytes = ops.b_scale_bytes = 1.0 / 32, ops.scales_per_wave = true;
     const double b_scales = fp8 ? std::ceil(n / 128.0) * std::ceil(k / 128.0) * 4.0 : 0;
-    return grouped_stage{n, k, tile, operand, operand, step_scales, b_scales, a_scale_bytes, gemm_profile(name)};
+    return grouped_stage{n, k, tile, ops, operand + a_scale_bytes, b_scales, gemm_profile(name)};
   };
+  const double capacity_rows = capacity(p.sort(tile.block_m)).rows;
   std::vector<perf::launch_work> out;
 
   perf::launch_work sort;
@@ -182,13 +226,16 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   if (mx || fp8)
     out.push_back(model_detail::quantize("quantize x", quantizer, p.tokens, p.hidden, operand + a_scale_bytes));
   // gate and up read x (each token's row once from DRAM); up's epilogue reads the gate output.
-  out.push_back(model_detail::grouped_gemm("gate", stage(p.expert_dim, p.hidden, "gate"), rows, p.tokens, 0));
-  out.push_back(model_detail::grouped_gemm("up, gated", stage(p.expert_dim, p.hidden, "up_gated"), rows, p.tokens,
-                                           2.0 * p.expert_dim));
+  using model_detail::epilogue_reads;
+  const double x_rows = tokens_here < 0 ? p.tokens : tokens_here;
+  out.push_back(model_detail::grouped_gemm("gate", stage(p.expert_dim, p.hidden, "gate"), rows, x_rows,
+                                           epilogue_reads::none, capacity_rows));
+  out.push_back(model_detail::grouped_gemm("up, gated", stage(p.expert_dim, p.hidden, "up_gated"), rows, x_rows,
+                                           epilogue_reads::gate, capacity_rows));
   if (mx || fp8)
     out.push_back(model_detail::quantize("quantize h", quantizer, rows_in_use, p.expert_dim, operand + a_scale_bytes));
   out.push_back(model_detail::grouped_gemm("down, weighted", stage(p.hidden, p.expert_dim, "down_weighted"), rows,
-                                           rows_in_use, 0));
+                                           rows_in_use, epilogue_reads::row_weights, capacity_rows));
 
   perf::launch_work combine;
   combine.profile = perf::find_kernel(t, "moe_combine_kernel<");
