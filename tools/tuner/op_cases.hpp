@@ -155,7 +155,7 @@ struct gemm_fp8_scaled_case {
     namespace gs = ops::gemm_fp8_scaled;
     // For M <= 16 only plans within the read budget, where any config offers one (model_plan).
     auto within_budget = [&](gs::config_id id, int splits) {
-      return gs::read_bytes(p, id, splits, t) <= gs::skinny_read_budget * gs::ideal_bytes(p);
+      return gs::memory_read_bytes(p, id, splits, t) <= gs::skinny_read_budget * gs::ideal_bytes(p);
     };
     bool budget = false;
     if (p.m <= gs::skinny_max_m)
