@@ -52,8 +52,7 @@ status moe_route(const ops::moe::routing_problem& p, const Rule& rule, const ops
 }
 
 // Validates, picks the config for the device within the call's workspace (ops/moe/plan.hpp) and
-// launches the pipeline. When `ran` is given it
-// receives the config's name.
+// launches the pipeline. When `ran` is given it receives the config's name.
 template <class T>
 status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t stream, std::string* ran = nullptr) {
   namespace m = ops::moe;
