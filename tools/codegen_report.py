@@ -221,7 +221,7 @@ def short_name(demangled):
     name = re.sub(r"\bconfig<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>",
                   lambda m: f"{m[1]}x{m[2]}x{m[3]} w{m[4]}x{m[5]} mfma{m[6]}" + (" 1 stage" if m[7] == "1" else ""),
                   name)
-    name = name.replace("(stage)0", "gate").replace("(stage)1", "up_gated").replace("(stage)2", "down_weighted")
+    name = name.replace("(stage)0", "gate_up").replace("(stage)1", "down_weighted").replace("(stage)2", "down")
     # ops::gemm_mx::config's K step is bytes of a row (128 MXFP8 or 256 MXFP4 elements).
     name = re.sub(r"^(gemm_mx_kernel<\d+x\d+x\d+)", r"\1B", name)
     name = name.replace("(scale_granularity)0", "tensor").replace("(scale_granularity)1", "channel")

@@ -20,6 +20,7 @@
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/tile/tile_loader_pair.hpp"
 
 namespace wavekit::block {
 
@@ -54,11 +55,30 @@ concept grouped_params = requires(const P& p) {
   p.tile_group;
 };
 
+// A grouped GEMM over pairs of B operands (block/gate_up_pair.hpp: a gated linear unit's gate and
+// up weights): group g's B is b_groups[g] and b_second_groups[g] side by side, each n / 2 rows, and
+// each N tile holds BlockN / 2 columns of both (B's loader is a tile::tile_loader_pair).
+template <class A, class B, class ScaleArgs, class Out>
+struct paired_gemm_params : grouped_gemm_params<A, B, ScaleArgs, Out> {
+  const B* const* b_second_groups;
+};
+
+template <class P>
+concept paired_params = grouped_params<P> && requires(const P& p) { p.b_second_groups; };
+
 template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue,
           layout BOrder = Order>
 struct gemm_block {
   using mma = typename Mainloop::mma_type;
   using policy = typename Mainloop::policy_type;
+  static_assert(
+      [] {
+        if constexpr (block_epilogue<Epilogue>)
+          return Epilogue::template lds_bytes<Cfg, mma> <= Mainloop::lds_bytes;
+        else
+          return true;
+      }(),
+      "gemm_block: the epilogue's exchange between waves must fit in the mainloop's LDS");
 
   // lds: Mainloop::lds_bytes, 16-byte aligned.
   template <class A, class B, class Out>
@@ -68,6 +88,11 @@ struct gemm_block {
   }
   template <class A, class B, class Out>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const grouped_gemm_params<A, B, typename policy::args, Out>& p,
+                                                     unsigned char* lds) {
+    run_with(p, lds);
+  }
+  template <class A, class B, class Out>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const paired_gemm_params<A, B, typename policy::args, Out>& p,
                                                      unsigned char* lds) {
     run_with(p, lds);
   }
@@ -88,7 +113,9 @@ struct gemm_block {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run_with(const Params& p, unsigned char* lds) {
     using A = std::remove_cvref_t<decltype(*p.a)>;
     using B = std::remove_cvref_t<decltype(*p.b)>;
-    constexpr bool grouped = grouped_params<Params>;
+    constexpr bool grouped = grouped_params<Params>, paired = paired_params<Params>;
+    static_assert(paired == std::is_same_v<typename Mainloop::sources, gemm_sources<tile::buffer_pair>>,
+                  "gemm_block: paired B operands (paired_gemm_params) go with a tile_loader_pair for B");
     // The wave index is the same in all its lanes; readfirstlane tells the compiler so (scalar
     // registers and branches for everything derived from it).
     const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
@@ -105,6 +132,23 @@ struct gemm_block {
       else
         return p.b;
     }();
+    // B's buffer: one tensor of n rows, or (paired) each of the two tensors of n / 2 rows, over the
+    // tile's rows (K-contiguous) or the whole tensor.
+    auto b_buffer = [&](const B* base, int n0, int n, int block_rows) {
+      if constexpr (BOrder == layout::k_contiguous)
+        return tile_rows(base, n0, n, block_rows, p.k);
+      else
+        return arch::buffer::over(base, static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(p.k) * sizeof(B) /
+                                            elements_per_object<B>);
+    };
+    const auto b_source = [&] {
+      if constexpr (paired)
+        return tile::buffer_pair{b_buffer(b, t.n0 / 2, p.n / 2, Cfg::block_n / 2),
+                                 b_buffer(arch::uniform_pointer(p.b_second_groups[t.group]), t.n0 / 2, p.n / 2,
+                                          Cfg::block_n / 2)};
+      else
+        return b_buffer(b, t.n0, p.n, Cfg::block_n);
+    }();
     const std::uint32_t a_rows_total = [&] {
       if constexpr (grouped)
         return static_cast<std::uint32_t>(p.a_rows ? p.a_rows_total : p.m);
@@ -120,15 +164,13 @@ struct gemm_block {
     gemm_tile local = t;
     if constexpr (rebase_a) local.m0 = 0;
     if constexpr (rebase_b) local.n0 = 0;
-    const gemm_sources src{
+    const typename Mainloop::sources src{
         rebase_a ? tile_rows(p.a, t.m0, p.m, Cfg::block_m, p.k)
                  : arch::buffer::over(
                        p.a, a_rows_total * static_cast<std::uint32_t>(p.k) * sizeof(A) / elements_per_object<A>),
-        rebase_b ? tile_rows(b, t.n0, p.n, Cfg::block_n, p.k)
-                 : arch::buffer::over(b, static_cast<std::uint32_t>(p.n) * static_cast<std::uint32_t>(p.k) * sizeof(B) /
-                                             elements_per_object<B>),
+        b_source,
         Order == layout::k_contiguous ? p.k : p.m,
-        BOrder == layout::k_contiguous ? p.k : p.n,
+        BOrder == layout::k_contiguous ? p.k : (paired ? p.n / 2 : p.n),  // a pair's tensors have n / 2 rows each
         rebase_a ? p.m - t.m0 : p.m,
         rebase_b ? p.n - t.n0 : p.n,
         skip,
@@ -143,8 +185,12 @@ struct gemm_block {
                       wave_row, wave_col, lane);
     mma w;
     Mainloop::run(src, local, tid, lane, wave_row, wave_col, w, scale_state, lds);
-    Epilogue::template store<mma>(p.out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
-                                  t.split, scale_state.epilogue_transform());
+    if constexpr (block_epilogue<Epilogue>)  // waves exchange values through LDS (the tiles' LDS, done with)
+      Epilogue::template store<Cfg, mma>(p.out, p.m, p.n, scale_state.result(w), t, wave_place{lds, wave_row, wave_col, lane},
+                                         scale_state.epilogue_transform());
+    else
+      Epilogue::template store<mma>(p.out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
+                                    t.split, scale_state.epilogue_transform());
   }
 };
 

@@ -32,6 +32,17 @@ struct identity_transform {
 template <class E>
 concept gemm_epilogue = requires { typename E::args; };
 
+// Where a wave's tile sits in its block, for an epilogue whose waves exchange values through LDS
+// (a block epilogue: store<Cfg, Mma>(args, m, n, acc, tile, place, transform), every wave of the
+// block calling it; lds is the mainloop's, whose tiles nobody reads any more once every wave is past
+// a barrier).
+struct wave_place {
+  unsigned char* lds;
+  int wave_row, wave_col, lane;
+};
+template <class E>
+concept block_epilogue = gemm_epilogue<E> && E::exchanges_between_waves;
+
 // f(i, j, r, at) for each accumulator register r of the wave's MFMA tiles (i, j) at (row0, col0):
 // at is its output's index row * n + col, or out_of_range / 4 (past the output: stores drop it).
 template <class Mma, class F>

@@ -69,9 +69,12 @@ inline constexpr int loader_tile_bytes = [] {
     return Rows * Loader::row_bytes;
 }();
 
-// Where the operands are: buffers over A and B, their strides (elements) and extents.
+// Where the operands are: buffers over A and B (B's: what its loader reads from, one buffer or a
+// tile::buffer_pair), their strides (elements) and extents.
+template <class BSource = arch::buffer>
 struct gemm_sources {
-  arch::buffer a, b;
+  arch::buffer a;
+  BSource b;
   int a_ld, b_ld;  // K-contiguous: K; M/N-contiguous: M / N
   int m, n;
   int skip;                     // KTail: elements the first step of the K range starts early (0 when K is whole steps)
@@ -101,7 +104,9 @@ struct gemm_mainloop {
 
   // lds: lds_bytes, 16-byte aligned; the policy's LDS (if any) starts at lds + stages * tile_bytes
   // and is the policy's to place.
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const gemm_sources& src, const gemm_tile& t, int tid, int lane,
+  using sources = gemm_sources<tile::loader_source_t<BLoader>>;
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
                                                      int wave_row, int wave_col, Mma& w, Policy& policy,
                                                      unsigned char* lds) {
     ALoader a_load;

@@ -1,4 +1,4 @@
-// The MoE pipeline after routing (ops/moe/kernel.hpp: sort, gate, gated up, weighted down,
+// The MoE pipeline after routing (ops/moe/kernel.hpp: sort, one-pass gate and up, weighted down,
 // combine) against host::reference_moe, on the CPU emulator (per emulated target) and, in the GPU
 // build, on the device: every shipped config, bf16 and fp16, both weight storage orders, k = 1,
 // experts with no tokens, every token to one expert, a local expert range (expert parallelism),
@@ -160,8 +160,9 @@ TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][m
 TEST_CASE("moe: the unreduced output holds each choice's result, zeros for other ranks' experts", "[emu][moe]") {
   using C = moe::config_decode;
   // Expert parallelism: experts [4, 12) of 16 here; the reduced output is checked against the
-  // reference, and summing the unreduced rows in choice order (fp32, as the combine does) must give
-  // it bit for bit.
+  // reference. Both outputs come from the workspace's fp32 weighted rows Y (kernel.hpp): each
+  // unreduced row is its slot's Y rounded to bf16, the reduced output the fp32 sum of a token's Y
+  // rows in choice order rounded once, bit for bit.
   const moe::problem p{20, 128, 64, 16, 3, 4, 8, layout::mn_contiguous};
   test::moe_case<bf16> t(p, test::random_ids(20, 3, 16, 13), 14, moe::workspace_bytes_for<C, bf16>(p));
   bf16* unreduced = nullptr;
@@ -173,15 +174,24 @@ TEST_CASE("moe: the unreduced output holds each choice's result, zeros for other
   CHECK(t.check(C::name().c_str()) == 0);
   std::vector<bf16> rows(std::size_t(20) * 3 * 128);
   hipMemcpy(rows.data(), unreduced, rows.size() * sizeof(bf16), hipMemcpyDeviceToHost);
+  const moe::workspace_layout w = moe::plan_workspace(p, C::block_m, sizeof(bf16));
+  std::vector<int> inverse(std::size_t(20) * 3);
+  std::vector<float> y(std::size_t(w.cap.rows) * 128);
+  const auto* ws = static_cast<const unsigned char*>(a.workspace);
+  hipMemcpy(inverse.data(), ws + w.inverse, inverse.size() * sizeof(int), hipMemcpyDeviceToHost);
+  hipMemcpy(y.data(), ws + w.down, y.size() * sizeof(float), hipMemcpyDeviceToHost);
   const std::vector<bf16> out = t.output();
   int bad = 0;
   for (int tok = 0; tok < 20; ++tok)
     for (int c = 0; c < 128; ++c) {
       float sum = 0.0f;
       for (int j = 0; j < 3; ++j) {
-        const float v = widen_to_float(rows[(std::size_t(tok) * 3 + j) * 128 + c]);
-        const int id = t.ids[tok * 3 + j];
-        if ((id < 4 || id >= 12) && v != 0.0f) ++bad;  // another rank's expert: 0
+        const int slot = tok * 3 + j, row = inverse[std::size_t(slot)];
+        const int id = t.ids[std::size_t(slot)];
+        const bool local = id >= 4 && id < 12;
+        if (local != (row >= 0)) ++bad;  // a row for this rank's experts only
+        const float v = row >= 0 ? y[std::size_t(row) * 128 + c] : 0.0f;
+        if (rows[std::size_t(slot) * 128 + c].bits != saturate_cast<bf16>(v).bits) ++bad;
         sum += v;
       }
       bad += out[std::size_t(tok) * 128 + c].bits != saturate_cast<bf16>(sum).bits;

@@ -23,29 +23,27 @@ TEST_CASE("moe model: bf16 launches, counted by hand", "[moe][perf]") {
   const moe::problem p{2, 256, 128, 4, 2, 0, 4, layout::mn_contiguous};
   const std::vector<int> rows = {2, 1, 1, 0};
   const auto l = moe::model_launches(p, moe::weight_format::half, moe::config_id::decode, rows, arch::target::gfx942);
-  REQUIRE(l.size() == 5);  // sort, gate, up, down, combine
+  REQUIRE(l.size() == 4);  // sort, gate and up, down, combine
   CHECK(l[0].what == "sort");
   CHECK(l[0].loaded_bytes == 4 * 4);
-  // gate: N = 128 (one N tile), K = 256: 3 experts with rows, one M tile each. A: its rows once per
-  // N tile; B: the expert's 128 x 256 bf16 once per M tile. DRAM: those weights once and x once.
-  CHECK(l[1].workgroups == 3);
-  CHECK(l[1].loaded_bytes == 4 * 256 * 2 + 3 * 128 * 256 * 2);
-  CHECK(l[1].dram_read_bytes == 3 * 128 * 256 * 2 + 2 * 256 * 2);
-  // Every row of the 3 tiles stored, padding rows too: 48.
+  // gate and up: the pair GEMM, N = 2 x 128 (two N tiles of 64 gate and 64 up columns), K = 256: 3
+  // experts with rows, one M tile each. A: its rows once per N tile; B: the expert's gate and up
+  // weights, 2 x 128 x 256 bf16, once per M tile. DRAM: those weights once and x once.
+  CHECK(l[1].workgroups == 3 * 2);
+  CHECK(l[1].loaded_bytes == 2 * 4 * 256 * 2 + 3 * 2 * 128 * 256 * 2);
+  CHECK(l[1].dram_read_bytes == 3 * 2 * 128 * 256 * 2 + 2 * 256 * 2);
+  // Every row of the 3 tiles stored, padding rows too: 48 rows of the 128-column gated product.
   CHECK(l[1].written_bytes == 48 * 128 * 2);
   CHECK(l[1].loop_iterations_per_wave > 0);
-  // up, gated: the same, and the epilogue reads the gate's value of each of the tiles' outputs.
-  CHECK(l[2].loaded_bytes == l[1].loaded_bytes + 48 * 128 * 2);
-  CHECK(l[2].dram_read_bytes == l[1].dram_read_bytes + 48 * 128 * 2);
   // down: N = 256 (two N tiles), K = 128, A the 4 gated rows; each of a block's 4 waves loads its
-  // 16 rows' slots and the 4 slots' routing weights.
-  CHECK(l[3].workgroups == 6);
-  CHECK(l[3].loaded_bytes == 2 * 4 * 128 * 2 + 3 * 256 * 128 * 2 + 2 * 4 * 4 * (48 + 4));
-  CHECK(l[3].dram_read_bytes == 3 * 256 * 128 * 2 + 4 * 128 * 2 + 4 * (48 + 4));
-  CHECK(l[3].written_bytes == 48 * 256 * 2);
-  // combine: each token's slots, its output row once.
-  CHECK(l[4].loaded_bytes == 4 * 256 * 2 + 4 * 4);
-  CHECK(l[4].written_bytes == 2 * 256 * 2);
+  // 16 rows' slots and the 4 slots' routing weights; fp32 rows out.
+  CHECK(l[2].workgroups == 6);
+  CHECK(l[2].loaded_bytes == 2 * 4 * 128 * 2 + 3 * 256 * 128 * 2 + 2 * 4 * 4 * (48 + 4));
+  CHECK(l[2].dram_read_bytes == 3 * 256 * 128 * 2 + 4 * 128 * 2 + 4 * (48 + 4));
+  CHECK(l[2].written_bytes == 48 * 256 * 4);
+  // combine: each token's fp32 slots, its output row once.
+  CHECK(l[3].loaded_bytes == 4 * 256 * 4 + 4 * 4);
+  CHECK(l[3].written_bytes == 2 * 256 * 2);
 }
 
 TEST_CASE("moe model: quantized weights add the quantizations and count weights at their width", "[moe][perf]") {
@@ -53,15 +51,16 @@ TEST_CASE("moe model: quantized weights add the quantizations and count weights 
   const std::vector<int> rows = {2, 1, 1, 0};
   const auto fp8 =
       moe::model_launches(p, moe::weight_format::fp8_blockscale, moe::config_id::decode, rows, arch::target::gfx942);
-  REQUIRE(fp8.size() == 7);  // sort, quantize x, gate, up, quantize h, down, combine
+  REQUIRE(fp8.size() == 6);  // sort, quantize x, gate and up, quantize h, down, combine
   CHECK(fp8[1].what == "quantize x");
   CHECK(fp8[1].loaded_bytes == 2 * 256 * 2);
-  // gate's weights: fp8 bytes and one fp32 scale per 128 x 128 block, once per expert with rows.
-  CHECK(fp8[2].dram_read_bytes == 3 * (128 * 256 + 4 * 2) + 2 * 256 * (1 + 4.0 / 128));
+  // gate's and up's weights: fp8 bytes and one fp32 scale per 128 x 128 block, once per expert with
+  // rows.
+  CHECK(fp8[2].dram_read_bytes == 3 * 2 * (128 * 256 + 4 * 2) + 2 * 256 * (1 + 4.0 / 128));
   const auto fp4 =
       moe::model_launches(p, moe::weight_format::mxfp4, moe::config_id::decode, rows, arch::target::gfx950);
-  REQUIRE(fp4.size() == 7);
-  CHECK(fp4[2].dram_read_bytes == 3 * 128 * 256 * (0.5 + 1.0 / 32) + 2 * 256 * (0.5 + 1.0 / 32));
+  REQUIRE(fp4.size() == 6);
+  CHECK(fp4[2].dram_read_bytes == 3 * 2 * 128 * 256 * (0.5 + 1.0 / 32) + 2 * 256 * (0.5 + 1.0 / 32));
 }
 
 TEST_CASE("moe model: every kernel of every config and format has a codegen profile", "[moe][perf]") {

@@ -57,15 +57,13 @@ status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStr
     return s;
   const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
   int *tile_expert = ws.at<int>(w.tile_expert), *row_index = ws.at<int>(w.row_index);
-  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden);
+  T* hidden = ws.at<T>(w.hidden);
   const int rows = p.local_experts * p.max_tokens;
   launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, T, O, stage::gate>(g, a.x, row_index, rows, a.gate, p.expert_dim, p.hidden,
-                                            block::scale_none_args{}, gate, stream);
-    launch_stage<Cfg, T, T, O, stage::up_gated>(g, a.x, row_index, rows, a.up, p.expert_dim, p.hidden,
-                                                block::gate_args<block::scale_none_args, T>{{}, gate}, hidden, stream);
+    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, row_index, rows, a.gate, 2 * p.expert_dim, p.hidden,
+                                               block::gate_up_args<block::scale_none_args>{}, hidden, stream, a.up);
     launch_stage<Cfg, T, T, O, stage::down>(g, static_cast<const T*>(hidden), row_index, rows, a.down, p.hidden,
                                             p.expert_dim, block::scale_none_args{}, a.out, stream);
   });
@@ -73,7 +71,7 @@ status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStr
 }
 
 // The batched layout over fp8 block-scaled weights: rows in use quantized 1x128 (x unless it
-// arrives quantized, and the gated product), then the same three grouped GEMMs on fp8 tiles.
+// arrives quantized, and the gated product), then the same two grouped GEMMs on fp8 tiles.
 template <class Cfg, class T, class Fp8>
 status launch_batched(const batched_problem& p, const batched_blockscale_args<T, Fp8>& a, hipStream_t stream) {
   if (status s = validate_batched_blockscale_shape(p); !s.ok()) return s;
@@ -91,7 +89,7 @@ status launch_batched(const batched_problem& p, const batched_blockscale_args<T,
     return s;
   const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
   int *tile_expert = ws.at<int>(w.tile_expert), *row_index = ws.at<int>(w.row_index);
-  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden);
+  T* hidden = ws.at<T>(w.hidden);
   Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);
   float* hidden_scale = ws.at<float>(w.hidden_scale);
   const int rows = p.local_experts * p.max_tokens;
@@ -101,11 +99,11 @@ status launch_batched(const batched_problem& p, const batched_blockscale_args<T,
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, Fp8, O, stage::gate>(g, x, row_index, rows, a.gate, p.expert_dim, p.hidden,
-                                              scales{x_scale, a.gate_scale, row_index, rows, per_token}, gate, stream);
-    launch_stage<Cfg, T, Fp8, O, stage::up_gated>(
-        g, x, row_index, rows, a.up, p.expert_dim, p.hidden,
-        block::gate_args<scales, T>{{x_scale, a.up_scale, row_index, rows, per_token}, gate}, hidden, stream);
+    launch_stage<Cfg, T, Fp8, O, stage::gate_up>(g, x, row_index, rows, a.gate, 2 * p.expert_dim, p.hidden,
+                                                 block::gate_up_args<scales>{
+                                                     {x_scale, a.gate_scale, row_index, rows, per_token},
+                                                     {x_scale, a.up_scale, row_index, rows, per_token}},
+                                                 hidden, stream, a.up);
     launch_quantize(static_cast<const T*>(hidden), rows, p.expert_dim, row_index, hidden_fp8, hidden_scale, stream);
     launch_stage<Cfg, T, Fp8, O, stage::down>(g, static_cast<const Fp8*>(hidden_fp8), row_index, rows, a.down, p.hidden,
                                               p.expert_dim, scales{hidden_scale, a.down_scale, row_index, rows, false},

@@ -65,10 +65,10 @@ struct batched_blockscale_args {
   activation_scaling x_scaling = activation_scaling::per_128;
 };
 
-// Workspace: the tile table and row table, then the gate projection and gated product per row;
-// with fp8 weights also the quantized intermediates.
+// Workspace: the tile table and row table, then the gated product per row (in T); with fp8
+// weights also the quantized intermediates.
 struct batched_workspace : quantized_intermediates {
-  std::size_t tile_expert, row_index, gate, hidden;
+  std::size_t tile_expert, row_index, hidden;
   std::size_t bytes;
 };
 inline batched_workspace plan_batched_workspace(const batched_problem& p, int tile_m, std::size_t element_bytes,
@@ -78,7 +78,6 @@ inline batched_workspace plan_batched_workspace(const batched_problem& p, int ti
   batched_workspace w;
   w.tile_expert = c.take(4 * rows / tile_m);
   w.row_index = c.take(4 * rows);
-  w.gate = c.take(element_bytes * rows * p.expert_dim);
   w.hidden = c.take(element_bytes * rows * p.expert_dim);
   if (weights == weight_format::fp8_blockscale) w.take(c, rows, p.hidden, rows, p.expert_dim);
   w.bytes = c.at;

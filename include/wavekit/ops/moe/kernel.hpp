@@ -1,13 +1,14 @@
 // The MoE pipeline after routing (ops/moe/problem.hpp), on the device, with no host
-// synchronisation: sort, three grouped GEMMs, combine. All are compositions of wavekit's parts:
+// synchronisation: sort, two grouped GEMMs, combine. All are compositions of wavekit's parts:
 //
 //   sort         ops/moe/sort_kernel.hpp: rows grouped by expert, padded to the M tile
-//   gate         G[r] = x[token(r)] W_gate[e]           A rows gathered by token (tile loader's
-//                                                        row-gather form), B = the expert's weights
-//   up, gated    H[r] = SiLU(G[r]) * (x[token(r)] W_up[e])   the same, block/gate_silu.hpp's epilogue
-//   down         Y[r] = weight(slot(r)) * (H[r] W_down[e])   block/scale_gathered_rows.hpp; A's
-//                                                        padding rows are not read (row_index)
-//   combine      out[t] = sum over j of Y[row(t, j)], in choice order, fp32
+//   gate and up  H[r] = SiLU(x[token(r)] W_gate[e]) * (x[token(r)] W_up[e])   one pass: A rows
+//                gathered by token (tile loader's row-gather form), B the expert's gate and up
+//                weights side by side (block/gate_up_pair.hpp), SiLU(g) * u from the fp32
+//                accumulators, rounded once to T
+//   down         Y[r] = weight(slot(r)) * (H[r] W_down[e])   block/scale_gathered_rows.hpp, in fp32;
+//                A's padding rows are not read (row_index)
+//   combine      out[t] = sum over j of Y[row(t, j)], in choice order, fp32, rounded once
 //
 // Each grouped GEMM is gemm_block over tile_scheduler_grouped: the grid covers the sort's tile
 // capacity and a tile's expert comes from the sort's tile table; tiles past the rows in use and
@@ -18,8 +19,8 @@
 // product are quantized 1x128 (block/quantize_1x128.hpp) before the GEMMs that read them, the
 // tiles are fp8 (byte-tile loaders of 8-bit elements, the target's fp8 MFMA atom), and the K loop's
 // policy is the group promotion of the block-scaled GEMM (block/scale_group_promotion.hpp, A's
-// scales gathered through the same row table, B's from the expert's scale table), under the same
-// two epilogue decorators (gate_silu, scale_gathered_rows).
+// scales gathered through the same row table, B's from the expert's scale table: the gate's or the
+// up's, per half of the pair block), under the same epilogues.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -34,7 +35,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
-#include "wavekit/block/gate_silu.hpp"
+#include "wavekit/block/gate_up_pair.hpp"
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/quantize_1x128.hpp"
 #include "wavekit/block/scale_gathered_rows.hpp"
@@ -52,8 +53,38 @@
 
 namespace wavekit::ops::moe {
 
-// The grouped GEMMs' epilogue policies: down is the batched layout's (no routing weights).
-enum class stage { gate, up_gated, down_weighted, down };
+// The grouped GEMMs: gate_up (the one-pass gated product, stored in T), down_weighted (times the
+// routing weight, stored in fp32 for the combine) and down (the batched layout's: no routing
+// weights, stored in T).
+enum class stage { gate_up, down_weighted, down };
+
+// What a stage stores, and how.
+template <class T, stage Stage>
+using stage_output = std::conditional_t<Stage == stage::down_weighted, float, T>;
+template <class T, stage Stage>
+using stage_epilogue = std::conditional_t<Stage == stage::gate_up, block::epilogue_gate_up<T>,
+                                          block::epilogue_store<stage_output<T, Stage>>>;
+// The K loop's policy of a stage: a policy for each half of the pair block, or the routing weights
+// after the loop.
+template <stage Stage, class Shape, template <class> class KPolicy>
+struct stage_policy {
+  using type = std::conditional_t<Stage == stage::down, KPolicy<Shape>, block::scale_gathered_rows<KPolicy<Shape>>>;
+};
+template <class Shape, template <class> class KPolicy>
+struct stage_policy<stage::gate_up, Shape, KPolicy> {
+  using type = block::gate_up_halves<KPolicy<block::gate_up_half_shape<Shape>>, Shape>;
+};
+// B's loader of a stage: Loader<Rows> over the expert's weights, or a pair of them (gate, up).
+template <stage Stage, class Shape, template <int> class Loader>
+using stage_b_loader =
+    std::conditional_t<Stage == stage::gate_up,
+                       tile::tile_loader_pair<Loader<Shape::block_n / 2>, Shape::block_n / 2, Shape::threads>,
+                       Loader<Shape::block_n>>;
+// The kernel argument of a stage.
+template <stage Stage, class A, class W, class PolicyArgs, class T>
+using stage_params =
+    std::conditional_t<Stage == stage::gate_up, block::paired_gemm_params<A, W, PolicyArgs, T>,
+                       block::grouped_gemm_params<A, W, PolicyArgs, stage_output<T, Stage>>>;
 
 // The MFMA atom and the K loop's scale policy for activations T and weights W (W = T: bf16 / fp16
 // weights, unscaled; W an fp8 format: 128x128 block-scaled weights, A quantized 1x128).
@@ -65,13 +96,15 @@ template <class T, int MfmaM>
 struct grouped_atom<T, T, MfmaM> {
   using type = arch::half_gemm_atom<T, MfmaM>;
 };
-template <class Shape, class Mma, class T, class W, layout WeightOrder>
+template <class Mma, class T, class W, layout WeightOrder>
 struct grouped_k_policy {
+  template <class Shape>
   using type = block::scale_group_promotion<Shape, Mma, layout::k_contiguous, blockscale::scale_group_k, WeightOrder,
                                             block::grouped_group_scale_args>;
 };
-template <class Shape, class Mma, class T, layout WeightOrder>
-struct grouped_k_policy<Shape, Mma, T, T, WeightOrder> {
+template <class Mma, class T, layout WeightOrder>
+struct grouped_k_policy<Mma, T, T, WeightOrder> {
+  template <class Shape>
   using type = block::scale_none<Mma, Shape::block_k>;
 };
 
@@ -82,23 +115,22 @@ struct grouped_parts {
   static constexpr int element_bits = fp8 ? 8 : 16;
   using a_type = std::conditional_t<fp8, W, T>;  // fp8 weights read quantized activations
   using a_loader = tile::tile_loader_k_contiguous<shape::block_m, shape::row_bytes, shape::threads, element_bits>;
-  using b_loader = std::conditional_t<
-      WeightOrder == layout::k_contiguous,
-      tile::tile_loader_k_contiguous<shape::block_n, shape::row_bytes, shape::threads, element_bits>,
-      tile::tile_loader_mn_contiguous<shape::block_n, shape::row_bytes, shape::threads, element_bits>>;
+  template <int Rows>
+  using weight_loader =
+      std::conditional_t<WeightOrder == layout::k_contiguous,
+                         tile::tile_loader_k_contiguous<Rows, shape::row_bytes, shape::threads, element_bits>,
+                         tile::tile_loader_mn_contiguous<Rows, shape::row_bytes, shape::threads, element_bits>>;
+  using b_loader = stage_b_loader<Stage, shape, weight_loader>;
   using atom = typename grouped_atom<T, W, shape::mfma_m>::type;
   using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
                              warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
-  using k_policy = typename grouped_k_policy<shape, mma, T, W, WeightOrder>::type;
-  using policy = std::conditional_t<Stage == stage::gate || Stage == stage::down, k_policy,
-                                    std::conditional_t<Stage == stage::up_gated, block::gate_silu<k_policy, T>,
-                                                       block::scale_gathered_rows<k_policy>>>;
+  using policy = typename stage_policy<Stage, shape, grouped_k_policy<mma, T, W, WeightOrder>::template type>::type;
   // bf16 / fp16: any K (a ragged first step reads zeros); fp8: whole 128-K scale groups.
   using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/!fp8>;
   using scheduler = block::tile_scheduler_grouped<shape::block_m, shape::block_n>;
   using body =
-      block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, block::epilogue_store<T>, WeightOrder>;
-  using params = block::grouped_gemm_params<a_type, W, typename policy::args, T>;
+      block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, stage_epilogue<T, Stage>, WeightOrder>;
+  using params = stage_params<Stage, a_type, W, typename policy::args, T>;
   static_assert(mainloop::lds_bytes == shape::lds_bytes, "moe::grouped_parts: the config's LDS is the mainloop's");
 };
 
@@ -132,49 +164,68 @@ __global__ __launch_bounds__(quantize_threads) void moe_quantize_kernel(block::q
 
 inline constexpr int combine_threads = 256;
 
-// out[t][c..c+8) = sum over j of down[inverse[t * top_k + j]][c..c+8), in choice order, fp32; one
-// thread per 8 columns (16-byte loads and stores), a row of blocks per token.
+// Eight consecutive fp32 values of the down projection's rows (two 16-byte loads; 0 past the
+// buffer, or where row is -1).
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_down_octet(const arch::buffer& y, int row, int hidden, int col,
+                                                        float (&v)[8]) {
+  const std::uint32_t at = row >= 0 ? static_cast<std::uint32_t>(row * hidden + col) * 4 : arch::out_of_range;
+  const arch::u32x4 lo = y.load16(at), hi = y.load16(at == arch::out_of_range ? at : at + 16);
+#pragma unroll
+  for (int h = 0; h < 4; ++h) {
+    // Copies first: __builtin_bit_cast of a vector-element lvalue reads element 0 (clang).
+    const std::uint32_t l = lo[h], u = hi[h];
+    v[h] = __builtin_bit_cast(float, l), v[4 + h] = __builtin_bit_cast(float, u);
+  }
+}
+// Eight values rounded to T (nearest even), as one 16-byte store.
 template <class T>
-__global__ __launch_bounds__(combine_threads) void moe_combine_kernel(const T* down, const int* inverse, int top_k,
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE arch::u32x4 pack_octet(const float (&v)[8]) {
+  std::uint32_t packed[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    packed[q] = half_bits_rne<T>(v[2 * q]) | static_cast<std::uint32_t>(half_bits_rne<T>(v[2 * q + 1])) << 16;
+  return arch::u32x4{packed[0], packed[1], packed[2], packed[3]};
+}
+
+// out[t][c..c+8) = sum over j of down[inverse[t * top_k + j]][c..c+8), in choice order, fp32 (the
+// weighted rows are fp32 too), rounded once to T; one thread per 8 columns, a row of blocks per
+// token.
+template <class T>
+__global__ __launch_bounds__(combine_threads) void moe_combine_kernel(const float* down, const int* inverse, int top_k,
                                                                       int hidden, int rows, T* out) {
   arch::declare_codegen_targets<0, 8>();
   const int token = static_cast<int>(blockIdx.y);
   const int col = (static_cast<int>(blockIdx.x) * combine_threads + static_cast<int>(threadIdx.x)) * 8;
   if (col >= hidden) return;
-  const arch::buffer y = arch::buffer::over(down, static_cast<std::uint32_t>(rows) * hidden * 2);
+  const arch::buffer y = arch::buffer::over(down, static_cast<std::uint32_t>(rows) * hidden * 4);
   float sum[8] = {};
   for (int j = 0; j < top_k; ++j) {
     const int row = inverse[token * top_k + j];
     if (row < 0) continue;  // an expert not computed here
-    const arch::u32x4 v = y.load16(static_cast<std::uint32_t>(row * hidden + col) * 2);
+    float v[8];
+    load_down_octet(y, row, hidden, col, v);
 #pragma unroll
-    for (int h = 0; h < 8; ++h)
-      sum[h] += widen_to_float(T::from_bits(static_cast<std::uint16_t>(v[h / 2] >> (16 * (h % 2)))));
+    for (int h = 0; h < 8; ++h) sum[h] += v[h];
   }
-  std::uint32_t packed[4];
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-    packed[q] = half_bits_rne<T>(sum[2 * q]) | static_cast<std::uint32_t>(half_bits_rne<T>(sum[2 * q + 1])) << 16;
   const arch::buffer o = arch::buffer::over(out, static_cast<std::uint32_t>(gridDim.y) * hidden * 2);
-  o.store16(arch::u32x4{packed[0], packed[1], packed[2], packed[3]},
-            static_cast<std::uint32_t>(token * hidden + col) * 2);
+  o.store16(pack_octet<T>(sum), static_cast<std::uint32_t>(token * hidden + col) * 2);
 }
 
-// out_unreduced[s][c..c+8) = down[inverse[s]][c..c+8), or 0 where inverse[s] is -1: each slot's
-// weighted result in slot order (the standard EP layout's unreduced output; the dispatch library's
-// combine sums them). One thread per 8 columns, a row of blocks per slot.
+// out_unreduced[s][c..c+8) = down[inverse[s]][c..c+8) rounded to T, or 0 where inverse[s] is -1:
+// each slot's weighted result in slot order (the standard EP layout's unreduced output; the
+// dispatch library's combine sums them). One thread per 8 columns, a row of blocks per slot.
 template <class T>
-__global__ __launch_bounds__(combine_threads) void moe_unreduced_kernel(const T* down, const int* inverse, int hidden,
-                                                                        int rows, T* out) {
+__global__ __launch_bounds__(combine_threads) void moe_unreduced_kernel(const float* down, const int* inverse,
+                                                                        int hidden, int rows, T* out) {
   arch::declare_codegen_targets<0, 8>();
   const int slot = static_cast<int>(blockIdx.y);
   const int col = (static_cast<int>(blockIdx.x) * combine_threads + static_cast<int>(threadIdx.x)) * 8;
   if (col >= hidden) return;
-  const int row = inverse[slot];
-  const arch::buffer y = arch::buffer::over(down, static_cast<std::uint32_t>(rows) * hidden * 2);
+  const arch::buffer y = arch::buffer::over(down, static_cast<std::uint32_t>(rows) * hidden * 4);
+  float v[8];
+  load_down_octet(y, inverse[slot], hidden, col, v);
   const arch::buffer o = arch::buffer::over(out, static_cast<std::uint32_t>(gridDim.y) * hidden * 2);
-  o.store16(y.load16(row >= 0 ? static_cast<std::uint32_t>(row * hidden + col) * 2 : arch::out_of_range),
-            static_cast<std::uint32_t>(slot * hidden + col) * 2);
+  o.store16(pack_octet<T>(v), static_cast<std::uint32_t>(slot * hidden + col) * 2);
 }
 
 // The rows a grouped GEMM runs over: `rows` rows in M tiles of Cfg::block_m, tile i belonging to
@@ -185,10 +236,12 @@ struct grouped_rows {
 };
 
 // One grouped GEMM: C[r] = A[a_rows[r]] x B_e (e the tile's expert; a_rows null: A[r]; -1: zeros)
-// over g's rows, N = n, K = k, with the stage's policy arguments.
+// over g's rows, N = n, K = k, with the stage's policy arguments. gate_up: B_e is b[e] and
+// b_up[e] side by side (N = 2 x their rows), C = SiLU(A x b[e]) * (A x b_up[e]), n / 2 wide.
 template <class Cfg, class T, class W, layout WeightOrder, stage Stage, class A, class ScaleArgs>
 void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_rows_total, const W* const* b, int n,
-                  int k, const ScaleArgs& scales, T* c, hipStream_t stream) {
+                  int k, const ScaleArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
+                  const W* const* b_up = nullptr) {
   using parts = grouped_parts<Cfg, T, W, WeightOrder, Stage>;
   static_assert(std::is_same_v<A, typename parts::a_type>, "moe::launch_stage: A is the stage's activation type");
   typename parts::params kp{};
@@ -197,6 +250,7 @@ void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_ro
   const int steps = ceil_div(k, parts::policy::group_k);
   kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = a_rows, kp.a_rows_total = a_rows_total;
+  if constexpr (Stage == stage::gate_up) kp.b_second_groups = b_up;
   hipLaunchKernelGGL((moe_gemm_kernel<Cfg, T, W, WeightOrder, Stage>), parts::scheduler::grid(g.tiles, n),
                      dim3(Cfg::threads), 0, stream, kp);
 }
@@ -338,7 +392,7 @@ quantized_input<Fp8> quantize_or_take(const T* x, const Fp8* x_fp8, const float*
 
 // Sums (out) or copies (out_unreduced) each slot's weighted down projection.
 template <class T>
-void launch_combine(const problem& p, const T* down, const int* inverse, int rows, T* out, T* out_unreduced,
+void launch_combine(const problem& p, const float* down, const int* inverse, int rows, T* out, T* out_unreduced,
                     hipStream_t stream) {
   const unsigned column_blocks = static_cast<unsigned>(ceil_div(p.hidden, 8 * combine_threads));
   if (out)
@@ -363,7 +417,7 @@ inline status launch_status(const std::string& what) {
   return status::success();
 }
 
-// Validates, then launches the sort, the three grouped GEMMs of config Cfg and the combine on
+// Validates, then launches the sort, the two grouped GEMMs of config Cfg and the combine on
 // `stream`: no host synchronisation, no allocation (the workspace holds everything).
 template <class Cfg, class T>
 status launch(const problem& p, const args<T>& a, hipStream_t stream) {
@@ -373,24 +427,25 @@ status launch(const problem& p, const args<T>& a, hipStream_t stream) {
   const sort_outputs so = ws.sort(w);
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
   if (p.tokens == 0) return status::success();
-  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
+  T* hidden = ws.at<T>(w.hidden);
+  float* down = ws.at<float>(w.down);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, T, O, stage::gate>(g, a.x, so.sorted_tokens, p.tokens, a.gate, p.expert_dim, p.hidden,
-                                            block::scale_none_args{}, gate, stream);
-    launch_stage<Cfg, T, T, O, stage::up_gated>(g, a.x, so.sorted_tokens, p.tokens, a.up, p.expert_dim, p.hidden,
-                                                block::gate_args<block::scale_none_args, T>{{}, gate}, hidden, stream);
+    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, so.sorted_tokens, p.tokens, a.gate, 2 * p.expert_dim,
+                                               p.hidden, block::gate_up_args<block::scale_none_args>{}, hidden,
+                                               stream, a.up);
     launch_stage<Cfg, T, T, O, stage::down_weighted>(
         g, hidden, so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
         block::gathered_row_scale_args<block::scale_none_args>{{}, a.weights, so.sorted_slots, p.tokens * p.top_k},
         down, stream);
   });
-  launch_combine(p, down, so.inverse, g.rows, a.out, a.out_unreduced, stream);
+  launch_combine(p, static_cast<const float*>(down), so.inverse, g.rows, a.out, a.out_unreduced, stream);
   return launch_status("moe " + p.str() + ": ");
 }
 
 // The same pipeline over fp8 block-scaled weights: x quantized 1x128 first (unless it arrives
-// quantized), the gated product quantized 1x128 (its rows in use) before the down projection.
+// quantized), the gated product (rounded to T once, as for bf16 / fp16 weights) quantized 1x128
+// (its rows in use) before the down projection.
 template <class Cfg, class T, class Fp8>
 status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t stream) {
   const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T), weight_format::fp8_blockscale);
@@ -399,7 +454,8 @@ status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t st
   const sort_outputs so = ws.sort(w);
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
   if (p.tokens == 0) return status::success();
-  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
+  T* hidden = ws.at<T>(w.hidden);
+  float* down = ws.at<float>(w.down);
   Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);
   float* hidden_scale = ws.at<float>(w.hidden_scale);
   const auto [x, x_scale, per_token] =
@@ -407,13 +463,11 @@ status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t st
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, Fp8, O, stage::gate>(g, x, so.sorted_tokens, p.tokens, a.gate, p.expert_dim, p.hidden,
-                                              scales{x_scale, a.gate_scale, so.sorted_tokens, p.tokens, per_token},
-                                              gate, stream);
-    launch_stage<Cfg, T, Fp8, O, stage::up_gated>(
-        g, x, so.sorted_tokens, p.tokens, a.up, p.expert_dim, p.hidden,
-        block::gate_args<scales, T>{{x_scale, a.up_scale, so.sorted_tokens, p.tokens, per_token}, gate}, hidden,
-        stream);
+    launch_stage<Cfg, T, Fp8, O, stage::gate_up>(
+        g, x, so.sorted_tokens, p.tokens, a.gate, 2 * p.expert_dim, p.hidden,
+        block::gate_up_args<scales>{{x_scale, a.gate_scale, so.sorted_tokens, p.tokens, per_token},
+                                    {x_scale, a.up_scale, so.sorted_tokens, p.tokens, per_token}},
+        hidden, stream, a.up);
     launch_quantize(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index, hidden_fp8, hidden_scale,
                     stream);
     launch_stage<Cfg, T, Fp8, O, stage::down_weighted>(
@@ -422,7 +476,7 @@ status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t st
             {hidden_scale, a.down_scale, so.row_index, g.rows, false}, a.weights, so.sorted_slots, p.tokens * p.top_k},
         down, stream);
   });
-  launch_combine(p, down, so.inverse, g.rows, a.out, a.out_unreduced, stream);
+  launch_combine(p, static_cast<const float*>(down), so.inverse, g.rows, a.out, a.out_unreduced, stream);
   return launch_status("moe " + p.str() + ": ");
 }
 

@@ -3,15 +3,17 @@
 // with MX parts.
 //
 //   quantize x       block/quantize_1x32_mx.hpp: x to the weights' MX format (e8m0 per 32), the
-//                    host quantizer's rule bit for bit, into the workspace
-//   gate, up gated   gemm_mx's parts (byte-tile loaders of fp8 or packed fp4, rows in order or
+//                    host quantizer's rule bit for bit under the call's element rounding, into the
+//                    workspace
+//   gate and up      gemm_mx's parts (byte-tile loaders of fp8 or packed fp4, rows in order or
 //                    shuffle_weight's, the scaled f8f6f4 atom read in its own K order) under the
-//                    grouped scheduler; the MX scale policy takes B's scales from the expert's
-//                    table and A's through the sort's row table (block/scale_in_instruction.hpp);
-//                    the up stage's epilogue is SiLU(gate) * up, as for bf16 weights
+//                    grouped scheduler, the expert's gate and up weights side by side in one pass
+//                    (block/gate_up_pair.hpp): SiLU(g) * u from the fp32 accumulators, rounded once
+//                    to T; the MX scale policy takes B's scales from the expert's gate or up table
+//                    and A's through the sort's row table (block/scale_in_instruction.hpp)
 //   quantize h       the gated product to the same format, its rows in use only
-//   down weighted    the same parts over h's MX form, each row times its routing weight
-//   combine          as for every MoE pipeline
+//   down weighted    the same parts over h's MX form, each row times its routing weight, in fp32
+//   combine          as for every MoE pipeline: fp32 sum, rounded once
 //
 // Each expert's weights are read by its tiles' blocks only (once per M tile of the expert), as for
 // bf16 weights; the activations are quantized once, not once per N tile.
@@ -21,7 +23,7 @@
 
 #include <type_traits>
 
-#include "wavekit/block/gate_silu.hpp"
+#include "wavekit/block/gate_up_pair.hpp"
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/quantize_1x32_mx.hpp"
 #include "wavekit/block/scale_gathered_rows.hpp"
@@ -35,7 +37,7 @@ namespace wavekit::ops::moe {
 
 // One stage's parts over MX weights of Elem (Shuffled: aiter's pre-shuffled layouts, MXFP4):
 // gemm_mx's loaders, atom and warp MMA, the grouped scheduler, the grouped MX scale policy under
-// the stage's epilogue policy.
+// the stage's policy and epilogue (kernel.hpp's stage_*).
 template <class Cfg, class T, class Elem, bool Shuffled, stage Stage>
 struct mx_grouped_parts {
   static_assert(!Shuffled || std::is_same_v<Elem, fp4_e2m1>, "moe: pre-shuffled MX weights are MXFP4");
@@ -43,16 +45,20 @@ struct mx_grouped_parts {
   using mx = gemm_mx::parts<Cfg, Elem, T, Shuffled>;
   using shape = typename mx::shape;
   using atom = typename mx::atom;
-  using mma = typename mx::mma;
+  template <int Rows>
+  using weight_loader =
+      typename mx::template loader<Rows, std::conditional_t<Shuffled, tile::rows_shuffled_16x16, tile::rows_in_order>>;
+  using b_loader = stage_b_loader<Stage, shape, weight_loader>;
+  using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
+                             warp::from_lds<typename mx::a_loader::layout>, warp::from_lds<typename b_loader::layout>,
+                             warp::k_order::atom>;
+  template <class>
   using k_policy = block::scale_in_instruction<mma, shape::block_k, void, Shuffled, block::grouped_mx_scale_args>;
-  using policy = std::conditional_t<Stage == stage::gate || Stage == stage::down, k_policy,
-                                    std::conditional_t<Stage == stage::up_gated, block::gate_silu<k_policy, T>,
-                                                       block::scale_gathered_rows<k_policy>>>;
-  using mainloop =
-      block::gemm_mainloop<shape, mma, typename mx::a_loader, typename mx::b_loader, policy, /*KTail=*/true>;
+  using policy = typename stage_policy<Stage, shape, k_policy>::type;
+  using mainloop = block::gemm_mainloop<shape, mma, typename mx::a_loader, b_loader, policy, /*KTail=*/true>;
   using scheduler = block::tile_scheduler_grouped<shape::block_m, shape::block_n>;
-  using body = block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, block::epilogue_store<T>>;
-  using params = block::grouped_gemm_params<storage, storage, typename policy::args, T>;
+  using body = block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, stage_epilogue<T, Stage>>;
+  using params = stage_params<Stage, storage, storage, typename policy::args, T>;
   static_assert(mainloop::lds_bytes == shape::lds_bytes, "moe::mx_grouped_parts: the config's LDS is the mainloop's");
 };
 
@@ -97,10 +103,12 @@ struct mx_operand {
 };
 
 // One grouped GEMM over MX weights: C[r] = A[a_rows[r]] x B_e over g's rows (N = n, K = k), with
-// the stage's policy arguments around the grouped MX scales.
+// the stage's policy arguments around the grouped MX scales (gate_up: b and b_up side by side, N =
+// 2 x their rows, as in launch_stage).
 template <class Cfg, class T, class Elem, bool Shuffled, stage Stage, class PolicyArgs>
 void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const mx_storage_t<Elem>* const* b, int n,
-                     int k, const PolicyArgs& scales, T* c, hipStream_t stream) {
+                     int k, const PolicyArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
+                     const mx_storage_t<Elem>* const* b_up = nullptr) {
   using parts = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
   typename parts::params kp{};
   kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = {c, nullptr};
@@ -108,12 +116,15 @@ void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const m
   const int steps = ceil_div(k, parts::policy::group_k);
   kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   const block::grouped_mx_scale_args& mx = [&]() -> const block::grouped_mx_scale_args& {
-    if constexpr (std::is_same_v<PolicyArgs, block::grouped_mx_scale_args>)
+    if constexpr (Stage == stage::gate_up)
+      return scales.gate;
+    else if constexpr (std::is_same_v<PolicyArgs, block::grouped_mx_scale_args>)
       return scales;
     else
       return scales.scales;
   }();
   kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = mx.a_rows, kp.a_rows_total = mx.a_rows_total;
+  if constexpr (Stage == stage::gate_up) kp.b_second_groups = b_up;
   hipLaunchKernelGGL((moe_mx_gemm_kernel<Cfg, T, Elem, Shuffled, Stage>), parts::scheduler::grid(g.tiles, n),
                      dim3(Cfg::threads), 0, stream, kp);
 }
@@ -148,13 +159,13 @@ status validate(const problem& p, const mx_args<T, Elem>& a, int tile_m, std::si
 
 // The pipeline's last step: the combine, and the launches' status.
 template <class T, class Elem>
-status finish(const problem& p, const mx_args<T, Elem>& a, const sort_outputs& so, const grouped_rows& g, const T* down,
-              hipStream_t stream) {
+status finish(const problem& p, const mx_args<T, Elem>& a, const sort_outputs& so, const grouped_rows& g,
+              const float* down, hipStream_t stream) {
   launch_combine(p, down, so.inverse, g.rows, a.out, a.out_unreduced, stream);
   return launch_status("moe " + p.str() + ": ");
 }
 
-// Validates, then launches the sort, x's quantization, the three grouped GEMMs of the MX config Cfg
+// Validates, then launches the sort, x's quantization, the two grouped GEMMs of the MX config Cfg
 // (M tile: the sort's), the gated product's quantization and the combine on `stream`.
 template <class Cfg, class T, class Elem>
 status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, hipStream_t stream) {
@@ -166,7 +177,8 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
   const sort_outputs so = ws.sort(w);
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
   if (p.tokens == 0) return status::success();
-  T *gate = ws.at<T>(w.gate), *hidden = ws.at<T>(w.hidden), *down = ws.at<T>(w.down);
+  T* hidden = ws.at<T>(w.hidden);
+  float* down = ws.at<float>(w.down);
   const mx_operand<storage> x{ws.at<storage>(w.x_fp8), ws.at<e8m0>(w.x_scale)};
   const mx_operand<storage> h{ws.at<storage>(w.hidden_fp8), ws.at<e8m0>(w.hidden_scale)};
   launch_quantize_mx<Elem>(a.x, p.tokens, p.hidden, nullptr, ws.at<void>(w.x_fp8), ws.at<void>(w.x_scale), stream);
@@ -175,10 +187,9 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
     using mx_scales = block::grouped_mx_scale_args;
     const mx_scales x_gate{x.scale, a.gate_scale, so.sorted_tokens, p.tokens};
     const mx_scales x_up{x.scale, a.up_scale, so.sorted_tokens, p.tokens};
-    launch_mx_stage<Cfg, T, Elem, Shuffled, stage::gate>(g, x.data, a.gate, p.expert_dim, p.hidden, x_gate, gate,
-                                                         stream);
-    launch_mx_stage<Cfg, T, Elem, Shuffled, stage::up_gated>(
-        g, x.data, a.up, p.expert_dim, p.hidden, block::gate_args<mx_scales, T>{x_up, gate}, hidden, stream);
+    launch_mx_stage<Cfg, T, Elem, Shuffled, stage::gate_up>(g, x.data, a.gate, 2 * p.expert_dim, p.hidden,
+                                                            block::gate_up_args<mx_scales>{x_gate, x_up}, hidden,
+                                                            stream, a.up);
     launch_quantize_mx<Elem>(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index,
                              ws.at<void>(w.hidden_fp8), ws.at<void>(w.hidden_scale), stream);
     launch_mx_stage<Cfg, T, Elem, Shuffled, stage::down_weighted>(

@@ -4,10 +4,12 @@
 //
 //   sort             one workgroup of 16 waves over the ids
 //   quantize x       fp8 block-scaled and MX weights only
-//   gate, up gated   grouped GEMMs: N = expert_dim, K = hidden, over every expert's M tiles
+//   gate and up      one grouped GEMM over the gate and up weights side by side: N = 2 x
+//                    expert_dim (block/gate_up_pair.hpp), K = hidden, over every expert's M tiles;
+//                    it stores expert_dim columns of the gated product
 //   quantize h       fp8 block-scaled and MX weights only, the rows in use
-//   down weighted    grouped GEMM: N = hidden, K = expert_dim
-//   combine          each token's slots summed
+//   down weighted    grouped GEMM: N = hidden, K = expert_dim, fp32 rows
+//   combine          each token's fp32 slots summed
 //
 // A grouped GEMM is the sum of each expert's tiled GEMM (perf::gemm_launches over its rows) as one
 // launch: each M tile of an expert reads all of the expert's weights, so DRAM serves the weights of
@@ -84,16 +86,15 @@ struct grouped_stage {
   const perf::kernel_profile* profile;
 };
 
-// What the epilogue reads beyond C's stores: nothing; the gate output (up, gated:
-// block/gate_silu.hpp); a row index and a routing weight per row (down, weighted:
-// block/scale_gathered_rows.hpp).
-enum class epilogue_reads { none, gate, row_weights };
+// What the epilogue reads beyond C's stores: nothing; a row index and a routing weight per row
+// (down, weighted: block/scale_gathered_rows.hpp).
+enum class epilogue_reads { none, row_weights };
 
-// One grouped GEMM over `rows` per expert, its A rows gathered from a_rows_once distinct rows,
-// the sort's capacity `capacity_rows` rows (the bound of its row tensors). Every tile of an
-// expert's rows, padding rows included, stores its C rows.
+// One grouped GEMM over `rows` per expert, its A rows gathered from a_rows_once distinct rows.
+// Every tile of an expert's rows, padding rows included, stores its C rows: out_columns of
+// out_bytes each (N, or N / 2 for the gate and up pair).
 inline perf::launch_work grouped_gemm(const char* what, const grouped_stage& s, std::span<const int> rows,
-                                      double a_rows_once, epilogue_reads reads, double capacity_rows) {
+                                      double a_rows_once, epilogue_reads reads, double out_columns, double out_bytes) {
   perf::launch_work w;
   w.profile = s.profile;
   w.what = what;
@@ -117,21 +118,12 @@ inline perf::launch_work grouped_gemm(const char* what, const grouped_stage& s, 
   }
   w.dram_read_bytes += a_rows_once * s.k * s.a_bytes_once;
   const double tiles_n = std::ceil(double(s.n) / s.tile.block_n), waves_n = s.tile.block_n / s.tile.wave_n;
-  if (reads == epilogue_reads::gate) {
-    // Each output's gate value (16-bit), at row * N + column for every column of the N tiles:
-    // past N a row reads on into the next, past the capacity's rows nothing. The padded rows are
-    // the first rows of the sorted list.
-    const double width = tiles_n * s.tile.block_n, end = capacity_rows * s.n;
-    const double whole = std::clamp(std::floor((end - width) / s.n) + 1, 0.0, padded_rows);  // rows in range
-    w.loaded_bytes += 2 * whole * width;
-    for (double r = whole; r < padded_rows; ++r) w.loaded_bytes += 2 * std::max(0.0, std::min(width, end - r * s.n));
-    w.dram_read_bytes += padded_rows > 0 ? 2 * std::min((padded_rows - 1) * s.n + width, end) : 0;
-  } else if (reads == epilogue_reads::row_weights) {
+  if (reads == epilogue_reads::row_weights) {
     // Each wave loads its rows' slots (padding rows too) and the weights of the slots.
     w.loaded_bytes += tiles_n * waves_n * 4 * (padded_rows + rows_in_use);
     w.dram_read_bytes += 4 * (padded_rows + rows_in_use);
   }
-  w.written_bytes = padded_rows * s.n * 2.0;
+  w.written_bytes = padded_rows * out_columns * out_bytes;
   return w;
 }
 
@@ -199,14 +191,17 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   // block (BlockN is 128: one scale block), the expert's once. MX (block/scale_in_instruction.hpp):
   // each wave loads its rows' and columns' e8m0 scales, a byte per 32.
   const double a_scale_bytes = fp8 ? 4.0 / 128 : 0;  // x's and h's 1x128 scales per element
-  auto stage = [&](int n, int k, const char* name) {
+  // pair: the gate and up halves of block/gate_up_pair.hpp, each of which brings its fp8 row scales
+  // (A's, and B's folded in) as a whole block of its own would.
+  auto stage = [&](int n, int k, const char* name, bool pair = false) {
     perf::gemm_operands ops{element, element, 2};
-    if (fp8) ops.a_scale_bytes = a_scale_bytes, ops.scale_bytes_per_step = tile.block_m * 4.0 * tile.block_k / 128;
+    if (fp8)
+      ops.a_scale_bytes = (pair ? 2 : 1) * a_scale_bytes,
+      ops.scale_bytes_per_step = (pair ? 2 : 1) * tile.block_m * 4.0 * tile.block_k / 128;
     if (mx) ops.a_scale_bytes = ops.b_scale_bytes = 1.0 / 32, ops.scales_per_wave = true;
     const double b_scales = fp8 ? std::ceil(n / 128.0) * std::ceil(k / 128.0) * 4.0 : 0;
     return grouped_stage{n, k, tile, ops, operand + a_scale_bytes, b_scales, gemm_profile(name)};
   };
-  const double capacity_rows = capacity(p.sort(tile.block_m)).rows;
   std::vector<perf::launch_work> out;
 
   perf::launch_work sort;
@@ -225,24 +220,22 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
                                         : perf::find_kernel(t, "moe_quantize_kernel<bf16,");
   if (mx || fp8)
     out.push_back(model_detail::quantize("quantize x", quantizer, p.tokens, p.hidden, operand + a_scale_bytes));
-  // gate and up read x (each token's row once from DRAM); up's epilogue reads the gate output.
+  // gate and up read x (each token's row once from DRAM) and store the gated product in T.
   using model_detail::epilogue_reads;
   const double x_rows = tokens_here < 0 ? p.tokens : tokens_here;
-  out.push_back(model_detail::grouped_gemm("gate", stage(p.expert_dim, p.hidden, "gate"), rows, x_rows,
-                                           epilogue_reads::none, capacity_rows));
-  out.push_back(model_detail::grouped_gemm("up, gated", stage(p.expert_dim, p.hidden, "up_gated"), rows, x_rows,
-                                           epilogue_reads::gate, capacity_rows));
+  out.push_back(model_detail::grouped_gemm("gate and up", stage(2 * p.expert_dim, p.hidden, "gate_up", true), rows,
+                                           x_rows, epilogue_reads::none, p.expert_dim, 2.0));
   if (mx || fp8)
     out.push_back(model_detail::quantize("quantize h", quantizer, rows_in_use, p.expert_dim, operand + a_scale_bytes));
   out.push_back(model_detail::grouped_gemm("down, weighted", stage(p.hidden, p.expert_dim, "down_weighted"), rows,
-                                           rows_in_use, epilogue_reads::row_weights, capacity_rows));
+                                           rows_in_use, epilogue_reads::row_weights, p.hidden, 4.0));
 
   perf::launch_work combine;
   combine.profile = perf::find_kernel(t, "moe_combine_kernel<");
   combine.what = "combine";
   combine.workgroups = std::ceil(p.hidden / (8.0 * 256)) * p.tokens;
   combine.waves_per_workgroup = 4;
-  combine.loaded_bytes = combine.dram_read_bytes = 2.0 * rows_in_use * p.hidden + 4.0 * slots;
+  combine.loaded_bytes = combine.dram_read_bytes = 4.0 * rows_in_use * p.hidden + 4.0 * slots;
   combine.written_bytes = 2.0 * p.tokens * p.hidden;
   out.push_back(combine);
   return out;

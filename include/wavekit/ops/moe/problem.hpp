@@ -169,12 +169,12 @@ struct quantized_intermediates {
 };
 
 // Where the pipeline keeps its intermediates in the workspace: the sort's outputs, then per sorted
-// row the gate projection, the gated product and the down projection (all in T); with fp8 weights
-// also the quantized intermediates.
+// row the gated product (in T) and the weighted down projection (fp32: the combine rounds once);
+// with quantized weights also the quantized intermediates.
 struct workspace_layout : quantized_intermediates {
   sort_capacity cap;
   std::size_t counts, offsets, sorted_slots, sorted_tokens, row_index, tile_expert, inverse, invalid_ids;
-  std::size_t gate, hidden, down;
+  std::size_t hidden, down;
   std::size_t bytes;
 };
 
@@ -192,9 +192,8 @@ inline workspace_layout plan_workspace(const problem& p, int tile_m, std::size_t
   w.tile_expert = c.take(4 * std::size_t(w.cap.tiles));
   w.inverse = c.take(4 * slots);
   w.invalid_ids = c.take(4);
-  w.gate = c.take(element_bytes * rows * p.expert_dim);
   w.hidden = c.take(element_bytes * rows * p.expert_dim);
-  w.down = c.take(element_bytes * rows * p.hidden);
+  w.down = c.take(4 * rows * p.hidden);
   if (weights != weight_format::half) w.take(c, std::size_t(p.tokens), p.hidden, rows, p.expert_dim, weights);
   w.bytes = c.at;
   return w;
@@ -221,8 +220,9 @@ inline status validate_shape(const problem& p) {
     return {status_code::bad_shape, what + "weight_order must be layout::k_contiguous or layout::mn_contiguous"};
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t slots = std::size_t(p.tokens) * p.top_k;
+  // The sorted rows (at most slots + 256 padding rows an expert) hold the fp32 down projection.
   if (std::size_t(p.tokens) * p.hidden * 2 > limit || std::size_t(p.hidden) * p.expert_dim * 2 > limit ||
-      (slots + std::size_t(p.local_experts) * 256) * std::max(p.hidden, p.expert_dim) * 2 > limit)
+      (slots + std::size_t(p.local_experts) * 256) * std::max(p.hidden, p.expert_dim) * 4 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
   return status::success();
 }
