@@ -1,5 +1,5 @@
 // SiLU(gate) * up, the one definition wavekit's kernels and host references use: MoE's stage-1
-// epilogue (block/gate_silu.hpp), the SwiGLU kernel (ops/swiglu_quant/) and its reference
+// epilogue (block/gate_up_pair.hpp), the SwiGLU kernel (ops/swiglu_quant/) and its reference
 // (host/reference_swiglu_quant.hpp), so the three can never drift apart by a rounding.
 //
 //   SiLU(g) * u = g / (1 + e^-g) * u      in fp32, that order: one division, then one multiply

@@ -1,7 +1,7 @@
 // wavekit's SwiGLU + fp8 quantization (ops/swiglu_quant/problem.hpp states the op): SiLU(gate) *
 // up from x [tokens][2 * d] ([gate | up]), quantized per tensor or per 1x128 group (the
 // block-scaled GEMM's A and a_scale, either storage order). MoE's stage-1 epilogue gates with the
-// same definition (core/silu.hpp, block/gate_silu.hpp).
+// same definition (core/silu.hpp, block/gate_up_pair.hpp).
 //
 //   namespace sq = wavekit::ops::swiglu_quant;
 //   sq::problem p{tokens, d, wavekit::fp8_scaling::group_1x128, wavekit::layout::k_contiguous};
