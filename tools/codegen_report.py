@@ -225,6 +225,8 @@ def short_name(demangled):
     # ops::gemm_mx::config's K step is bytes of a row (128 MXFP8 or 256 MXFP4 elements).
     name = re.sub(r"^(gemm_mx_kernel<\d+x\d+x\d+)", r"\1B", name)
     name = name.replace("(scale_granularity)0", "tensor").replace("(scale_granularity)1", "channel")
+    # The MX quantizer's element rounding (core/mx_rounding.hpp): the default, nearest even, unnamed.
+    name = name.replace(", (mx_rounding)0>", ">").replace("(mx_rounding)1", "ties_away")
     return name.replace("(layout)0", "k_contiguous").replace("(layout)1", "mn_contiguous")
 
 

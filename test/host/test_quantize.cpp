@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/quantize_mx.hpp"
 
@@ -135,6 +137,100 @@ TEST_CASE("MXFP4 quantization of known blocks", "[host][quantize][mx]") {
   CHECK(q.data[0].bits == ((q.element_at(0, 1).bits << 4) | q.element_at(0, 0).bits));
   CHECK(q.value_at(0, 0) == 8.0f);
   CHECK(q.value_at(0, 40) == 0.0f);
+}
+
+TEST_CASE("MXFP4 element ties under both roundings", "[host][quantize][mx]") {
+  // One block of scale 2^0 (amax 6): every midpoint of e2m1's grid, both signs, and values just
+  // beside the midpoints, which round alike under both rules.
+  const float ties[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+  const float even[] = {0.0f, 1.0f, 1.0f, 2.0f, 2.0f, 4.0f, 4.0f};
+  const float away[] = {0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  std::vector<float> x(64, 0.0f);
+  x[0] = 6.0f;
+  for (int i = 0; i < 7; ++i) x[1 + i] = ties[i], x[8 + i] = -ties[i];
+  for (int i = 0; i < 7; ++i) x[15 + i] = std::nextafter(ties[i], 0.0f), x[22 + i] = -std::nextafter(ties[i], 10.0f);
+  x[29] = -0.0f;
+  for (int i = 32; i < 64; ++i) x[i] = std::ldexp(x[i - 32], -40);  // the same at scale 2^-40
+  const auto qe = quantize_mx<fp4_e2m1>(x, 1, 64, mx_rounding::nearest_even);
+  const auto qa = quantize_mx<fp4_e2m1>(x, 1, 64, mx_rounding::ties_away_from_zero);
+  const auto qd = quantize_mx<fp4_e2m1>(x, 1, 64);  // the default: nearest even
+  CHECK(qd.data == qe.data);
+  for (int b = 0; b < 2; ++b) {
+    const int o = 32 * b;
+    CHECK(qe.scales[b].exponent() == -40 * b);
+    CHECK(qa.scales[b] == qe.scales[b]);
+    for (int i = 0; i < 7; ++i) {
+      INFO("tie " << ties[i] << " in block " << b);
+      CHECK(to_float(qe.element_at(0, o + 1 + i)) == even[i]);
+      CHECK(to_float(qa.element_at(0, o + 1 + i)) == away[i]);
+      CHECK(to_float(qe.element_at(0, o + 8 + i)) == -even[i]);
+      CHECK(to_float(qa.element_at(0, o + 8 + i)) == -away[i]);
+      // Just below a midpoint rounds down, just above (in magnitude) up, under both.
+      CHECK(qa.element_at(0, o + 15 + i) == qe.element_at(0, o + 15 + i));
+      CHECK(qa.element_at(0, o + 22 + i) == qe.element_at(0, o + 22 + i));
+      CHECK(std::fabs(to_float(qa.element_at(0, o + 22 + i))) == away[i]);
+    }
+    CHECK(qe.element_at(0, o + 8).bits == 0x8);   // -0.25 to -0 under nearest even
+    CHECK(qa.element_at(0, o + 29).bits == 0x8);  // -0 stays -0
+  }
+  CHECK(std::string(to_string(mx_rounding::ties_away_from_zero)) == "ties_away_from_zero");
+}
+
+TEST_CASE("MXFP8 element ties under both roundings", "[host][quantize][mx]") {
+  // e4m3fn, scale 2^0 (amax 400): midpoints of normals (1 + 1/16: even 1, away 1.125; 1 + 3/16:
+  // 1.25 under both; 13.5 between 13 and 14: even 14, away 14) and of subnormals (2.5 * 2^-9: even
+  // 2 * 2^-9, away 3 * 2^-9; 0.5 * 2^-9: 0 or 2^-9), and e5m2 (scale 2^0 with amax 40000).
+  std::vector<float> x(32, 0.0f);
+  x[0] = 400.0f, x[1] = 1.0625f, x[2] = -1.1875f, x[3] = 13.5f, x[4] = std::ldexp(-2.5f, -9),
+  x[5] = std::ldexp(0.5f, -9);
+  const auto e8 = quantize_mx<fp8_e4m3fn>(x, 1, 32, mx_rounding::nearest_even);
+  const auto a8 = quantize_mx<fp8_e4m3fn>(x, 1, 32, mx_rounding::ties_away_from_zero);
+  REQUIRE(e8.scales[0].exponent() == 0);
+  CHECK(to_float(e8.element_at(0, 1)) == 1.0f);
+  CHECK(to_float(a8.element_at(0, 1)) == 1.125f);
+  CHECK(to_float(e8.element_at(0, 2)) == -1.25f);
+  CHECK(to_float(a8.element_at(0, 2)) == -1.25f);
+  CHECK(to_float(e8.element_at(0, 3)) == 14.0f);
+  CHECK(to_float(a8.element_at(0, 3)) == 14.0f);
+  CHECK(to_float(e8.element_at(0, 4)) == std::ldexp(-2.0f, -9));
+  CHECK(to_float(a8.element_at(0, 4)) == std::ldexp(-3.0f, -9));
+  CHECK(to_float(e8.element_at(0, 5)) == 0.0f);
+  CHECK(to_float(a8.element_at(0, 5)) == std::ldexp(1.0f, -9));
+  x[0] = 40000.0f, x[1] = 1.125f, x[2] = -2.25f;  // e5m2: midpoints of 1 and 1.25, of 2 and 2.5
+  const auto e5 = quantize_mx<bf8_e5m2>(x, 1, 32, mx_rounding::nearest_even);
+  const auto a5 = quantize_mx<bf8_e5m2>(x, 1, 32, mx_rounding::ties_away_from_zero);
+  REQUIRE(e5.scales[0].exponent() == 0);
+  CHECK(to_float(e5.element_at(0, 1)) == 1.0f);
+  CHECK(to_float(a5.element_at(0, 1)) == 1.25f);
+  CHECK(to_float(e5.element_at(0, 2)) == -2.0f);
+  CHECK(to_float(a5.element_at(0, 2)) == -2.5f);
+}
+
+TEMPLATE_TEST_CASE("round_to_grid_ties_away is the ties-away encoding, as an fp32", "[host][quantize][mx]", fp4_e2m1,
+                   fp8_e4m3fn) {
+  // Every bf16 value (every midpoint of the grid is one), its fp32 neighbours, and every 97th fp32
+  // bit pattern, of both signs (NaN excepted): the value it gives, encoded with nearest even (exact,
+  // being on the grid), equals the direct ties-away encoding, saturating.
+  using T = TestType;
+  using F = typename T::format;
+  int failures = 0;
+  auto check_one = [&](std::uint32_t bits) {
+    const float y = __builtin_bit_cast(float, bits);
+    if (std::isnan(y)) return;
+    const float g = round_to_grid_ties_away<T>(y);
+    const std::uint32_t want = encode_float<F>(y, overflow_policy::saturate, wavekit::detail::round_half_away{});
+    if ((encode_float<F>(g, overflow_policy::saturate) != want || std::signbit(g) != std::signbit(y)) && failures++ < 5)
+      FAIL_CHECK("y = " << y << " (bits " << bits << "): grid value " << g);
+  };
+  for (std::uint32_t hi = 0; hi <= 0xFFFF; ++hi)
+    for (std::uint32_t lo : {0x0000u, 0x0001u, 0xFFFFu}) check_one(hi << 16 | lo);
+  for (std::uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += 97) check_one(static_cast<std::uint32_t>(bits));
+  CHECK(failures == 0);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK(std::isnan(round_to_grid_ties_away<T>(nan)));
+  CHECK(std::isnan(round_to_grid_ties_away<T>(__builtin_bit_cast(float, 0xFF800001u))));  // low payload
+  CHECK(round_to_grid_ties_away<T>(std::numeric_limits<float>::infinity()) == std::numeric_limits<float>::infinity());
+  CHECK(std::signbit(round_to_grid_ties_away<T>(-0.0f)));
 }
 
 TEMPLATE_TEST_CASE("MX round trip stays within half a quantum of the scaled value", "[host][quantize][mx]", fp8_e4m3fn,

@@ -11,6 +11,16 @@
 // saturating fp8 conversion (arch/fp8_convert.hpp: a clamp, then v_cvt_pk_fp8_f32), which is
 // saturate_cast's rounding. The scale is its e8m0 byte.
 //
+// The element rounding is a compile-time choice R (core/mx_rounding.hpp), the host's bit for bit
+// under each: mx_rounding::nearest_even (the default, amd-mxfp4-mm's quantizer, aiter's
+// _mxfp4_quant_op; the code above) or mx_rounding::ties_away_from_zero (aiter's
+// fused_dynamic_mxfp4_quant_moe_sort, amd-moe-mxfp4's reference path for <= 1024 tokens). Ties
+// away divides by the scale first, y = ldexp(x, -exponent) (exact wherever y is not far below the
+// element's resolution: there it rounds to +-0 under both), rounds y onto the element's grid with
+// core/mx_rounding.hpp's round_to_grid_ties_away, and lets the same conversions encode that value,
+// which they do exactly (fp4 with a scale of 1); so saturation, NaN and Inf follow the conversions as
+// under nearest even.
+//
 // Work items: one thread per 8 consecutive elements (one 16-byte load of bf16 / fp16), so a
 // 32-column block is 4 neighbouring lanes (a quad), whose amax is two DPP moves. Every lane runs
 // them (missing rows load zeros and store nothing): no divergence around them. An optional row
@@ -30,6 +40,7 @@
 #include "wavekit/arch/gfx950.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/half_convert.hpp"
+#include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/core/mx_scale.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
@@ -82,9 +93,22 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float block_amax(const float (&v)[mx_quantize
 }
 
 // (A template so that only gfx950 code instantiates the conversion.)
-template <class Elem = fp4_e2m1>
+template <class Elem = fp4_e2m1, mx_rounding R = mx_rounding::nearest_even>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp4_octet quantize_fp4_octet(const float (&v)[mx_quantize_lane_elements]) {
   static_assert(std::is_same_v<Elem, fp4_e2m1>, "quantize_fp4_octet: fp4 e2m1");
+  if constexpr (R == mx_rounding::ties_away_from_zero) {
+    const int exponent = mx_scale_exponent<Elem>(block_amax(v));
+    float y[mx_quantize_lane_elements];
+#pragma unroll
+    for (int h = 0; h < mx_quantize_lane_elements; ++h)
+      y[h] = round_to_grid_ties_away<Elem>(__builtin_ldexpf(v[h], -exponent));
+    std::uint32_t bytes = 0;
+    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<0>(bytes, y[0], y[1], 1.0f);
+    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<1>(bytes, y[2], y[3], 1.0f);
+    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<2>(bytes, y[4], y[5], 1.0f);
+    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<3>(bytes, y[6], y[7], 1.0f);
+    return {bytes, static_cast<std::uint32_t>(exponent + 127)};
+  }
   const std::uint32_t code = static_cast<std::uint32_t>(mx_scale_exponent<Elem>(block_amax(v)) + 127);
   const float scale = __builtin_bit_cast(float, code << 23);  // the conversion reads its exponent field
   std::uint32_t bytes = 0;
@@ -101,11 +125,19 @@ struct fp8_octet {
   arch::u32x2 bytes;
   std::uint32_t scale;
 };
-template <class Elem = fp8_e4m3fn>
+template <class Elem = fp8_e4m3fn, mx_rounding R = mx_rounding::nearest_even>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp8_octet quantize_fp8_octet(const float (&v)[mx_quantize_lane_elements]) {
   static_assert(std::is_same_v<Elem, fp8_e4m3fn>, "quantize_fp8_octet: OCP fp8 e4m3fn");
   const int exponent = mx_scale_exponent<Elem>(block_amax(v));
   const float inverse = __builtin_ldexpf(1.0f, -exponent);
+  if constexpr (R == mx_rounding::ties_away_from_zero) {
+    float y[mx_quantize_lane_elements];
+#pragma unroll
+    for (int h = 0; h < mx_quantize_lane_elements; ++h) y[h] = round_to_grid_ties_away<Elem>(v[h] * inverse);
+    return {arch::u32x2{arch::pack_fp8x4_saturating<Elem>(y[0], y[1], y[2], y[3]),
+                        arch::pack_fp8x4_saturating<Elem>(y[4], y[5], y[6], y[7])},
+            static_cast<std::uint32_t>(exponent + 127)};
+  }
   return {
       arch::u32x2{arch::pack_fp8x4_saturating<Elem>(v[0] * inverse, v[1] * inverse, v[2] * inverse, v[3] * inverse),
                   arch::pack_fp8x4_saturating<Elem>(v[4] * inverse, v[5] * inverse, v[6] * inverse, v[7] * inverse)},
@@ -113,7 +145,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp8_octet quantize_fp8_octet(const float (&v)
 }
 
 // Quantizes work item `item` (every lane of a wave calls it; items past the tensor do nothing).
-template <class T, class Elem>
+template <class T, class Elem, mx_rounding R = mx_rounding::nearest_even>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_mx_item(const quantize_1x32_mx_args<T, Elem>& a, int item) {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "quantize_1x32_mx: activations are bf16 or fp16");
   const int per_row = a.cols / mx_quantize_lane_elements;
@@ -129,10 +161,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_mx_item(const quantize_1x3
   const arch::buffer q = arch::buffer::over(a.q, elements / 8 * a.element_bits);
   std::uint32_t scale;
   if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
-    const fp4_octet o = quantize_fp4_octet(v);
+    const fp4_octet o = quantize_fp4_octet<Elem, R>(v);
     q.store4(o.bytes, active ? at / 2 : arch::out_of_range), scale = o.scale;
   } else {
-    const fp8_octet o = quantize_fp8_octet<Elem>(v);
+    const fp8_octet o = quantize_fp8_octet<Elem, R>(v);
     q.store8(o.bytes, active ? at : arch::out_of_range), scale = o.scale;
   }
   if (col % mx_group == 0)
@@ -141,13 +173,13 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_mx_item(const quantize_1x3
 }
 
 // The whole tensor: launch ceil(items / 256) workgroups of 256 threads.
-template <class T, class Elem = fp4_e2m1>
+template <class T, class Elem = fp4_e2m1, mx_rounding R = mx_rounding::nearest_even>
 __global__ __launch_bounds__(256) void quantize_1x32_mx_kernel(quantize_1x32_mx_args<T, Elem> a) {
   arch::declare_codegen_targets<0, 8>();
   if constexpr (arch::current_target == arch::target::gfx942)
     __builtin_trap();  // gfx942's pass of a GPU build: no fp4 conversions, another fp8 format
   else
-    quantize_1x32_mx_item(a, static_cast<int>(blockIdx.x) * 256 + static_cast<int>(threadIdx.x));
+    quantize_1x32_mx_item<T, Elem, R>(a, static_cast<int>(blockIdx.x) * 256 + static_cast<int>(threadIdx.x));
 }
 
 }  // namespace wavekit::block

@@ -71,6 +71,14 @@ struct round_nearest_even {
     return q;
   }
 };
+// Round-to-nearest of sig / 2^shift (shift > 0) with halves away from zero (sig is a magnitude),
+// as an integer: the MX rule of aiter's fused MoE quantizer (core/mx_rounding.hpp).
+struct round_half_away {
+  WAVEKIT_HOST_DEVICE constexpr std::uint64_t operator()(std::uint64_t sig, int shift) const {
+    if (shift >= 40) return 0;  // below half the smallest step
+    return (sig + (std::uint64_t{1} << (shift - 1))) >> shift;
+  }
+};
 }  // namespace detail
 
 // Encode x * 2^-scale_exponent (scaled exactly, before any rounding) to format F, rounding the

@@ -8,11 +8,20 @@
 //              (mantissas >= 0.75 carry into the next power of two; a subnormal amax becomes 0)
 //   exponent = clamp(floor(log2(amax)) - max_exponent(elem), -127, 127)   (log2(0) = -inf)
 //   scale    = e8m0(exponent + 127)
-//   element  = saturate_cast<elem>(x * 2^-exponent)   (one fp32 multiply, then round to nearest even)
+//   element  = x * 2^-exponent (one fp32 multiply) rounded to elem, saturating at its largest value
 //
 // max_exponent is 2 for fp4 (max 6 = 1.5 * 2^2), 8 for e4m3fn (448), 15 for e5m2 (57344).
 // With the rounding above a block's amax maps below the format's maximum, so saturation only
 // clips values within the rounding of amax.
+//
+// The element's rounding is a choice (core/mx_rounding.hpp), exact for every element format:
+//   mx_rounding::nearest_even (the default): saturate_cast, amd-mxfp4-mm's quantizer (aiter's
+//       _mxfp4_quant_op) and the hardware conversions';
+//   mx_rounding::ties_away_from_zero: halfway values round away from zero (0.25 -> 0.5, 2.5 -> 3
+//       for fp4), as aiter's fused_dynamic_mxfp4_quant_moe_sort, the activation quantizer of the
+//       amd-moe-mxfp4 reference's fused MoE path for <= 1024 tokens; e4m3fn and e5m2 get the same
+//       rule on their own grids (no public reference uses it for them).
+// Under both the scale is the same, -0 stays -0, and non-finite input is rejected.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/core/mx_scale.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
@@ -57,7 +67,8 @@ struct mx_tensor {
 };
 
 template <class Elem>
-mx_tensor<Elem> quantize_mx(std::span<const float> x, int rows, int cols) {
+mx_tensor<Elem> quantize_mx(std::span<const float> x, int rows, int cols,
+                            mx_rounding rounding = mx_rounding::nearest_even) {
   detail::require_matrix(x, rows, cols, "quantize_mx");
   if (cols % mx_block_size != 0)
     throw std::invalid_argument("quantize_mx: cols must be a multiple of 32 (the MX block), got " +
@@ -75,7 +86,12 @@ mx_tensor<Elem> quantize_mx(std::span<const float> x, int rows, int cols) {
       const int exponent = mx_scale_exponent<Elem>(amax);
       t.scales[std::size_t(r) * t.scale_cols() + b] = e8m0::from_exponent(exponent);
       const float inverse_scale = decode_e8m0(static_cast<std::uint32_t>(e8m0_codes::bias - exponent));
-      for (int i = 0; i < mx_block_size; ++i) block[i] = saturate_cast<Elem>(src[i] * inverse_scale);
+      if (rounding == mx_rounding::nearest_even)
+        for (int i = 0; i < mx_block_size; ++i) block[i] = saturate_cast<Elem>(src[i] * inverse_scale);
+      else
+        for (int i = 0; i < mx_block_size; ++i)
+          block[i] = Elem::from_bits(encode_float<typename Elem::format>(
+              src[i] * inverse_scale, overflow_policy::saturate, wavekit::detail::round_half_away{}));
 
       const std::size_t first =
           (std::size_t(r) * cols + std::size_t(b) * mx_block_size) / mx_tensor<Elem>::elements_per_byte;
