@@ -31,12 +31,20 @@
 
 namespace wavekit::test {
 
+// How a case draws its data: every 32-K block with a magnitude of its own (a scale applied to the
+// wrong block shows), or as amd-moe-mxfp4's input generator does (x ~ N(0, 1) in T; gate and up
+// ~ N(0, 1) / sqrt(hidden), down ~ N(0, 1) / sqrt(expert_dim), quantized to MX by the nearest-even
+// quantizer as aiter's dynamic_mxfp4_quant; routed weights a softmax's, the shared expert (the
+// last expert, where the ids name it) weight 1).
+enum class moe_mx_data { blocks, reference_problem };
+
 template <class T, class Elem = fp4_e2m1>
 struct moe_mx_case {
   using storage = mx_storage_t<Elem>;
   static constexpr int elements_per_byte = host::mx_tensor<Elem>::elements_per_byte;
   ops::moe::problem p;
   bool preshuffled;
+  mx_rounding rounding;  // the activations' element rounding (the call's and the host quantizer's)
   std::vector<T> x;
   host::mx_tensor<Elem> xq;  // the host's MX form of x (the device's quantizer must match it)
   std::vector<int> ids;
@@ -53,12 +61,15 @@ struct moe_mx_case {
   std::size_t workspace_bytes = 0;
 
   moe_mx_case(const ops::moe::problem& problem, std::vector<int> ids_, std::uint32_t seed, std::size_t workspace_size,
-              bool preshuffled_)
-      : p(problem), preshuffled(preshuffled_), ids(std::move(ids_)) {
+              bool preshuffled_, mx_rounding rounding_ = ops::moe::default_mx_rounding<Elem>,
+              moe_mx_data data = moe_mx_data::blocks)
+      : p(problem), preshuffled(preshuffled_), rounding(rounding_), ids(std::move(ids_)) {
     if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
       throw std::invalid_argument("moe_mx_case: pre-shuffled weights are MXFP4");
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f), weight(0.05f, 1.0f);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const bool reference_data = data == moe_mx_data::reference_problem;
     auto blocks = [&](int rows, int cols, float size) {  // each 32-column block its own magnitude
       std::vector<float> v(std::size_t(rows) * cols);
       for (std::size_t i = 0; i < v.size(); i += 32) {
@@ -67,17 +78,31 @@ struct moe_mx_case {
       }
       return v;
     };
-    std::vector<float> xf = blocks(p.tokens, p.hidden, 1.7f);
+    // N(0, 1) / sqrt(fan_in), rounded to T as the problem's bf16 tensors are.
+    auto gaussian = [&](int rows, int cols, float fan_in) {
+      std::vector<float> v(std::size_t(rows) * cols);
+      for (float& e : v) e = widen_to_float(saturate_cast<T>(normal(rng) / std::sqrt(fan_in)));
+      return v;
+    };
+    std::vector<float> xf = reference_data ? gaussian(p.tokens, p.hidden, 1.0f) : blocks(p.tokens, p.hidden, 1.7f);
     x.resize(xf.size());
     for (std::size_t i = 0; i < x.size(); ++i) xf[i] = widen_to_float(x[i] = saturate_cast<T>(xf[i]));
-    xq = host::quantize_mx<Elem>(std::span<const float>(xf), p.tokens, p.hidden);
-    for (int i = 0; i < p.tokens * p.top_k; ++i) weights.push_back(weight(rng));
+    xq = host::quantize_mx<Elem>(std::span<const float>(xf), p.tokens, p.hidden, rounding);
+    for (int i = 0; i < p.tokens * p.top_k; ++i) {
+      if (!reference_data) {
+        weights.push_back(weight(rng));
+        continue;
+      }
+      // A softmax over the routed experts' logits (about 1 / routed each); the shared one 1.
+      const int routed = p.experts - 1;
+      weights.push_back(ids[std::size_t(i)] == routed ? 1.0f : std::exp(0.5f * normal(rng)) / float(routed));
+    }
     std::vector<bool> used(p.local_experts, false);
     for (int id : ids)
       if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) used[id - p.expert_begin] = true;
     auto tensor = [&](bool needed, int n, int k) {
       if (!needed) return host::mx_tensor<Elem>{};
-      const std::vector<float> f = blocks(n, k, 1.7f / std::sqrt(float(k)));
+      const std::vector<float> f = reference_data ? gaussian(n, k, float(k)) : blocks(n, k, 1.7f / std::sqrt(float(k)));
       return host::quantize_mx<Elem>(std::span<const float>(f), n, k);
     };
     for (int e = 0; e < p.local_experts; ++e) {
@@ -170,8 +195,10 @@ struct moe_mx_case {
   }
 
   ops::moe::mx_args<T, Elem> args() const {
-    return {d_x,        d_ids,        d_weights,   d_gate, d_up,      d_down,         d_gate_scale,
-            d_up_scale, d_down_scale, preshuffled, d_out,  workspace, workspace_bytes};
+    ops::moe::mx_args<T, Elem> a{d_x,        d_ids,        d_weights,   d_gate, d_up,      d_down,         d_gate_scale,
+                                 d_up_scale, d_down_scale, preshuffled, d_out,  workspace, workspace_bytes};
+    a.rounding = rounding;
+    return a;
   }
 
   std::vector<T> output() const {
@@ -239,7 +266,7 @@ struct moe_mx_case {
         row[n] = static_cast<float>(g);
       }
       // 1b. Its MX form.
-      auto host_q = host::quantize_mx<Elem>(std::span<const float>(row), 1, dim);
+      auto host_q = host::quantize_mx<Elem>(std::span<const float>(row), 1, dim, rounding);
       for (int i = 0; i < h_row_bytes; ++i)
         if (hq[std::size_t(r) * h_row_bytes + i].bits != host_q.data[i].bits && bad++ < 13)
           std::printf("%s: h_mx[row %d][%d] = 0x%02x, host 0x%02x\n", label, r, i,

@@ -1,18 +1,23 @@
 // The MoE pipeline over MX expert weights (ops/moe/kernel_mx.hpp: x quantized to the weights' MX
-// format, gate, gated up, the gated product quantized likewise, weighted down, combine), MXFP4 and
-// MXFP8 (each config, plain weights, one token, expert parallelism), on the emulated gfx950
-// and, in the GPU build, on the device; gfx942 refuses it with a status. Checked in three exact
-// steps (test/support/moe_mx_case.hpp): the device's MXFP4 quantizations equal the host
-// quantizer's bit for bit, the gated product meets a bound from T and the accumulation, and the
-// output meets moe_case's bound from the device's own MXFP4 gated product. Every MX config the
-// plan uses (M tiles 16, 64, 128), plain and pre-shuffled weights (amd-moe-mxfp4's fused [gate;
-// up], shuffled as one tensor), bf16 and fp16, K one 64-K tile and many, one token, a shared
-// expert as the last id, idle experts, expert parallelism, the same bits on every run, no host
-// synchronisation inside the call, amd-moe-mxfp4's shapes at reduced size through the one-call
-// API, and every bad input's status.
+// format, gate and up in one pass, the gated product quantized likewise, weighted down, combine),
+// MXFP4 and MXFP8 (each config, plain weights, one token, expert parallelism), on the emulated
+// gfx950 and, in the GPU build, on the device; gfx942 refuses it with a status. Checked in three
+// exact steps (test/support/moe_mx_case.hpp): the device's MX quantizations equal the host
+// quantizer's bit for bit (under the call's element rounding), the gated product meets a bound from
+// T and the accumulation, and the output meets moe_case's bound from the device's own MX gated
+// product. Every MX config the plan uses (M tiles 16, 64, 128), plain and pre-shuffled weights
+// (amd-moe-mxfp4's fused [gate; up], shuffled as one tensor), bf16 and fp16, K one 64-K tile and
+// many, one token, a shared expert as the last id, idle experts, expert parallelism, the same bits
+// on every run, no host synchronisation inside the call, and every bad input's status. And
+// amd-moe-mxfp4's shapes through the one-call API with the problem's input generator against
+// aiter's fused a4w4 path (host/reference_moe_mx_fused.hpp) within 1 bf16 ulp, where the two
+// regressions that path rules out (G rounded before SiLU, the nearest-even quantizer) must miss.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -21,6 +26,7 @@
 
 #include "support/graph_safety.hpp"
 #include "support/moe_mx_case.hpp"
+#include "wavekit/host/reference_moe_mx_fused.hpp"
 #include "wavekit/ops/moe.hpp"
 
 using namespace wavekit;
@@ -49,6 +55,70 @@ void run_case(const moe::problem& p, const std::vector<int>& ids, std::uint32_t 
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   const std::vector<T> second = t.output();
   CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) == 0);
+}
+
+// Elements of got further than one ulp of T (at the reference's magnitude) from ref; the first few
+// printed.
+template <class T>
+int beyond_one_ulp(const std::vector<float>& ref, const std::vector<float>& got, const char* label) {
+  int bad = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const float r = ref[i];
+    const float ulp = std::ldexp(1.0f, std::max(std::ilogb(r == 0.0f ? 1e-30f : r), -126) -
+                                           (std::is_same_v<T, bf16> ? 7 : 10));
+    if (!(std::fabs(got[i] - r) <= ulp) && bad++ < 3)
+      std::printf("%s: out[%zu] = %.7g, fused path %.7g\n", label, i, double(got[i]), double(r));
+  }
+  return bad;
+}
+// Elements outside the problem's tolerance, |got - ref| <= tol + tol * |ref|.
+inline int outside(const std::vector<float>& ref, const std::vector<float>& got, double tol) {
+  int bad = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) bad += !(std::fabs(got[i] - ref[i]) <= tol + tol * std::fabs(ref[i]));
+  return bad;
+}
+template <class T>
+std::vector<float> widened(const std::vector<T>& v) {
+  std::vector<float> f(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) f[i] = widen_to_float(v[i]);
+  return f;
+}
+
+// One amd-moe-mxfp4 shape through the one-call API, with the problem's input generator, against
+// aiter's fused a4w4 path (host/reference_moe_mx_fused.hpp): every output within one bf16 ulp, and
+// within the problem's 5e-2. Returns the elements by which the two regressions the fused path rules
+// out would miss it (G rounded to bf16 before SiLU; the nearest-even activation quantizer), which
+// the caller requires to be nonzero over its shapes: proof that this check sees them.
+struct fused_path_misses {
+  int gate_rounded = 0, nearest_even = 0;
+};
+inline fused_path_misses check_against_fused_path(const moe::problem& p, int routed, int top_k, std::uint32_t seed) {
+  const std::vector<int> ids = test::random_ids_with_shared(p.tokens, top_k, routed, seed);
+  const std::size_t ws = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
+  test::moe_mx_case<bf16> t(p, ids, seed + 1, ws, true, moe::default_mx_rounding<fp4_e2m1>,
+                            test::moe_mx_data::reference_problem);
+  std::string ran;
+  const status st = wavekit::moe(p, t.args(), nullptr, &ran);
+  INFO(p.str() << ": " << st.message());
+  REQUIRE(st.ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  const std::vector<float> x = widened(t.x), got = widened(t.output());
+  const std::string label = p.str() + " (" + ran + ")";
+  const auto fused = host::reference_moe_mx_fused<bf16>(p, x, ids, t.weights, t.w);
+  CHECK(beyond_one_ulp<bf16>(fused.out, got, label.c_str()) == 0);
+  CHECK(outside(fused.out, got, 5e-2) == 0);
+  fused_path_misses m;
+  host::moe_mx_fused_options gate_rounded;
+  gate_rounded.round_gate_to_T = true;
+  m.gate_rounded = beyond_one_ulp<bf16>(fused.out, host::reference_moe_mx_fused<bf16>(p, x, ids, t.weights, t.w,
+                                                                                       gate_rounded).out,
+                                        "planted: G rounded to bf16");
+  host::moe_mx_fused_options even;
+  even.x_rounding = even.h_rounding = mx_rounding::nearest_even;
+  m.nearest_even =
+      beyond_one_ulp<bf16>(fused.out, host::reference_moe_mx_fused<bf16>(p, x, ids, t.weights, t.w, even).out,
+                           "planted: nearest-even quantizer");
+  return m;
 }
 
 }  // namespace
@@ -135,6 +205,30 @@ TEST_CASE("moe mxfp4: amd-moe-mxfp4's shapes at reduced size through the one-cal
   }
 }
 
+TEST_CASE("moe mxfp4: amd-moe-mxfp4's shapes against aiter's fused path, within 1 bf16 ulp", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MXFP4 weights are gfx950's");
+    return;
+  }
+  // (d_expert, routed experts, top-k, tokens): the problem's test and benchmark rows with d_hidden
+  // cut to 512 and d_expert to at most 512, top 8 (6) + the shared expert, pre-shuffled, the
+  // problem's input generator. (E 257, d_expert 256, 16 tokens runs at full size below.)
+  struct shape {
+    int d_expert, routed, top_k, tokens;
+  };
+  fused_path_misses planted;
+  std::uint32_t seed = 40;
+  for (const shape& s : {shape{512, 256, 8, 8}, shape{512, 32, 8, 32}, shape{512, 64, 6, 128}, shape{256, 256, 8, 128},
+                         shape{512, 32, 8, 128}, shape{512, 32, 8, 512}}) {
+    const moe::problem p{s.tokens, 512, s.d_expert, s.routed + 1, s.top_k + 1, 0, s.routed + 1, layout::k_contiguous};
+    const fused_path_misses m = check_against_fused_path(p, s.routed, s.top_k, seed += 2);
+    planted.gate_rounded += m.gate_rounded, planted.nearest_even += m.nearest_even;
+  }
+  // Both regressions would fail this test.
+  CHECK(planted.gate_rounded > 0);
+  CHECK(planted.nearest_even > 0);
+}
+
 TEST_CASE("moe mxfp4: every bad input gets its status before any launch", "[emu][moe]") {
   const moe::problem p{8, 256, 128, 4, 2, 0, 4, layout::k_contiguous};
   const std::vector<int> ids = test::random_ids(8, 2, 4, 1);
@@ -168,6 +262,9 @@ TEST_CASE("moe mxfp4: every bad input gets its status before any launch", "[emu]
   a8.preshuffled = true;
   CHECK(wavekit::moe(p, a8, nullptr).message() ==
         what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)");
+  a = t.args(), a.rounding = static_cast<mx_rounding>(7);
+  CHECK(status_of(p, a).message() ==
+        what + "argument rounding must be mx_rounding::nearest_even or mx_rounding::ties_away_from_zero");
 }
 
 TEST_CASE("moe mxfp4: amd-moe-mxfp4's E 257, d_expert 256, batch 16 at full size", "[emu][moe]") {
@@ -176,8 +273,11 @@ TEST_CASE("moe mxfp4: amd-moe-mxfp4's E 257, d_expert 256, batch 16 at full size
     return;
   }
   // The problem's first benchmark shape: d_hidden 7168, 256 routed experts + the shared one, top
-  // 8 + 1, 16 tokens, weights and scales pre-shuffled, through the one-call API.
+  // 8 + 1, 16 tokens, weights and scales pre-shuffled, through the one-call API: against aiter's
+  // fused path with the problem's input generator, and in the three exact steps with every block
+  // of its own magnitude.
   const moe::problem p{16, 7168, 256, 257, 9, 0, 257, layout::k_contiguous};
+  check_against_fused_path(p, 256, 8, 23);
   const std::vector<int> ids = test::random_ids_with_shared(p.tokens, 8, 256, 21);
   test::moe_mx_case<bf16> t(p, ids, 22, moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value(), true);
 #if defined(WAVEKIT_EMULATOR)

@@ -129,15 +129,20 @@ void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const m
                      dim3(Cfg::threads), 0, stream, kp);
 }
 
-// Quantizes rows x cols of x (bf16 / fp16) to MX of Elem (rows_in_use: as in quantize_1x32_mx_args).
+// Quantizes rows x cols of x (bf16 / fp16) to MX of Elem with element rounding `rounding`
+// (rows_in_use: as in quantize_1x32_mx_args).
 template <class Elem, class T>
 void launch_quantize_mx(const T* x, int rows, int cols, const int* rows_in_use, void* q, void* scale,
-                        hipStream_t stream) {
+                        mx_rounding rounding, hipStream_t stream) {
   const block::quantize_1x32_mx_args<T, Elem> qa{
       x, static_cast<std::uint8_t*>(q), static_cast<std::uint8_t*>(scale), rows, cols, rows_in_use};
-  hipLaunchKernelGGL((block::quantize_1x32_mx_kernel<T, Elem>),
-                     dim3(static_cast<unsigned>(ceil_div(qa.items(), quantize_threads))), dim3(quantize_threads), 0,
-                     stream, qa);
+  const dim3 grid(static_cast<unsigned>(ceil_div(qa.items(), quantize_threads)));
+  if (rounding == mx_rounding::ties_away_from_zero)
+    hipLaunchKernelGGL((block::quantize_1x32_mx_kernel<T, Elem, mx_rounding::ties_away_from_zero>), grid,
+                       dim3(quantize_threads), 0, stream, qa);
+  else
+    hipLaunchKernelGGL((block::quantize_1x32_mx_kernel<T, Elem, mx_rounding::nearest_even>), grid,
+                       dim3(quantize_threads), 0, stream, qa);
 }
 
 template <class T, class Elem>
@@ -146,6 +151,9 @@ status validate(const problem& p, const mx_args<T, Elem>& a, int tile_m, std::si
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
   if (status s = check_mx_layout<Elem>(what, a.preshuffled); !s.ok()) return s;
+  if (a.rounding != mx_rounding::nearest_even && a.rounding != mx_rounding::ties_away_from_zero)
+    return {status_code::bad_config,
+            what + "argument rounding must be mx_rounding::nearest_even or mx_rounding::ties_away_from_zero"};
   if (status s = check_pointer_arguments(what, {{"gate_scale", a.gate_scale, 8, "a device table of pointers"},
                                                 {"up_scale", a.up_scale, 8, "a device table of pointers"},
                                                 {"down_scale", a.down_scale, 8, "a device table of pointers"}});
@@ -181,7 +189,8 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
   float* down = ws.at<float>(w.down);
   const mx_operand<storage> x{ws.at<storage>(w.x_fp8), ws.at<e8m0>(w.x_scale)};
   const mx_operand<storage> h{ws.at<storage>(w.hidden_fp8), ws.at<e8m0>(w.hidden_scale)};
-  launch_quantize_mx<Elem>(a.x, p.tokens, p.hidden, nullptr, ws.at<void>(w.x_fp8), ws.at<void>(w.x_scale), stream);
+  launch_quantize_mx<Elem>(a.x, p.tokens, p.hidden, nullptr, ws.at<void>(w.x_fp8), ws.at<void>(w.x_scale), a.rounding,
+                           stream);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   auto stages = [&]<bool Shuffled>() {
     using mx_scales = block::grouped_mx_scale_args;
@@ -191,7 +200,7 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
                                                             block::gate_up_args<mx_scales>{x_gate, x_up}, hidden,
                                                             stream, a.up);
     launch_quantize_mx<Elem>(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index,
-                             ws.at<void>(w.hidden_fp8), ws.at<void>(w.hidden_scale), stream);
+                             ws.at<void>(w.hidden_fp8), ws.at<void>(w.hidden_scale), a.rounding, stream);
     launch_mx_stage<Cfg, T, Elem, Shuffled, stage::down_weighted>(
         g, h.data, a.down, p.hidden, p.expert_dim,
         block::gathered_row_scale_args<mx_scales>{

@@ -24,6 +24,7 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/layout.hpp"
+#include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
 #include "wavekit/ops/moe/sort.hpp"
@@ -103,7 +104,15 @@ struct blockscale_args {
 // scales start at row expert_dim, in either layout (its row groups, 16 and 32 rows, divide
 // expert_dim). The activations are quantized to the weights' format inside the pipeline (x
 // before the gate and up projections, the gated product before the down projection) by the host
-// quantizer's rule (block/quantize_1x32_mx.hpp).
+// quantizer's rule (block/quantize_1x32_mx.hpp) with the element rounding `rounding`
+// (core/mx_rounding.hpp). Its default is the public reference's: MXFP4 ties away from zero, as
+// amd-moe-mxfp4's reference path (aiter's fused_dynamic_mxfp4_quant_moe_sort, which its fused_moe
+// calls for <= 1024 tokens); MXFP8 nearest even (the hardware conversion's, no reference rounds
+// otherwise). docs/moe.md lists every rounding point.
+template <class Elem>
+inline constexpr mx_rounding default_mx_rounding =
+    std::is_same_v<Elem, fp4_e2m1> ? mx_rounding::ties_away_from_zero : mx_rounding::nearest_even;
+
 template <class T, class Elem>
 struct mx_args {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "moe: activations and outputs are bf16 or fp16");
@@ -125,6 +134,7 @@ struct mx_args {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   T* out_unreduced = nullptr;
+  mx_rounding rounding = default_mx_rounding<Elem>;  // the activations' element rounding
 };
 template <class T>
 using mxfp4_args = mx_args<T, fp4_e2m1>;
