@@ -62,14 +62,14 @@ struct moe_mx_case {
 
   moe_mx_case(const ops::moe::problem& problem, std::vector<int> ids_, std::uint32_t seed, std::size_t workspace_size,
               bool preshuffled_, mx_rounding rounding_ = ops::moe::default_mx_rounding<Elem>,
-              moe_mx_data data = moe_mx_data::blocks)
+              moe_mx_data drawn = moe_mx_data::blocks)
       : p(problem), preshuffled(preshuffled_), rounding(rounding_), ids(std::move(ids_)) {
     if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
       throw std::invalid_argument("moe_mx_case: pre-shuffled weights are MXFP4");
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f), weight(0.05f, 1.0f);
     std::normal_distribution<float> normal(0.0f, 1.0f);
-    const bool reference_data = data == moe_mx_data::reference_problem;
+    const bool reference_data = drawn == moe_mx_data::reference_problem;
     auto blocks = [&](int rows, int cols, float size) {  // each 32-column block its own magnitude
       std::vector<float> v(std::size_t(rows) * cols);
       for (std::size_t i = 0; i < v.size(); i += 32) {

@@ -215,7 +215,8 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   out.push_back(sort);
 
   const perf::kernel_profile* quantizer =
-      weights == weight_format::mxfp4   ? perf::find_kernel(t, "quantize_1x32_mx_kernel<bf16, e2m1>")
+      // MXFP4: the ties-away quantizer, the call's default (mx_args::rounding).
+      weights == weight_format::mxfp4   ? perf::find_kernel(t, "quantize_1x32_mx_kernel<bf16, e2m1, ties_away")
       : weights == weight_format::mxfp8 ? perf::find_kernel(t, "quantize_1x32_mx_kernel<bf16, e4m3fn>")
                                         : perf::find_kernel(t, "moe_quantize_kernel<bf16,");
   if (mx || fp8)
