@@ -48,8 +48,8 @@ std::vector<perf::launch_work> as_emulated(std::vector<perf::launch_work> model,
     } else if (w.what == "quantize h") {
       w.workgroups = std::ceil(double(cap.rows) * p.expert_dim / 8 / 256);  // 8 values a lane, 256 lanes
     } else if (w.what != "quantize x") {
-      // The grouped GEMMs.
-      const int n = w.what == "down, weighted" ? p.hidden : p.expert_dim;
+      // The grouped GEMMs (gate and up: the pair's N, twice the expert dim).
+      const int n = w.what == "down, weighted" ? p.hidden : 2 * p.expert_dim;
       w.workgroups += (cap.tiles - tiles_in_use) * std::ceil(double(n) / block_n);
     }
   }
