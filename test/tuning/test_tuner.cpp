@@ -210,8 +210,8 @@ TEST_CASE("the tuner refuses what it cannot tune, naming the shape", "[tuning]")
   CHECK(refusal("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k 9 --dtypes mxfp4,bf16") ==
         "moe on gfx942: the tuner runs --dtypes bf16,bf16, e4m3fnuz,bf16, fp16,fp16, e4m3fnuz,fp16, not "
         "'mxfp4,bf16'");
-  CHECK_THAT(refusal("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k 17"),  // the launch's rule
-             Catch::StartsWith("shape 16x256x7168: moe ") && Catch::Contains("top_k must be in [1, 16]"));
+  CHECK_THAT(refusal("--op moe --arch gfx942 --shapes 16x256x7168 --experts 257 --top-k 33"),  // the launch's rule
+             Catch::StartsWith("shape 16x256x7168: moe ") && Catch::Contains("top_k must be in [1, 32]"));
   CHECK_THAT(refusal("--op moe --arch gfx950 --shapes 16x256x7168 --experts 257 --top-k 9 --dtypes mxfp4,bf16 "
                      "--layout mn_contiguous"),
              Catch::StartsWith("shape 16x256x7168: moe ") && Catch::Contains("K-contiguous"));

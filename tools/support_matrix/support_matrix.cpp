@@ -147,10 +147,12 @@ std::vector<row> layer_rows() {
         {"moe_batched", "fp8 e4m3fn weights", to_string(order), "128x128 fp32 (activations 1x128)",
          [=](target t) { return moe::supports<moe::batched_blockscale_args<bf16, fp8_e4m3fn>>(batched(order), t); }});
   }
-  // Routing (moe_route): a softmax top-k, and DeepSeek-V3's grouped sigmoid.
-  rows.push_back({"moe_route", "fp32 / bf16 / fp16 logits, softmax top-k", "[tokens][experts]", "none",
-                  [](target t) { return moe::supports({64, 128, 8}, moe::softmax_topk{}, t); }});
-  rows.push_back({"moe_route", "fp32 / bf16 / fp16 logits, grouped sigmoid top-k", "[tokens][experts]", "none",
+  // Routing (moe_route): a softmax top-k, and DeepSeek-V3's grouped sigmoid; logits in rows padded
+  // to a router GEMM's N tile (logits_stride) as well as packed.
+  rows.push_back({"moe_route", "fp32 / bf16 / fp16 logits, softmax top-k", "[tokens][experts], rows packed or padded",
+                  "none", [](target t) { return moe::supports({64, 120, 8, 128}, moe::softmax_topk{}, t); }});
+  rows.push_back({"moe_route", "fp32 / bf16 / fp16 logits, grouped sigmoid top-k",
+                  "[tokens][experts], rows packed or padded", "none",
                   [](target t) { return moe::supports({64, 256, 8}, moe::grouped_sigmoid_topk{8, 4}, t); }});
 
   namespace mla = ops::mla_decode;

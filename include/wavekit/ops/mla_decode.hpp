@@ -12,8 +12,10 @@
 //
 // Semantics, layouts and the rules: ops/mla_decode/problem.hpp; the split heuristic:
 // ops/mla_decode/plan.hpp; the kernel: ops/mla_decode/kernel.hpp.
-// Without HIP, ops::mla_decode::supports<KV, Q>(problem, target) answers whether the launch runs a problem on a target,
-// or gives its status (ops/mla_decode/supports.hpp; the README's support matrix is made from it).
+// Without HIP, ops::mla_decode::supports<KV, Q>(problem, target[, plan]) answers whether the launch runs a problem on a
+// target (with that plan), or gives its status (ops/mla_decode/supports.hpp; the README's support matrix is made from
+// it). A plan from mla_decode_plan<KV> serves the cache type, heads and device it was made for; a plan written by hand
+// ({chunk, splits}) any.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -41,10 +43,13 @@ inline std::string config_name(config_id id) {
 }  // namespace ops::mla_decode
 
 // The split plan for the current device (its CU count) and a cache of KV elements (bf16 or fp8:
-// the bytes a split reads), after checking the problem and the tables.
+// the bytes a split reads), after checking the problem and the tables. The plan records both and
+// the heads: mla_decode refuses it for another cache type, heads or device (plan.hpp).
 template <class KV = bf16>
 result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::problem& p,
                                                     const ops::mla_decode::sequences_view& s) {
+  static_assert(std::is_same_v<KV, bf16> || std::is_same_v<KV, fp8_e4m3fnuz> || std::is_same_v<KV, fp8_e4m3fn>,
+                "mla_decode_plan<KV>: the cache's element type, bf16, fp8_e4m3fnuz or fp8_e4m3fn");
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
   return m::choose_splits(p, s, arch::facts_for(arch::current_device_arch().kind), m::config_rows64::kv_tile,
@@ -58,11 +63,15 @@ status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequ
                   const ops::mla_decode::args<KV, Q>& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
+  const arch::device_arch device = arch::current_device_arch();
   if constexpr (!std::is_same_v<KV, bf16>)
-    if (status st = arch::check_device_fp8_format<KV>(arch::current_device_arch(), "mla_decode"); !st.ok()) return st;
+    if (status st = arch::check_device_fp8_format<KV>(device, "mla_decode"); !st.ok()) return st;
   if constexpr (!std::is_same_v<Q, bf16>)
-    if (status st = arch::check_device_fp8_format<Q>(arch::current_device_arch(), "mla_decode (argument q)"); !st.ok())
-      return st;
+    if (status st = arch::check_device_fp8_format<Q>(device, "mla_decode (argument q)"); !st.ok()) return st;
+  if (status st = m::check_plan_device(p, plan, arch::facts_for(device.kind),
+                                       std::string(arch::to_string(device.kind)) + " device");
+      !st.ok())
+    return st;
   return m::with_config(m::choose_config(p, s),
                         [&](auto cfg) { return m::launch<decltype(cfg)>(p, s, a, plan, stream); });
 }

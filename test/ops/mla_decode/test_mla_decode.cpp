@@ -112,6 +112,65 @@ TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu
   CHECK(!wavekit::mla_decode_plan({2, 200, mla::kv_layout::paged, 16, t.p.cache_rows, t.p.max_pages, 0.04f}, t.view()));
 }
 
+TEST_CASE("mla_decode: a plan serves the cache type, heads and device it was made for", "[emu][mla]") {
+  // A plan sizes its chunk by a row's bytes, the heads and the device's CUs; used with another
+  // cache type, problem or device the launch refuses it before anything runs, naming the rule. A
+  // plan written by hand states its chunk and serves any.
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    test::mla_case<bf16> bf(16, {300, 40}, {1, 1}, 16, 51);
+    test::mla_case<fp8> f8(16, {300, 40}, {1, 1}, 16, 52);
+    const mla::split_plan for_bf16 = wavekit::mla_decode_plan(bf.p, bf.view()).value();
+    const mla::split_plan for_fp8 = wavekit::mla_decode_plan<fp8>(f8.p, f8.view()).value();
+    CHECK(for_bf16.kv_element_bytes == 2);
+    CHECK(for_fp8.kv_element_bytes == 1);
+    CHECK(for_bf16.heads == 16);
+    CHECK(for_bf16.compute_units == arch::facts_for(arch::current_device_arch().kind).compute_units);
+    CHECK(wavekit::mla_decode(bf.p, bf.view(), bf.args(for_bf16), for_bf16, nullptr).ok());
+    CHECK(wavekit::mla_decode(f8.p, f8.view(), f8.args(for_fp8), for_fp8, nullptr).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(wavekit::mla_decode(f8.p, f8.view(), f8.args(for_bf16), for_bf16, nullptr).message() ==
+          "mla_decode " + f8.p.str() +
+              ": argument plan was chosen for a bf16 cache and this call reads an fp8 cache (a split's rows are sized "
+              "by a row's bytes): plan with mla_decode_plan<KV> of the cache's type");
+    CHECK(wavekit::mla_decode(bf.p, bf.view(), bf.args(for_fp8), for_fp8, nullptr).message() ==
+          "mla_decode " + bf.p.str() +
+              ": argument plan was chosen for an fp8 cache and this call reads a bf16 cache (a split's rows are sized "
+              "by a row's bytes): plan with mla_decode_plan<KV> of the cache's type");
+    // The same refusals from supports() with the plan.
+    const arch::target t = arch::current_device_arch().kind;
+    CHECK(mla::supports<fp8>(f8.p, t, for_bf16).message() ==
+          wavekit::mla_decode(f8.p, f8.view(), f8.args(for_bf16), for_bf16, nullptr).message());
+    CHECK(mla::supports<fp8>(f8.p, t, for_fp8).ok());
+    // A hand-written plan serves either cache.
+    const mla::split_plan by_hand{64, 5};
+    CHECK(wavekit::mla_decode(f8.p, f8.view(), f8.args(by_hand), by_hand, nullptr).ok());
+    CHECK(wavekit::mla_decode(bf.p, bf.view(), bf.args(by_hand), by_hand, nullptr).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(bf.check("hand-written plan") == 0);
+  });
+  // Heads: a plan for 16 heads used with 64.
+  test::mla_case<bf16> h16(16, {200}, {1}, 0, 53), h64(64, {200}, {1}, 0, 54);
+  const mla::split_plan for_16 = wavekit::mla_decode_plan(h16.p, h16.view()).value();
+  CHECK(wavekit::mla_decode(h64.p, h64.view(), h64.args(for_16), for_16, nullptr).message() ==
+        "mla_decode " + h64.p.str() +
+            ": argument plan was chosen for 16 heads and this problem has 64 (a split's least rows grow with the "
+            "heads): plan for this problem");
+  // The device: a plan made for the other target's CU count.
+  const arch::target here = arch::current_device_arch().kind;
+  const arch::target other = here == arch::target::gfx950 ? arch::target::gfx942 : arch::target::gfx950;
+  mla::split_plan elsewhere = for_16;
+  elsewhere.compute_units = arch::facts_for(other).compute_units;
+  const std::string refusal = "mla_decode " + h16.p.str() + ": argument plan was chosen for a device of " +
+                              std::to_string(arch::facts_for(other).compute_units) + " CUs and this " +
+                              arch::to_string(here) + " device has " +
+                              std::to_string(arch::facts_for(here).compute_units) +
+                              " (chunks aim at two workgroups a CU): plan on the device that runs it";
+  CHECK(wavekit::mla_decode(h16.p, h16.view(), h16.args(elsewhere), elsewhere, nullptr).message() == refusal);
+  CHECK(mla::supports<bf16>(h16.p, here, elsewhere).message() == refusal);
+  CHECK(mla::supports<bf16>(h16.p, other, elsewhere).ok());
+}
+
 TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);

@@ -113,6 +113,11 @@ TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
     CHECK(plan.chunk == 640);
     CHECK(plan.splits == 13);
     CHECK(plan.reduce());
+    // What it was chosen for besides the lengths: the launch refuses it for anything else.
+    CHECK(plan.kv_element_bytes == 2);
+    CHECK(plan.heads == 16);
+    CHECK(plan.compute_units == 304);
+    CHECK(mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), mi300x, tile, 1).kv_element_bytes == 1);
   }
   // 256 sequences of 8192 rows: 2M rows over 608 workgroups: 3 chunks of 3456 rows.
   {

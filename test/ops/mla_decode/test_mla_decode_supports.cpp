@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -40,10 +41,31 @@ status launch_status(const mla::problem& p, arch::target t, float kv_scale, floa
   return mla::check_scales<KV, Q>(p, kv_scale, q_scale);  // validate_args'
 }
 
+// The same with a split plan: check_plan_device after the fp8 formats (wavekit::mla_decode's), then
+// validate_args' scales and check_plan.
+template <class KV, class Q>
+status launch_status(const mla::problem& p, arch::target t, const mla::split_plan& plan, float kv_scale,
+                     float q_scale) {
+  const status before = launch_status<KV, Q>(p, t, 1.0f, 1.0f);
+  if (!before.ok()) return before;
+  if (status st = mla::check_plan_device(p, plan, arch::facts_for(t), std::string(arch::to_string(t)) + " device");
+      !st.ok())
+    return st;
+  if (status st = mla::check_scales<KV, Q>(p, kv_scale, q_scale); !st.ok()) return st;
+  return mla::check_plan(p, plan, static_cast<int>(sizeof(KV)));
+}
+
 template <class KV, class Q = KV>
 void check_refusal(const mla::problem& p, arch::target t, float kv_scale = 1.0f, float q_scale = 1.0f) {
   test::check_same_refusal(mla::supports<KV, Q>(p, t, kv_scale, q_scale),
                            launch_status<KV, Q>(p, t, kv_scale, q_scale));
+}
+
+template <class KV, class Q = KV>
+void check_plan_refusal(const mla::problem& p, arch::target t, const mla::split_plan& plan, float kv_scale = 1.0f,
+                        float q_scale = 1.0f) {
+  test::check_same_refusal(mla::supports<KV, Q>(p, t, plan, kv_scale, q_scale),
+                           launch_status<KV, Q>(p, t, plan, kv_scale, q_scale));
 }
 
 const mla::problem ragged{4, 128, mla::kv_layout::ragged, 1, 8192, 0, sm_scale};
@@ -106,4 +128,44 @@ TEST_CASE("mla_decode supports asks the scales the call will pass", "[ops][suppo
              Catch::Contains("q_scale is fp8 queries' scale; bf16 queries have 1"));
   // The format rule comes first, as in the launch.
   CHECK_THAT(mla::supports<fp8_950>(ragged, arch::target::gfx942, 0.0f).message(), Catch::Contains("reads fp8 as"));
+}
+
+TEST_CASE("mla_decode supports asks the split plan the call will pass", "[ops][supports]") {
+  using fp8_942 = arch::fp8_of<arch::target::gfx942>;
+  using fp8_950 = arch::fp8_of<arch::target::gfx950>;
+  const int cus_942 = arch::facts_of<arch::target::gfx942>.compute_units;
+  const int cus_950 = arch::facts_of<arch::target::gfx950>.compute_units;
+  // Plans as mla_decode_plan<KV> makes them on each device, and one written by hand.
+  const mla::split_plan bf16_942{640, 13, 2, 128, cus_942}, fp8_942_plan{1216, 7, 1, 128, cus_942},
+      fp8_950_plan{1216, 7, 1, 128, cus_950}, by_hand{640, 13};
+  CHECK(mla::supports<bf16>(ragged, arch::target::gfx942, bf16_942).ok());
+  CHECK(mla::supports<fp8_942>(ragged, arch::target::gfx942, fp8_942_plan, 0.5f).ok());
+  CHECK(mla::supports<fp8_950, bf16>(ragged, arch::target::gfx950, fp8_950_plan, 0.5f).ok());
+  for (arch::target t : test::kernel_targets) CHECK(mla::supports<bf16>(paged, t, by_hand).ok());
+  CHECK(mla::supports<fp8_950>(ragged, arch::target::gfx950, by_hand, 0.5f).ok());
+  // The cache type: a bf16 cache's plan with an fp8 cache and the reverse.
+  check_plan_refusal<fp8_942>(ragged, arch::target::gfx942, bf16_942, 0.5f);
+  check_plan_refusal<bf16>(ragged, arch::target::gfx942, fp8_942_plan);
+  check_plan_refusal<fp8_942, bf16>(ragged, arch::target::gfx942, bf16_942, 0.5f);
+  CHECK_THAT(mla::supports<fp8_942>(ragged, arch::target::gfx942, bf16_942, 0.5f).message(),
+             Catch::Contains("argument plan was chosen for a bf16 cache and this call reads an fp8 cache"));
+  // The heads (paged has 16), the device's CUs, a chunk of partial tiles, too many splits.
+  check_plan_refusal<bf16>(paged, arch::target::gfx942, bf16_942);
+  CHECK_THAT(mla::supports<bf16>(paged, arch::target::gfx942, bf16_942).message(),
+             Catch::Contains("argument plan was chosen for 128 heads and this problem has 16"));
+  check_plan_refusal<bf16>(ragged, arch::target::gfx950, bf16_942);
+  CHECK_THAT(mla::supports<bf16>(ragged, arch::target::gfx950, bf16_942).message(),
+             Catch::Contains("argument plan was chosen for a device of 304 CUs and this gfx950 device has 256"));
+  check_plan_refusal<fp8_950>(ragged, arch::target::gfx950, fp8_942_plan, 0.5f);
+  check_plan_refusal<bf16>(ragged, arch::target::gfx942, mla::split_plan{48, 2});
+  check_plan_refusal<bf16>(ragged, arch::target::gfx942, mla::split_plan{64, mla::max_splits + 1});
+  // In the launch's order: the fp8 format first, the device before the scales, the scales before
+  // the cache type.
+  CHECK_THAT(mla::supports<fp8_950>(ragged, arch::target::gfx942, bf16_942, 0.5f).message(),
+             Catch::Contains("reads fp8 as"));
+  check_plan_refusal<fp8_950>(ragged, arch::target::gfx950, bf16_942, 0.0f);
+  CHECK_THAT(mla::supports<fp8_950>(ragged, arch::target::gfx950, bf16_942, 0.0f).message(), Catch::Contains("CUs"));
+  check_plan_refusal<fp8_942>(ragged, arch::target::gfx942, bf16_942, 0.0f);
+  CHECK_THAT(mla::supports<fp8_942>(ragged, arch::target::gfx942, bf16_942, 0.0f).message(),
+             Catch::Contains("kv_scale must be finite and positive"));
 }

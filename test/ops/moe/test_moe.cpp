@@ -90,7 +90,7 @@ TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]"
         "must be a positive multiple of 16");
   CHECK(status_of({8, 128, 0, 4, 2, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
   CHECK(status_of({8, 128, 64, 4, 2, 0, 4, static_cast<layout>(9)}, t.args()).code() == status_code::bad_shape);
-  CHECK(status_of({8, 128, 64, 4, 17, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
+  CHECK(status_of({8, 128, 64, 4, 33, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
   CHECK(status_of({8, 128, 64, 4, 2, 2, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
   CHECK(status_of({1 << 20, 4096, 64, 4, 2, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::too_large);
 }

@@ -57,7 +57,7 @@ TEST_CASE("moe supports says no with the launch's status", "[ops][supports]") {
       layer(4, 256, 0, k),                         // expert_dim
       layer(4, 256, 256, static_cast<layout>(6)),  // order
       layer(1 << 22, 7168, 256, k),                // 32-bit offsets
-      {4, 256, 256, 8, 17, 0, 8, k},               // top_k (the sort)
+      {4, 256, 256, 8, 33, 0, 8, k},               // top_k (the sort)
       {4, 256, 256, 8, 2, 4, 8, k},                // local experts past experts (the sort)
   };
   for (arch::target t : test::kernel_targets)

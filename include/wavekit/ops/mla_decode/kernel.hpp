@@ -509,9 +509,7 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
   if (paged && !a.page_table) return {status_code::null_pointer, what + "argument page_table is null"};
   if (reinterpret_cast<std::uintptr_t>(a.lse) % 4)
     return {status_code::bad_alignment, what + "argument lse must be 4-byte aligned (fp32)"};
-  if (plan.chunk < 32 || plan.chunk % 32 || plan.splits < 1 || plan.splits > max_splits)
-    return {status_code::bad_config, what + "the split plan needs a chunk of whole 32-row KV tiles and 1 to " +
-                                         std::to_string(max_splits) + " splits"};
+  if (status st = check_plan(p, plan, static_cast<int>(sizeof(KV))); !st.ok()) return st;
   for (int b = 0; b < p.batch; ++b)
     if (!plan.covers(s.kv_len(b)))
       return {status_code::bad_config, what + "the split plan does not cover sequence " + std::to_string(b) + "'s " +

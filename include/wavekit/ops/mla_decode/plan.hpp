@@ -15,13 +15,18 @@
 //   - chunks are whole KV tiles of the kernel, and at most max_splits of them per sequence (the
 //     partial buffers are sized by it; the longest sequence decides).
 // The plan depends on the lengths only through these figures: a captured launch stays valid for
-// other lengths as long as every sequence fits in max_splits chunks (plan::covers).
+// other lengths as long as every sequence fits in max_splits chunks (plan::covers). What else it
+// was chosen for (the cache's element bytes, the heads, the device's CUs) it records, and a launch
+// with another cache type, heads or device is refused (check_plan, check_plan_device): such a plan
+// would still compute the right output, with splits sized for another problem.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/core/status.hpp"
 #include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
 
@@ -32,6 +37,11 @@ inline constexpr int max_splits = 64;
 struct split_plan {
   int chunk = 1;   // KV rows per split (a multiple of the kernel's KV tile)
   int splits = 1;  // splits of the longest sequence: the grid's split extent
+  // What choose_splits sized the chunk for, besides the lengths. A plan written by hand ({chunk,
+  // splits}) leaves them 0: it states its own chunk and serves any cache, heads and device.
+  int kv_element_bytes = 0;  // the cache's elements: 2 bf16, 1 fp8
+  int heads = 0;             // the problem's query heads
+  int compute_units = 0;     // the device's CUs
   bool reduce() const { return splits > 1; }
   int splits_of(int kv_len) const { return kv_len <= chunk ? 1 : (kv_len + chunk - 1) / chunk; }
   // Whether this plan serves sequences of kv_len rows.
@@ -65,7 +75,47 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, const
   chunk = std::max<long>(chunk, ((longest + max_splits - 1) / max_splits + kv_tile - 1) / kv_tile * kv_tile);
   plan.chunk = static_cast<int>(std::max<long>(chunk, kv_tile));
   plan.splits = plan.splits_of(longest);
+  plan.kv_element_bytes = kv_element_bytes, plan.heads = p.heads, plan.compute_units = device.compute_units;
   return plan;
+}
+
+namespace detail {
+inline std::string a_cache_of(int element_bytes) {
+  return element_bytes == 2   ? "a bf16 cache"
+         : element_bytes == 1 ? "an fp8 cache"
+                              : "a cache of " + std::to_string(element_bytes) + "-byte elements";
+}
+}  // namespace detail
+
+// The plan rules of a launch reading a cache of kv_element_bytes elements: chunks of whole 32-row
+// KV tiles, 1 to max_splits splits, and a chosen plan used with the cache type and heads it was
+// chosen for (a hand-written plan's are 0: any).
+inline status check_plan(const problem& p, const split_plan& plan, int kv_element_bytes) {
+  const std::string what = "mla_decode " + p.str() + ": ";
+  if (plan.chunk < 32 || plan.chunk % 32 || plan.splits < 1 || plan.splits > max_splits)
+    return {status_code::bad_config, what + "the split plan needs a chunk of whole 32-row KV tiles and 1 to " +
+                                         std::to_string(max_splits) + " splits"};
+  if (plan.kv_element_bytes != 0 && plan.kv_element_bytes != kv_element_bytes)
+    return {status_code::bad_config,
+            what + "argument plan was chosen for " + detail::a_cache_of(plan.kv_element_bytes) +
+                " and this call reads " + detail::a_cache_of(kv_element_bytes) +
+                " (a split's rows are sized by a row's bytes): plan with mla_decode_plan<KV> of the cache's type"};
+  if (plan.heads != 0 && plan.heads != p.heads)
+    return {status_code::bad_config, what + "argument plan was chosen for " + std::to_string(plan.heads) +
+                                         " heads and this problem has " + std::to_string(p.heads) +
+                                         " (a split's least rows grow with the heads): plan for this problem"};
+  return status::success();
+}
+
+// The device rule: a chosen plan runs on a device of the CU count it was chosen for (its chunks
+// aim at two workgroups a CU). device: where the launch runs, named `device_name` in the status.
+inline status check_plan_device(const problem& p, const split_plan& plan, const arch::device_facts& device,
+                                const std::string& device_name) {
+  if (plan.compute_units == 0 || plan.compute_units == device.compute_units) return status::success();
+  return {status_code::bad_config, "mla_decode " + p.str() + ": argument plan was chosen for a device of " +
+                                       std::to_string(plan.compute_units) + " CUs and this " + device_name + " has " +
+                                       std::to_string(device.compute_units) +
+                                       " (chunks aim at two workgroups a CU): plan on the device that runs it"};
 }
 
 // The config for a problem: the fewest rows a workgroup that still holds every sequence's (query

@@ -23,35 +23,45 @@ inline constexpr int routing_waves_per_block = 4;
 namespace detail {
 
 // The token's logits as fp32, slot i of this lane holding expert i * 64 + lane (-Inf past the end).
+// A NaN logit becomes -Inf here, the one place every rule reads (routing.hpp's rule for NaN).
 template <int PerLane, class Logit>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_logits(const Logit* row, int experts, int lane, float (&v)[PerLane]) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_logits(const routing_problem& p, const Logit* logits, int token, int lane,
+                                                    float (&v)[PerLane]) {
+  const Logit* row = logits + std::size_t(token) * static_cast<std::size_t>(p.row_stride());
 #pragma unroll
   for (int i = 0; i < PerLane; ++i) {
     const int e = i * 64 + lane;
-    v[i] = e < experts ? widen_to_float(row[e]) : -__builtin_inff();
+    const float x = e < p.experts ? widen_to_float(row[e]) : -__builtin_inff();
+    v[i] = x == x ? x : -__builtin_inff();
   }
 }
 
-// Lane j < top_k writes selection j; lane top_k the shared expert, if there is one.
+// Lane j < top_k writes selection j; lanes top_k .. top_k + n_shared - 1 the shared experts.
 template <class Logit>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void write_selection(const routing_problem& p, const routing_args<Logit>& a,
                                                         int token, int lane, int id, float weight) {
   const std::size_t at = std::size_t(token) * a.row_length(p.top_k) + lane;
   if (lane < p.top_k)
     a.ids[at] = id, a.weights[at] = weight;
-  else if (lane == p.top_k && a.shared_expert >= 0)
-    a.ids[at] = a.shared_expert, a.weights[at] = 1.0f;
+  else if (lane < a.row_length(p.top_k))
+    a.ids[at] = a.shared_expert + (lane - p.top_k), a.weights[at] = 1.0f;
 }
 
 template <int PerLane, class Logit>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void route_token(const routing_problem& p, const softmax_topk& rule,
                                                     const routing_args<Logit>& a, int token, int lane) {
   float v[PerLane];
-  load_logits(a.logits + std::size_t(token) * p.experts, p.experts, lane, v);
+  load_logits(p, a.logits, token, lane, v);
   float top = -__builtin_inff();
 #pragma unroll
   for (int i = 0; i < PerLane; ++i) top = v[i] > top ? v[i] : top;
   top = warp::wave_max(top);
+  if (!(top > -__builtin_inff() && top < __builtin_inff())) {
+    // The limit of softmax (routing.hpp): the experts at the infinite maximum share p equally.
+#pragma unroll
+    for (int i = 0; i < PerLane; ++i) v[i] = v[i] == top ? 0.0f : -__builtin_inff();
+    top = 0.0f;
+  }
   warp::wave_candidates<PerLane> c;
   float sum = 0.0f;
 #pragma unroll
@@ -78,7 +88,7 @@ template <int PerLane, class Logit>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void route_token(const routing_problem& p, const grouped_sigmoid_topk& rule,
                                                     const routing_args<Logit>& a, int token, int lane) {
   float v[PerLane], s[PerLane];
-  load_logits(a.logits + std::size_t(token) * p.experts, p.experts, lane, v);
+  load_logits(p, a.logits, token, lane, v);
   warp::wave_candidates<PerLane> c;
 #pragma unroll
   for (int i = 0; i < PerLane; ++i) {
@@ -87,26 +97,30 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void route_token(const routing_problem& p, co
     c.value[i] = s[i] + (rule.correction_bias && e < p.experts ? rule.correction_bias[e] : 0.0f);
   }
   c.limit(p.experts, lane);
-  // Group g's score, the sum of its two best choice values, ends up in lane g.
-  const int group_size = p.experts / rule.n_group;
-  float group_score = -__builtin_inff();
-  for (int g = 0; g < rule.n_group; ++g) {
-    warp::wave_candidates<PerLane> in_group = c;
+  if (rule.n_group > 1) {
+    // Group g's score ends up in lane g: the sum of its two best choice values with a correction
+    // bias, its best without one (DeepSeek-V3's two cases).
+    const int group_size = p.experts / rule.n_group;
+    const bool top2 = rule.correction_bias != nullptr;
+    float group_score = -__builtin_inff();
+    for (int g = 0; g < rule.n_group; ++g) {
+      warp::wave_candidates<PerLane> in_group = c;
+#pragma unroll
+      for (int i = 0; i < PerLane; ++i)
+        if ((i * 64 + lane) / group_size != g) in_group.strike(i);
+      const float first = in_group.take_best(lane).value;
+      const float score = top2 ? first + in_group.take_best(lane).value : first;
+      if (lane == g) group_score = score;
+    }
+    warp::wave_candidates<1> groups;
+    groups.value[0] = group_score;
+    groups.limit(rule.n_group, lane);
+    std::uint64_t kept = 0;
+    for (int j = 0; j < rule.topk_group; ++j) kept |= std::uint64_t{1} << groups.take_best(lane).id;
 #pragma unroll
     for (int i = 0; i < PerLane; ++i)
-      if ((i * 64 + lane) / group_size != g) in_group.strike(i);
-    const float first = in_group.take_best(lane).value;
-    const float second = in_group.take_best(lane).value;
-    if (lane == g) group_score = first + second;
+      if (!(kept >> ((i * 64 + lane) / group_size % 64) & 1u)) c.strike(i);
   }
-  warp::wave_candidates<1> groups;
-  groups.value[0] = group_score;
-  groups.limit(rule.n_group, lane);
-  std::uint64_t kept = 0;
-  for (int j = 0; j < rule.topk_group; ++j) kept |= std::uint64_t{1} << groups.take_best(lane).id;
-#pragma unroll
-  for (int i = 0; i < PerLane; ++i)
-    if (!(kept >> ((i * 64 + lane) / group_size % 64) & 1u)) c.strike(i);
   int my_id = 0;
   float my_weight = 0.0f, chosen_sum = 0.0f;
   for (int j = 0; j < p.top_k; ++j) {
@@ -116,7 +130,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void route_token(const routing_problem& p, co
     chosen_sum += weight;
     if (lane == j) my_id = best.id, my_weight = weight;
   }
-  if (rule.renormalize) my_weight /= chosen_sum;
+  if (rule.renormalize && chosen_sum > 0.0f) my_weight /= chosen_sum;  // a zero sum keeps weights 0
   my_weight *= rule.routed_scaling_factor;
   write_selection(p, a, token, lane, my_id, my_weight);
 }

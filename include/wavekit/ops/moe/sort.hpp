@@ -29,6 +29,9 @@
 namespace wavekit::ops::moe {
 
 inline constexpr int max_local_experts = 1024;  // LDS counters of the sort's one workgroup
+// Ids a token's row holds at most (problem::top_k): a router's top_k (<= 16) and its shared
+// experts (<= 16, ops/moe/routing.hpp). Nothing in the sort or the combine needs fewer.
+inline constexpr int max_choices = 32;
 
 struct sort_problem {
   int tokens, top_k;
@@ -69,7 +72,8 @@ struct sort_outputs {
 inline status validate_sort_shape(const sort_problem& p) {
   const std::string what = "moe sort " + p.str() + ": ";
   if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0"};
-  if (p.top_k < 1 || p.top_k > 16) return {status_code::bad_shape, what + "top_k must be in [1, 16]"};
+  if (p.top_k < 1 || p.top_k > max_choices)
+    return {status_code::bad_shape, what + "top_k must be in [1, " + std::to_string(max_choices) + "]"};
   if (p.experts < 1) return {status_code::bad_shape, what + "experts must be >= 1"};
   if (p.local_experts < 1 || p.local_experts > max_local_experts)
     return {status_code::bad_shape, what + "local_experts must be in [1, " + std::to_string(max_local_experts) + "]"};
