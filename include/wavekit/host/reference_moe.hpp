@@ -1,9 +1,9 @@
 // Host reference of the MoE layer after routing (ops/moe/problem.hpp states it): per token, per
 // choice whose expert is local, gate and up projections, SiLU(gate) * up, the down projection times
-// the routing weight, summed over the choices. Dot products in double; the intermediates the device
-// keeps in T (gate, the gated product, each weighted down projection) and the output are rounded to
-// T at the same points, so what remains between the two is the order of fp32 accumulation and the
-// roundings it can flip (test/support/moe_case.hpp bounds it).
+// the routing weight, summed over the choices. Dot products in double; rounded to T where the device
+// rounds (docs/moe.md): the gated product (from the unrounded gate and up) and the output (the
+// weighted sum, never its terms), so what remains between the two is the order of fp32
+// accumulation and the roundings it can flip (test/support/moe_case.hpp bounds it).
 //
 // Fast enough for amd-mixture-of-experts' full sizes: each expert's weights are widened to fp32
 // once, every loop runs along contiguous memory in either storage order, and threads split the
@@ -87,10 +87,7 @@ moe_reference_result reference_moe(const ops::moe::problem& p, const std::vector
             for (int n = 0; n < dim; ++n) g[n] += xk * gr[n], u[n] += xk * ur[n];
           }
         }
-        for (int n = 0; n < dim; ++n) {
-          const double gt = round_to<T>(g[n]);
-          h[n] = round_to<T>(gt / (1.0 + std::exp(-gt)) * u[n]);
-        }
+        for (int n = 0; n < dim; ++n) h[n] = round_to<T>(g[n] / (1.0 + std::exp(-g[n])) * u[n]);
         // Down: [dim][hidden] rows scaled by h[d] (mn), or one dot per output column (k).
         if (kc) {
           for (int c = 0; c < hid; ++c) {
@@ -108,7 +105,7 @@ moe_reference_result reference_moe(const ops::moe::problem& p, const std::vector
             for (int c = 0; c < hid; ++c) y[c] += hd * dr[c], m[c] += ad * std::fabs(dr[c]);
           }
         }
-        for (int c = 0; c < hid; ++c) acc[c] += round_to<T>(weight * y[c]), mag[c] += std::fabs(weight) * m[c];
+        for (int c = 0; c < hid; ++c) acc[c] += weight * y[c], mag[c] += std::fabs(weight) * m[c];
       }
       for (int c = 0; c < hid; ++c)
         r.out[std::size_t(t) * hid + c] = round_to<T>(acc[c]), r.magnitude[std::size_t(t) * hid + c] = mag[c];

@@ -5,12 +5,12 @@
 //
 //   reference_moe_blockscale_up:   per slot (token, choice) with a local expert, from the
 //       dequantized input (x_q * its scale, 1x128 or per token) and weights (q * the 128x128
-//       block's scale): g = x W_gate, u = x W_up (double), h = T(SiLU(T(g)) * u), T(.) the
-//       device's rounding to the activations' type; with what a bound needs (|T(g)|, u and the
-//       magnitudes sum |x_k w_k| of g and u).
+//       block's scale): g = x W_gate, u = x W_up (double), h = T(SiLU(g) * u), T(.) the
+//       device's rounding to the activations' type (the gate itself is never rounded); with what
+//       a bound needs (g, u and the magnitudes sum |x_k w_k| of g and u).
 //   reference_moe_blockscale_down: from each slot's quantized h (fp8 codes and 1x128 scales, as
 //       host::quantize_fp8_1x128 makes them), y = h_q W_down (double), each choice's
-//       T(weight * y) summed in choice order and rounded to T; with the magnitude
+//       weight * y summed in choice order and the sum rounded to T once; with the magnitude
 //       sum over choices of |weight| sum_d |h_d w_dc|.
 //
 // Both dequantize exactly (fp8 codes times fp32 scales are exact in double), accumulate in double
@@ -123,9 +123,8 @@ moe_blockscale_up_result reference_moe_up_dequantized(const ops::moe::problem& p
             gs += xv[k] * gr[k], us += xv[k] * ur[k];
             gm += std::fabs(xv[k] * gr[k]), um += std::fabs(xv[k] * ur[k]);
           }
-          const double gt = round_to<T>(gs);
-          r.gate[s][n] = gt, r.up[s][n] = us, r.gate_magnitude[s][n] = gm, r.up_magnitude[s][n] = um;
-          r.h[s][n] = round_to<T>(gt / (1.0 + std::exp(-gt)) * us);
+          r.gate[s][n] = gs, r.up[s][n] = us, r.gate_magnitude[s][n] = gm, r.up_magnitude[s][n] = um;
+          r.h[s][n] = round_to<T>(gs / (1.0 + std::exp(-gs)) * us);
         }
       }
     }
@@ -158,7 +157,7 @@ moe_reference_result reference_moe_down_dequantized(const ops::moe::problem& p, 
           const double* dr = down[e].data() + std::size_t(c) * dim;
           double ys = 0, ms = 0;
           for (int d = 0; d < dim; ++d) ys += hv[d] * dr[d], ms += std::fabs(hv[d] * dr[d]);
-          acc[c] += round_to<T>(weight * ys), mag[c] += std::fabs(weight) * ms;
+          acc[c] += weight * ys, mag[c] += std::fabs(weight) * ms;
         }
       }
       for (int c = 0; c < hid; ++c)

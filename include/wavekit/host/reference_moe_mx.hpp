@@ -4,9 +4,10 @@
 // second half the device's own quantized gated product.
 //
 //   reference_moe_mx_up:   x's MX form (host::quantize_mx, the rule the device's quantizer follows
-//       bit for bit) and each expert's dequantized gate and up weights: h = T(SiLU(T(g)) * u);
-//   reference_moe_mx_down: from each slot's MX gated product, each choice's T(weight * y) summed
-//       in choice order.
+//       bit for bit) and each expert's dequantized gate and up weights: h = T(SiLU(g) * u);
+//   reference_moe_mx_down: from each slot's MX gated product, each choice's weight * y summed in
+//       choice order and rounded once.
+// (host/reference_moe_mx_fused.hpp is the end-to-end model of aiter's fused a4w4 path.)
 //
 // Elem: fp4_e2m1 (MXFP4) or fp8_e4m3fn (MXFP8). Weights in the plain layout ([rows][K] elements,
 // two e2m1 a byte; [rows][K/32] e8m0); MX values times their power-of-two scales are exact in
