@@ -66,6 +66,17 @@ struct paired_gemm_params : grouped_gemm_params<A, B, ScaleArgs, Out> {
 template <class P>
 concept paired_params = grouped_params<P> && requires(const P& p) { p.b_second_groups; };
 
+// Any of the above with B's rows b_ld elements apart instead of k (a K-contiguous B stored with
+// padded rows: MX weights as models store them, docs/moe.md); 0: k. Only kernels whose params are
+// b_strided read it: every other kernel's B rows are k elements apart, its code unchanged.
+template <class Params>
+struct b_strided : Params {
+  int b_ld = 0;
+};
+
+template <class P>
+concept b_strided_params = requires(const P& p) { p.b_ld; };
+
 template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue,
           layout BOrder = Order>
 struct gemm_block {
@@ -96,10 +107,15 @@ struct gemm_block {
                                                      unsigned char* lds) {
     run_with(p, lds);
   }
+  template <class Params>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const b_strided<Params>& p, unsigned char* lds) {
+    static_assert(BOrder == layout::k_contiguous, "gemm_block: a row stride for B (b_strided) is a K-contiguous B's");
+    run_with(p, lds);
+  }
 
  private:
   // The buffer over rows [row0, row0 + min(block_rows, rows - row0)) of a K-contiguous tensor of
-  // `k` elements a row; the pointer moves in 64 bits, the buffer's extent is one tile's.
+  // `k` elements a row (its row stride); the pointer moves in 64 bits, the buffer's extent is one tile's.
   template <class T>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer tile_rows(const T* base, int row0, int rows, int block_rows,
                                                                    int k) {
@@ -132,20 +148,27 @@ struct gemm_block {
       else
         return p.b;
     }();
+    // B's row stride (K-contiguous): k, or b_ld where the params carry one.
+    const int b_ld = [&] {
+      if constexpr (b_strided_params<Params>)
+        return p.b_ld ? p.b_ld : p.k;
+      else
+        return p.k;
+    }();
     // B's buffer: one tensor of n rows, or (paired) each of the two tensors of n / 2 rows, over the
     // tile's rows (K-contiguous) or the whole tensor.
     auto b_buffer = [&](const B* base, int n0, int n, int block_rows) {
       if constexpr (BOrder == layout::k_contiguous)
-        return tile_rows(base, n0, n, block_rows, p.k);
+        return tile_rows(base, n0, n, block_rows, b_ld);
       else
-        return arch::buffer::over(base, static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(p.k) * sizeof(B) /
-                                            elements_per_object<B>);
+        return arch::buffer::over(
+            base, static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(p.k) * sizeof(B) / elements_per_object<B>);
     };
     const auto b_source = [&] {
       if constexpr (paired)
-        return tile::buffer_pair{b_buffer(b, t.n0 / 2, p.n / 2, Cfg::block_n / 2),
-                                 b_buffer(arch::uniform_pointer(p.b_second_groups[t.group]), t.n0 / 2, p.n / 2,
-                                          Cfg::block_n / 2)};
+        return tile::buffer_pair{
+            b_buffer(b, t.n0 / 2, p.n / 2, Cfg::block_n / 2),
+            b_buffer(arch::uniform_pointer(p.b_second_groups[t.group]), t.n0 / 2, p.n / 2, Cfg::block_n / 2)};
       else
         return b_buffer(b, t.n0, p.n, Cfg::block_n);
     }();
@@ -170,7 +193,7 @@ struct gemm_block {
                        p.a, a_rows_total * static_cast<std::uint32_t>(p.k) * sizeof(A) / elements_per_object<A>),
         b_source,
         Order == layout::k_contiguous ? p.k : p.m,
-        BOrder == layout::k_contiguous ? p.k : (paired ? p.n / 2 : p.n),  // a pair's tensors have n / 2 rows each
+        BOrder == layout::k_contiguous ? b_ld : (paired ? p.n / 2 : p.n),  // a pair's tensors have n / 2 rows each
         rebase_a ? p.m - t.m0 : p.m,
         rebase_b ? p.n - t.n0 : p.n,
         skip,
@@ -186,8 +209,8 @@ struct gemm_block {
     mma w;
     Mainloop::run(src, local, tid, lane, wave_row, wave_col, w, scale_state, lds);
     if constexpr (block_epilogue<Epilogue>)  // waves exchange values through LDS (the tiles' LDS, done with)
-      Epilogue::template store<Cfg, mma>(p.out, p.m, p.n, scale_state.result(w), t, wave_place{lds, wave_row, wave_col, lane},
-                                         scale_state.epilogue_transform());
+      Epilogue::template store<Cfg, mma>(p.out, p.m, p.n, scale_state.result(w), t,
+                                         wave_place{lds, wave_row, wave_col, lane}, scale_state.epilogue_transform());
     else
       Epilogue::template store<mma>(p.out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
                                     t.split, scale_state.epilogue_transform());

@@ -24,7 +24,8 @@
 // stage_in_lds hook), one 8-byte read per row tile, and a_scale is not read.
 //
 // Grouped GEMMs (Args = grouped_mx_scale_args): B's scales from the tile's group's entry of a
-// table, A's scales of the rows the row table gathers (-1: scale 0, the row being zeros).
+// table, A's scales of the rows the row table gathers (-1: scale 0, the row being zeros), B's
+// rows of scales b_scale_ld apart where B's rows are padded past K (gemm_block.hpp's b_strided).
 //
 // BShuffled: b_scale in aiter's e8m0_shuffle layout (core/mx_shuffle.hpp: padded, a row's part
 // plus a block's part), read in place; each lane adds its block's part (a few instructions a
@@ -57,6 +58,8 @@ struct grouped_mx_scale_args {
   const e8m0* const* b_scale;  // [groups]: each group's B scales, in B's layout (plain or shuffled)
   const int* a_rows;           // [M]: the A row of each C row (-1: none), or null: the same row
   int a_rows_total;            // rows of A (and of a_scale)
+  int b_scale_ld = 0;          // B's scales a row as stored (padded K / 32: the shuffled layout is
+                               // of [N][b_scale_ld]); 0: K/32
 };
 
 template <class Mma, int StepK, class ALdsScales = void, bool BShuffled = false, class Args = mx_scale_args>
@@ -115,12 +118,19 @@ struct scale_in_instruction {
     a = arch::buffer::over(
         a_in_lds ? nullptr : p.a_scale,
         a_in_lds ? 0u : static_cast<std::uint32_t>(a_rows_total) * static_cast<std::uint32_t>(blocks));
-    const int b_cols = BShuffled ? shuffled_scale_cols(blocks) : blocks;
+    // B's scales a row as stored (a grouped GEMM's may be padded past K: b_scale_ld).
+    const int b_blocks = [&] {
+      if constexpr (grouped)
+        return p.b_scale_ld ? p.b_scale_ld : blocks;
+      else
+        return blocks;
+    }();
+    const int b_cols = BShuffled ? shuffled_scale_cols(b_blocks) : b_blocks;
     b = arch::buffer::over(b_scale, static_cast<std::uint32_t>(BShuffled ? shuffled_scale_rows(n) : n) *
                                         static_cast<std::uint32_t>(b_cols));
     lane_block = atom::scale_block(lane);
-    auto offset = [&](int row, int rows) {
-      return row >= 0 && row < rows ? static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(blocks) + lane_block
+    auto offset = [&](int row, int rows, int stride) {
+      return row >= 0 && row < rows ? static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(stride) + lane_block
                                     : arch::out_of_range;
     };
 #pragma unroll
@@ -132,13 +142,13 @@ struct scale_in_instruction {
         else
           return row;
       }();
-      a_row[i] = offset(a_row_of, grouped ? a_rows_total : m);
+      a_row[i] = offset(a_row_of, grouped ? a_rows_total : m, blocks);
       a_lds_row[i] = wave_row + i * Mma::m + lane % Mma::m;
     }
 #pragma unroll
     for (int j = 0; j < tiles_n; ++j) {
       const int row = t.n0 + wave_col + j * Mma::m + lane % Mma::m;
-      b_row[j] = !BShuffled ? offset(row, n)
+      b_row[j] = !BShuffled ? offset(row, n, b_blocks)
                  : row < n  ? static_cast<std::uint32_t>(shuffled_scale_row_part(row, b_cols))
                             : arch::out_of_range;
     }
