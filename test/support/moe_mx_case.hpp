@@ -1,9 +1,10 @@
 // A random MoE layer over MX expert weights on the device (mx_args<T, Elem>, MXFP4 or MXFP8: each
 // expert's gate, up and down tensors quantized by host::quantize_mx in nn.Linear's order, each
 // 32-K block of x and of the weights with a magnitude of its own), optionally (MXFP4) in
-// amd-moe-mxfp4's form: each expert's
-// gate and up one fused [gate; up] tensor, weights and scales pre-shuffled by aiter's layouts
-// (host/shuffle_mx.hpp), the tables pointing into them. Its check, in the three exact steps of
+// amd-moe-mxfp4's form: each expert's gate and up one fused [gate; up] tensor, weights and scales
+// pre-shuffled by aiter's layouts (host/shuffle_mx.hpp), the tables pointing into them; optionally
+// stored padded as aiter stores them (moe_mx_padding), the same logical weights. The call declares
+// the bytes behind each pointer from the buffers it made. Its check, in the three exact steps of
 // moe_blockscale_case (test/support/moe_blockscale_case.hpp), reading the workspace:
 //   1. the device's MX form of x and of every gated-product row in use equals host::quantize_mx of
 //      the same values, bit for bit (elements and e8m0 scales);
@@ -15,6 +16,7 @@
 
 #include <hip/hip_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <span>
@@ -27,6 +29,7 @@
 #include "wavekit/host/reference_gemm.hpp"
 #include "wavekit/host/reference_moe_mx.hpp"
 #include "wavekit/host/shuffle_mx.hpp"
+#include "wavekit/ops/moe/mx_storage.hpp"
 #include "wavekit/ops/moe/problem.hpp"
 
 namespace wavekit::test {
@@ -37,6 +40,15 @@ namespace wavekit::test {
 // quantizer as aiter's dynamic_mxfp4_quant; routed weights a softmax's, the shared expert (the
 // last expert, where the ids name it) weight 1).
 enum class moe_mx_data { blocks, reference_problem };
+
+// How a case stores its weights (mx_args::hidden_pad, expert_dim_pad): 0, unpadded; else the
+// tensors padded to these extents as aiter stores them, the pads filled with random bytes (elements
+// and scales, NaN codes among them) the layer must never read, and gate and up one fused
+// [gate; up] tensor (amd-moe-mxfp4's raw and pre-shuffled forms). The logical weights are the
+// unpadded case's of the same seed.
+struct moe_mx_padding {
+  int hidden = 0, expert_dim = 0;
+};
 
 template <class T, class Elem = fp4_e2m1>
 struct moe_mx_case {
@@ -59,11 +71,15 @@ struct moe_mx_case {
   std::vector<std::pair<const void*, std::size_t>> weight_allocations;  // the weights' and scales' buffers
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  moe_mx_padding pad;
+  // The bytes behind each table pointer (mx_args' declared sizes).
+  std::size_t gate_bytes = 0, up_bytes = 0, down_bytes = 0, gate_scale_bytes = 0, up_scale_bytes = 0,
+              down_scale_bytes = 0;
 
   moe_mx_case(const ops::moe::problem& problem, std::vector<int> ids_, std::uint32_t seed, std::size_t workspace_size,
               bool preshuffled_, mx_rounding rounding_ = ops::moe::default_mx_rounding<Elem>,
-              moe_mx_data drawn = moe_mx_data::blocks)
-      : p(problem), preshuffled(preshuffled_), rounding(rounding_), ids(std::move(ids_)) {
+              moe_mx_data drawn = moe_mx_data::blocks, moe_mx_padding padding = {})
+      : p(problem), preshuffled(preshuffled_), rounding(rounding_), ids(std::move(ids_)), pad(padding) {
     if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
       throw std::invalid_argument("moe_mx_case: pre-shuffled weights are MXFP4");
     std::mt19937 rng(seed);
@@ -111,6 +127,30 @@ struct moe_mx_case {
       w.down.push_back(tensor(used[e], p.hidden, p.expert_dim));
     }
     d_x = upload(x), d_ids = upload(ids), d_weights = upload(weights);
+    // The extents as stored, and the pads' values (their own generator: the logical data is the
+    // unpadded case's).
+    const int hp = pad.hidden ? pad.hidden : p.hidden, ep = pad.expert_dim ? pad.expert_dim : p.expert_dim;
+    const bool fused = preshuffled || hp != p.hidden || ep != p.expert_dim;
+    std::mt19937 pad_rng(seed ^ 0x5bd1e995u);
+    auto padded = [&](const host::mx_tensor<Elem>& t, int rows, int cols) {
+      if (rows == t.rows && cols == t.cols) return t;
+      host::mx_tensor<Elem> q;
+      q.rows = rows, q.cols = cols;
+      q.data.resize(std::size_t(rows) * cols / elements_per_byte);
+      q.scales.resize(std::size_t(rows) * (cols / 32));
+      for (auto& b : q.data) b.bits = static_cast<std::uint8_t>(pad_rng());
+      for (auto& b : q.scales) b.bits = static_cast<std::uint8_t>(pad_rng());
+      const std::size_t row_bytes = std::size_t(t.cols) / elements_per_byte, blocks = std::size_t(t.cols) / 32;
+      for (int r = 0; r < t.rows; ++r) {
+        std::copy_n(t.data.begin() + r * row_bytes, row_bytes,
+                    q.data.begin() + r * (std::size_t(cols) / elements_per_byte));
+        std::copy_n(t.scales.begin() + r * blocks, blocks, q.scales.begin() + r * std::size_t(cols / 32));
+      }
+      return q;
+    };
+    // Each tensor's logical bytes (the emulator's read counts are over these).
+    const std::size_t gate_logical = std::size_t(p.expert_dim) * p.hidden / elements_per_byte,
+                      gate_scales_logical = std::size_t(p.expert_dim) * (p.hidden / 32);
     std::vector<const storage*> gate, up, down;
     std::vector<const e8m0*> gate_s, up_s, down_s;
     for (int e = 0; e < p.local_experts; ++e) {
@@ -119,21 +159,36 @@ struct moe_mx_case {
         for (auto* v : {&gate_s, &up_s, &down_s}) v->push_back(nullptr);
         continue;
       }
-      if (preshuffled) {  // amd-moe-mxfp4's fused [gate; up], shuffled as one tensor
-        host::mx_tensor<Elem> fused = w.gate[e];
-        fused.rows *= 2;
-        fused.data.insert(fused.data.end(), w.up[e].data.begin(), w.up[e].data.end());
-        fused.scales.insert(fused.scales.end(), w.up[e].scales.begin(), w.up[e].scales.end());
-        const auto [data, scales] = place(fused);
-        gate.push_back(data), up.push_back(data + std::size_t(p.expert_dim) * (p.hidden / elements_per_byte));
-        gate_s.push_back(scales), up_s.push_back(scales + std::size_t(p.expert_dim) * padded_scale_cols(p.hidden));
+      if (fused) {  // amd-moe-mxfp4's fused [gate; up] (shuffled as one tensor)
+        host::mx_tensor<Elem> both = padded(w.gate[e], ep, hp);
+        const host::mx_tensor<Elem> up_part = padded(w.up[e], ep, hp);
+        both.rows *= 2;
+        both.data.insert(both.data.end(), up_part.data.begin(), up_part.data.end());
+        both.scales.insert(both.scales.end(), up_part.scales.begin(), up_part.scales.end());
+        const auto [data, scales] = place(both, 2 * gate_logical, 2 * gate_scales_logical);
+        // up's entry: row ep of the data and of the scales, in the layout's row stride
+        const std::size_t up_data = std::size_t(ep) * (hp / elements_per_byte),
+                          up_scales = std::size_t(ep) * (preshuffled ? padded_scale_cols(hp) : hp / 32);
+        gate.push_back(data), up.push_back(data + up_data);
+        gate_s.push_back(scales), up_s.push_back(scales + up_scales);
+        gate_bytes = placed_bytes[0], up_bytes = placed_bytes[0] - up_data;
+        gate_scale_bytes = placed_bytes[1], up_scale_bytes = placed_bytes[1] - up_scales;
       } else {
-        const auto [g, gs] = place(w.gate[e]);
-        const auto [u, us] = place(w.up[e]);
+        const auto [g, gs] = place(w.gate[e], gate_logical, gate_scales_logical);
+        gate_bytes = placed_bytes[0], gate_scale_bytes = placed_bytes[1];
+        const auto [u, us] = place(w.up[e], gate_logical, gate_scales_logical);
+        up_bytes = placed_bytes[0], up_scale_bytes = placed_bytes[1];
         gate.push_back(g), up.push_back(u), gate_s.push_back(gs), up_s.push_back(us);
       }
-      const auto [d, ds] = place(w.down[e]);
+      const auto [d, ds] = place(padded(w.down[e], hp, ep), gate_logical, std::size_t(p.hidden) * (p.expert_dim / 32));
+      down_bytes = placed_bytes[0], down_scale_bytes = placed_bytes[1];
       down.push_back(d), down_s.push_back(ds);
+    }
+    if (down_bytes == 0) {  // no expert has slots: the sizes the query gives
+      gate_bytes = up_bytes = ops::moe::mx_weight_bytes<Elem>(ep, hp);
+      down_bytes = ops::moe::mx_weight_bytes<Elem>(hp, ep);
+      gate_scale_bytes = up_scale_bytes = ops::moe::mx_scale_bytes(ep, hp, preshuffled);
+      down_scale_bytes = ops::moe::mx_scale_bytes(hp, ep, preshuffled);
     }
     d_gate = upload(gate), d_up = upload(up), d_down = upload(down);
     d_gate_scale = upload(gate_s), d_up_scale = upload(up_s), d_down_scale = upload(down_s);
@@ -153,20 +208,26 @@ struct moe_mx_case {
   // e8m0_shuffle's padded scale columns of a K (core/mx_shuffle.hpp).
   static int padded_scale_cols(int k) { return (k / 32 + 7) / 8 * 8; }
 
-  // A tensor on the device in the case's layout: its data and scales.
-  std::pair<const storage*, const e8m0*> place(const host::mx_tensor<Elem>& t) {
-    // Each buffer with the bytes it holds of t (a shuffled scale tensor's padding is not t's).
-    auto weight = [&](const auto& v, std::size_t bytes) {
+  // A tensor on the device in the case's layout: its data and scales, their buffers' sizes in
+  // placed_bytes. The emulator's read counts are over the logical bytes of each (data, scales: not
+  // the pads', nor a shuffled scale tensor's padding).
+  std::size_t placed_bytes[2] = {};
+  std::pair<const storage*, const e8m0*> place(const host::mx_tensor<Elem>& t, std::size_t data_logical,
+                                               std::size_t scales_logical) {
+    auto weight = [&](const auto& v, std::size_t logical, std::size_t& size) {
       const auto* d = upload(v);
-      weight_allocations.push_back({d, bytes});
+      weight_allocations.push_back({d, logical});
+      size = v.size();
       return d;
     };
     if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
       if (preshuffled)
-        return {weight(host::shuffle_weight_16x16(std::span<const storage>(t.data), t.rows, t.cols / 2), t.data.size()),
-                weight(host::e8m0_shuffle(std::span<const e8m0>(t.scales), t.rows, t.cols / 32), t.scales.size())};
+        return {weight(host::shuffle_weight_16x16(std::span<const storage>(t.data), t.rows, t.cols / 2), data_logical,
+                       placed_bytes[0]),
+                weight(host::e8m0_shuffle(std::span<const e8m0>(t.scales), t.rows, t.cols / 32), scales_logical,
+                       placed_bytes[1])};
     }
-    return {weight(t.data, t.data.size()), weight(t.scales, t.scales.size())};
+    return {weight(t.data, data_logical, placed_bytes[0]), weight(t.scales, scales_logical, placed_bytes[1])};
   }
 
   // The weights' bytes (elements and scales of the experts that have slots), and how many times
@@ -198,6 +259,9 @@ struct moe_mx_case {
     ops::moe::mx_args<T, Elem> a{d_x,        d_ids,        d_weights,   d_gate, d_up,      d_down,         d_gate_scale,
                                  d_up_scale, d_down_scale, preshuffled, d_out,  workspace, workspace_bytes};
     a.rounding = rounding;
+    a.hidden_pad = pad.hidden, a.expert_dim_pad = pad.expert_dim;
+    a.gate_bytes = gate_bytes, a.up_bytes = up_bytes, a.down_bytes = down_bytes;
+    a.gate_scale_bytes = gate_scale_bytes, a.up_scale_bytes = up_scale_bytes, a.down_scale_bytes = down_scale_bytes;
     return a;
   }
 

@@ -23,6 +23,14 @@
 //   std::size_t ws4 = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
 //   moe::mxfp4_args<wavekit::bf16> c{x, ids, weights, gate4, up4, down4, gate_e8m0, up_e8m0, down_e8m0,
 //                                    /*preshuffled=*/true, out, workspace, ws4};
+//   // The extents the weights are stored at (amd-moe-mxfp4's: padded to 256) and the bytes behind
+//   // each pointer (ops/moe/mx_storage.hpp; gate and up may be entries of one fused [gate; up]):
+//   const int hp = hidden_pad, ep = expert_dim_pad;
+//   c.hidden_pad = hp, c.expert_dim_pad = ep;
+//   c.gate_bytes = c.up_bytes = moe::mx_weight_bytes<wavekit::fp4_e2m1>(ep, hp);
+//   c.down_bytes = moe::mx_weight_bytes<wavekit::fp4_e2m1>(hp, ep);
+//   c.gate_scale_bytes = c.up_scale_bytes = moe::mx_scale_bytes(ep, hp, /*preshuffled=*/true);
+//   c.down_scale_bytes = moe::mx_scale_bytes(hp, ep, true);
 //   s = wavekit::moe(p, c, stream);
 //
 // Statuses come before any launch (ops/moe/problem.hpp, routing.hpp, sort.hpp name the rules).

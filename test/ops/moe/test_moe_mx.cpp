@@ -64,8 +64,8 @@ int beyond_one_ulp(const std::vector<float>& ref, const std::vector<float>& got,
   int bad = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
     const float r = ref[i];
-    const float ulp = std::ldexp(1.0f, std::max(std::ilogb(r == 0.0f ? 1e-30f : r), -126) -
-                                           (std::is_same_v<T, bf16> ? 7 : 10));
+    const float ulp =
+        std::ldexp(1.0f, std::max(std::ilogb(r == 0.0f ? 1e-30f : r), -126) - (std::is_same_v<T, bf16> ? 7 : 10));
     if (!(std::fabs(got[i] - r) <= ulp) && bad++ < 3)
       std::printf("%s: out[%zu] = %.7g, fused path %.7g\n", label, i, double(got[i]), double(r));
   }
@@ -110,9 +110,9 @@ inline fused_path_misses check_against_fused_path(const moe::problem& p, int rou
   fused_path_misses m;
   host::moe_mx_fused_options gate_rounded;
   gate_rounded.round_gate_to_T = true;
-  m.gate_rounded = beyond_one_ulp<bf16>(fused.out, host::reference_moe_mx_fused<bf16>(p, x, ids, t.weights, t.w,
-                                                                                       gate_rounded).out,
-                                        "planted: G rounded to bf16");
+  m.gate_rounded =
+      beyond_one_ulp<bf16>(fused.out, host::reference_moe_mx_fused<bf16>(p, x, ids, t.weights, t.w, gate_rounded).out,
+                           "planted: G rounded to bf16");
   host::moe_mx_fused_options even;
   even.x_rounding = even.h_rounding = mx_rounding::nearest_even;
   m.nearest_even =
@@ -121,7 +121,131 @@ inline fused_path_misses check_against_fused_path(const moe::problem& p, int rou
   return m;
 }
 
+// A layer with its weights stored padded (aiter's form: the pads random, NaN codes among them) through
+// the one-call API: the same bits as the unpadded layer of the same logical weights, its three
+// exact checks, and (where every expert's rows fit one M tile) each logical weight and scale byte
+// read once and no pad byte read.
+template <class T, class Elem>
+void check_padded(const moe::problem& p, const std::vector<int>& ids, std::uint32_t seed, bool preshuffled,
+                  test::moe_mx_padding pad) {
+  const std::size_t ws = moe::workspace_bytes(p, 2, moe::mx_weight_format<Elem>).value();
+  test::moe_mx_case<T, Elem> plain(p, ids, seed, ws, preshuffled);
+  test::moe_mx_case<T, Elem> padded(p, ids, seed, ws, preshuffled, moe::default_mx_rounding<Elem>,
+                                    test::moe_mx_data::blocks, pad);
+  const std::string label = p.str() + ", stored [" + std::to_string(pad.expert_dim) + " / " +
+                            std::to_string(pad.hidden) + "] pads" + (preshuffled ? ", pre-shuffled" : ", plain") +
+                            (std::is_same_v<Elem, fp4_e2m1> ? ", MXFP4" : ", MXFP8");
+  std::string ran;
+  status s = wavekit::moe(p, plain.args(), nullptr);
+  INFO(label << ": " << s.message());
+  REQUIRE(s.ok());
+#if defined(WAVEKIT_EMULATOR)
+  emu::reset_counters();
+#endif
+  s = wavekit::moe(p, padded.args(), nullptr, &ran);
+  INFO(label << ", padded: " << s.message());
+  REQUIRE(s.ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+#if defined(WAVEKIT_EMULATOR)
+  const double reads = padded.weight_reads(emu::accumulated_counters());
+#endif
+  const std::vector<T> want = plain.output(), got = padded.output();
+  CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(T)) == 0);
+  const int tile_m = moe::with_config(moe::choose_config(p, moe::mx_weight_format<Elem>),
+                                      [](auto cfg) { return decltype(cfg)::block_m; });
+  CHECK(padded.check(tile_m, (label + " (" + ran + ")").c_str()) == 0);
+#if defined(WAVEKIT_EMULATOR)
+  if (p.tokens <= tile_m) CHECK(reads == 1.0);
+#endif
+}
+
 }  // namespace
+
+TEST_CASE("moe mx: weights stored padded as aiter stores them give the unpadded layer's bits", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX weights are gfx950's; the status test covers this target");
+    return;
+  }
+  // 6 routed experts + the shared one; hidden 448 (a ragged first K step of MXFP4's 256 and of
+  // MXFP8's 128), expert_dim 192. Pads: both to 256's multiples (aiter's), and each alone.
+  const moe::problem p{12, 448, 192, 7, 3, 0, 7, layout::k_contiguous};
+  const std::vector<int> ids = test::random_ids_with_shared(p.tokens, 2, 6, 13);
+  for (const test::moe_mx_padding pad :
+       {test::moe_mx_padding{512, 256}, test::moe_mx_padding{512, 0}, test::moe_mx_padding{0, 320}}) {
+    check_padded<bf16, fp4_e2m1>(p, ids, 51, false, pad);
+    check_padded<bf16, fp4_e2m1>(p, ids, 52, true, pad);
+    check_padded<fp16, fp8_e4m3fn>(p, ids, 53, false, pad);
+  }
+  // More tokens (the plan's wider M tiles), amd-moe-mxfp4's pre-shuffled form.
+  const moe::problem wide{160, 256, 128, 9, 3, 0, 9, layout::k_contiguous};
+  check_padded<bf16, fp4_e2m1>(wide, test::random_ids_with_shared(wide.tokens, 2, 8, 14), 54, true, {512, 256});
+}
+
+TEST_CASE("moe mx: each refusal of pads and declared buffer sizes", "[emu][moe]") {
+  const moe::problem p{8, 192, 128, 4, 2, 0, 4, layout::k_contiguous};
+  const std::vector<int> ids = test::random_ids(8, 2, 4, 1);
+  const std::size_t ws = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
+  test::moe_mx_case<bf16> t(p, ids, 1, ws, true, moe::default_mx_rounding<fp4_e2m1>, test::moe_mx_data::blocks,
+                            {256, 256});
+  const std::string what = "moe " + p.str() + ": ";
+  const arch::target device = arch::current_device_arch().kind;
+  // The launch's status, and supports()'s the same.
+  auto status_of = [&](const moe::mxfp4_args<bf16>& a) {
+    const status s = wavekit::moe(p, a, nullptr);
+    CHECK(moe::supports(p, a, device).message() == s.message());
+    return s;
+  };
+  CHECK(status_of(t.args()).ok() == device_is_gfx950());
+  auto a = t.args();
+  a.hidden_pad = 128;
+  CHECK(status_of(a).message() ==
+        what + "argument hidden_pad (128) must be 0 (unpadded) or a multiple of 64 not below hidden (192)");
+  a = t.args(), a.expert_dim_pad = 160;
+  CHECK(status_of(a).message() ==
+        what + "argument expert_dim_pad (160) must be 0 (unpadded) or a multiple of 64 not below expert_dim (128)");
+  CHECK(status_of(a).code() == status_code::bad_shape);
+  // Pads past 32-bit offsets.
+  a = t.args(), a.hidden_pad = 1 << 20, a.expert_dim_pad = 1 << 12;
+  CHECK(status_of(a).code() == status_code::too_large);
+  // The scales' rows in e8m0_shuffle's layout: 256 x (256 / 32 padded to 8 columns).
+  a = t.args(), a.up_scale_bytes = 256 * 8 - 1;
+  CHECK(status_of(a).message() ==
+        what +
+            "argument up_scale_bytes must be at least 2048 (the bytes behind each pointer: [expert_dim_pad "
+            "256][hidden_pad 256 / 32] e8m0 in e8m0_shuffle's layout (columns padded to 8); have 2047)");
+  a.up_scale_bytes = 256 * 8;
+  CHECK(status_of(a).ok() == device_is_gfx950());
+  // Each declared size: one byte short, and undeclared (0), is refused by name.
+  const std::size_t need_weights = moe::mx_weight_bytes<fp4_e2m1>(256, 256), need_scales = 256 * 8;
+  for (const auto& [name, field, need] :
+       {std::tuple{"gate_bytes", &moe::mxfp4_args<bf16>::gate_bytes, need_weights},
+        std::tuple{"up_bytes", &moe::mxfp4_args<bf16>::up_bytes, need_weights},
+        std::tuple{"down_bytes", &moe::mxfp4_args<bf16>::down_bytes, need_weights},
+        std::tuple{"gate_scale_bytes", &moe::mxfp4_args<bf16>::gate_scale_bytes, need_scales},
+        std::tuple{"up_scale_bytes", &moe::mxfp4_args<bf16>::up_scale_bytes, need_scales},
+        std::tuple{"down_scale_bytes", &moe::mxfp4_args<bf16>::down_scale_bytes, need_scales}})
+    for (std::size_t have : {need - 1, std::size_t{0}}) {
+      a = t.args(), a.*field = have;
+      const status s = status_of(a);
+      INFO(name << " = " << have << ": " << s.message());
+      CHECK(s.code() == status_code::bad_config);
+      CHECK(s.message().starts_with(what + "argument " + name + " must be at least " + std::to_string(need) + " ("));
+      a.*field = need;
+      CHECK(status_of(a).ok() == device_is_gfx950());
+    }
+  // Plain scales (no padded columns): [256][256 / 32]; unpadded, the problem's extents.
+  test::moe_mx_case<bf16> plain(p, ids, 1, ws, false);
+  a = plain.args(), a.down_scale_bytes = std::size_t(192) * (128 / 32) - 1;
+  CHECK(status_of(a).message() ==
+        what +
+            "argument down_scale_bytes must be at least 768 (the bytes behind each pointer: [hidden 192]"
+            "[expert_dim 128 / 32] e8m0; have 767)");
+  a = plain.args(), a.gate_bytes = 128 * 192 / 2 - 1;
+  CHECK(status_of(a).message() ==
+        what +
+            "argument gate_bytes must be at least 12288 (the bytes behind each pointer: [expert_dim 128]"
+            "[hidden 192] MXFP4; have 12287)");
+}
 
 TEST_CASE("moe mxfp4: each MX config, plain and pre-shuffled weights, bf16 and fp16", "[emu][moe]") {
   if (!device_is_gfx950()) {

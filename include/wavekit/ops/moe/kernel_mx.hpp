@@ -31,6 +31,7 @@
 #include "wavekit/ops/gemm_mx/kernel.hpp"
 #include "wavekit/ops/moe/configs_mx.hpp"
 #include "wavekit/ops/moe/kernel.hpp"
+#include "wavekit/ops/moe/mx_storage.hpp"
 #include "wavekit/ops/moe/plan.hpp"
 
 namespace wavekit::ops::moe {
@@ -58,7 +59,9 @@ struct mx_grouped_parts {
   using mainloop = block::gemm_mainloop<shape, mma, typename mx::a_loader, b_loader, policy, /*KTail=*/true>;
   using scheduler = block::tile_scheduler_grouped<shape::block_m, shape::block_n>;
   using body = block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, stage_epilogue<T, Stage>>;
-  using params = stage_params<Stage, storage, storage, typename policy::args, T>;
+  // B's rows as stored: K elements apart, or more (weights padded past K: mx_args::hidden_pad,
+  // expert_dim_pad).
+  using params = block::b_strided<stage_params<Stage, storage, storage, typename policy::args, T>>;
   static_assert(mainloop::lds_bytes == shape::lds_bytes, "moe::mx_grouped_parts: the config's LDS is the mainloop's");
 };
 
@@ -102,17 +105,18 @@ struct mx_operand {
   const e8m0* scale;
 };
 
-// One grouped GEMM over MX weights: C[r] = A[a_rows[r]] x B_e over g's rows (N = n, K = k), with
-// the stage's policy arguments around the grouped MX scales (gate_up: b and b_up side by side, N =
-// 2 x their rows, as in launch_stage).
+// One grouped GEMM over MX weights: C[r] = A[a_rows[r]] x B_e over g's rows (N = n, K = k, B's rows
+// ld elements apart and their scales' as the MX scale arguments say), with the stage's policy
+// arguments around the grouped MX scales (gate_up: b and b_up side by side, N = 2 x their rows, as
+// in launch_stage).
 template <class Cfg, class T, class Elem, bool Shuffled, stage Stage, class PolicyArgs>
 void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const mx_storage_t<Elem>* const* b, int n,
-                     int k, const PolicyArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
+                     int k, int ld, const PolicyArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
                      const mx_storage_t<Elem>* const* b_up = nullptr) {
   using parts = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
   typename parts::params kp{};
   kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = {c, nullptr};
-  kp.m = g.rows, kp.n = n, kp.k = k;
+  kp.m = g.rows, kp.n = n, kp.k = k, kp.b_ld = ld;
   const int steps = ceil_div(k, parts::policy::group_k);
   kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   const block::grouped_mx_scale_args& mx = [&]() -> const block::grouped_mx_scale_args& {
@@ -151,9 +155,8 @@ status validate(const problem& p, const mx_args<T, Elem>& a, int tile_m, std::si
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
   if (status s = check_mx_layout<Elem>(what, a.preshuffled); !s.ok()) return s;
-  if (a.rounding != mx_rounding::nearest_even && a.rounding != mx_rounding::ties_away_from_zero)
-    return {status_code::bad_config,
-            what + "argument rounding must be mx_rounding::nearest_even or mx_rounding::ties_away_from_zero"};
+  if (status s = check_mx_rounding(what, a.rounding); !s.ok()) return s;
+  if (status s = check_mx_storage(what, p, a); !s.ok()) return s;
   if (status s = check_pointer_arguments(what, {{"gate_scale", a.gate_scale, 8, "a device table of pointers"},
                                                 {"up_scale", a.up_scale, 8, "a device table of pointers"},
                                                 {"down_scale", a.down_scale, 8, "a device table of pointers"}});
@@ -192,19 +195,24 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
   launch_quantize_mx<Elem>(a.x, p.tokens, p.hidden, nullptr, ws.at<void>(w.x_fp8), ws.at<void>(w.x_scale), a.rounding,
                            stream);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
+  // The weights as stored: gate and up [expert_dim_pad][hidden_pad], down [hidden_pad][expert_dim_pad]
+  // (mx_args), their logical parts read.
+  const mx_extents stored = stored_extents(p, a);
   auto stages = [&]<bool Shuffled>() {
     using mx_scales = block::grouped_mx_scale_args;
-    const mx_scales x_gate{x.scale, a.gate_scale, so.sorted_tokens, p.tokens};
-    const mx_scales x_up{x.scale, a.up_scale, so.sorted_tokens, p.tokens};
+    const mx_scales x_gate{x.scale, a.gate_scale, so.sorted_tokens, p.tokens, stored.hidden / 32};
+    const mx_scales x_up{x.scale, a.up_scale, so.sorted_tokens, p.tokens, stored.hidden / 32};
     launch_mx_stage<Cfg, T, Elem, Shuffled, stage::gate_up>(g, x.data, a.gate, 2 * p.expert_dim, p.hidden,
-                                                            block::gate_up_args<mx_scales>{x_gate, x_up}, hidden,
-                                                            stream, a.up);
+                                                            stored.hidden, block::gate_up_args<mx_scales>{x_gate, x_up},
+                                                            hidden, stream, a.up);
     launch_quantize_mx<Elem>(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index,
                              ws.at<void>(w.hidden_fp8), ws.at<void>(w.hidden_scale), a.rounding, stream);
     launch_mx_stage<Cfg, T, Elem, Shuffled, stage::down_weighted>(
-        g, h.data, a.down, p.hidden, p.expert_dim,
-        block::gathered_row_scale_args<mx_scales>{
-            {h.scale, a.down_scale, so.row_index, g.rows}, a.weights, so.sorted_slots, p.tokens * p.top_k},
+        g, h.data, a.down, p.hidden, p.expert_dim, stored.expert_dim,
+        block::gathered_row_scale_args<mx_scales>{{h.scale, a.down_scale, so.row_index, g.rows, stored.expert_dim / 32},
+                                                  a.weights,
+                                                  so.sorted_slots,
+                                                  p.tokens * p.top_k},
         down, stream);
   };
   if constexpr (std::is_same_v<Elem, fp4_e2m1>) {

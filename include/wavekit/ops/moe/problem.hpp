@@ -99,16 +99,17 @@ struct blockscale_args {
 // MXFP8 (mxfp8_args), each expert's gate, up and down tensors in nn.Linear's order
 // (layout::k_contiguous: gate, up [expert_dim][hidden], down [hidden][expert_dim]) as e2m1 pairs or
 // e4m3fn bytes with one e8m0 scale per 32 K ([rows][K/32]); MXFP4 also, with preshuffled, as
-// aiter's shuffle_weight(16, 16) and e8m0_shuffle left them (core/mx_shuffle.hpp). A fused gate_up
-// tensor [2 expert_dim][hidden] ([gate; up], amd-moe-mxfp4's) is two table entries: up's data and
-// scales start at row expert_dim, in either layout (its row groups, 16 and 32 rows, divide
-// expert_dim). The activations are quantized to the weights' format inside the pipeline (x
-// before the gate and up projections, the gated product before the down projection) by the host
-// quantizer's rule (block/quantize_1x32_mx.hpp) with the element rounding `rounding`
-// (core/mx_rounding.hpp). Its default is the public reference's: MXFP4 ties away from zero, as
-// amd-moe-mxfp4's reference path (aiter's fused_dynamic_mxfp4_quant_moe_sort, which its fused_moe
-// calls for <= 1024 tokens); MXFP8 nearest even (the hardware conversion's, no reference rounds
-// otherwise). docs/moe.md lists every rounding point.
+// aiter's shuffle_weight(16, 16) and e8m0_shuffle left them (core/mx_shuffle.hpp); stored padded
+// or not (hidden_pad, expert_dim_pad), with the bytes behind each pointer declared
+// (ops/moe/mx_storage.hpp). A fused gate_up tensor [2 expert_dim_pad][hidden_pad] ([gate; up],
+// amd-moe-mxfp4's) is two table entries: up's data and scales start at row expert_dim_pad, in
+// either layout (its row groups, 16 and 32 rows, divide expert_dim_pad). The activations are
+// quantized to the weights' format inside the pipeline (x before the gate and up projections, the
+// gated product before the down projection) by the host quantizer's rule
+// (block/quantize_1x32_mx.hpp) with the element rounding `rounding` (core/mx_rounding.hpp). Its default is the public
+// reference's: MXFP4 ties away from zero, as amd-moe-mxfp4's reference path (aiter's
+// fused_dynamic_mxfp4_quant_moe_sort, which its fused_moe calls for <= 1024 tokens); MXFP8 nearest even (the hardware
+// conversion's, no reference rounds otherwise). docs/moe.md lists every rounding point.
 template <class Elem>
 inline constexpr mx_rounding default_mx_rounding =
     std::is_same_v<Elem, fp4_e2m1> ? mx_rounding::ties_away_from_zero : mx_rounding::nearest_even;
@@ -135,6 +136,15 @@ struct mx_args {
   std::size_t workspace_bytes = 0;
   T* out_unreduced = nullptr;
   mx_rounding rounding = default_mx_rounding<Elem>;  // the activations' element rounding
+  // The weights as stored (ops/moe/mx_storage.hpp): gate and up [expert_dim_pad][hidden_pad], down
+  // [hidden_pad][expert_dim_pad], scales [rows][K_pad / 32] (pre-shuffled: those tensors shuffled);
+  // 0: the problem's extent. aiter pads both to 256 (amd-moe-mxfp4). Only the logical parts are
+  // read: the pads may hold anything.
+  int hidden_pad = 0, expert_dim_pad = 0;
+  // The bytes behind each table pointer (each expert's alike; mx_weight_bytes, mx_scale_bytes),
+  // required: a size below what the layer reads there is refused.
+  std::size_t gate_bytes = 0, up_bytes = 0, down_bytes = 0;
+  std::size_t gate_scale_bytes = 0, up_scale_bytes = 0, down_scale_bytes = 0;
 };
 template <class T>
 using mxfp4_args = mx_args<T, fp4_e2m1>;
@@ -263,6 +273,13 @@ status check_mx_layout(const std::string& what, bool preshuffled) {
   if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
     return {status_code::bad_config, what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)"};
   return status::success();
+}
+
+// The element rounding rule of MX activations (mx_args::rounding): one of the two named rules.
+inline status check_mx_rounding(const std::string& what, mx_rounding r) {
+  if (r == mx_rounding::nearest_even || r == mx_rounding::ties_away_from_zero) return status::success();
+  return {status_code::bad_config,
+          what + "argument rounding must be mx_rounding::nearest_even or mx_rounding::ties_away_from_zero"};
 }
 
 // The target rule: MX weights run on gfx950's scaled MFMAs.

@@ -4,6 +4,7 @@
 //   namespace moe = wavekit::ops::moe;
 //   wavekit::status s = moe::supports<moe::blockscale_args<wavekit::bf16, wavekit::fp8_e4m3fn>>(p, t);
 //   s = moe::supports<moe::mxfp4_args<wavekit::bf16>>(p, wavekit::arch::target::gfx950, /*preshuffled=*/true);
+//   s = moe::supports(p, mx_call_args, wavekit::arch::target::gfx950);  // and its storage: pads, sizes
 //   s = moe::supports<moe::batched_args<wavekit::bf16>>(batched, t);          // wavekit::moe_batched
 //   s = moe::supports(routing, moe::grouped_sigmoid_topk{8, 4}, t);         // wavekit::moe_route
 //
@@ -19,6 +20,7 @@
 
 #include "wavekit/arch/target_checks.hpp"
 #include "wavekit/ops/moe/batched_problem.hpp"
+#include "wavekit/ops/moe/mx_storage.hpp"
 #include "wavekit/ops/moe/plan.hpp"
 #include "wavekit/ops/moe/problem.hpp"
 #include "wavekit/ops/moe/routing.hpp"
@@ -97,6 +99,20 @@ status supports(const problem& p, arch::target t, bool preshuffled = false) {
   if (preshuffled)
     return {status_code::bad_config, what + "only MX weights have a pre-shuffled layout (mx_args::preshuffled)"};
   return status::success();
+}
+
+// MX weights with the call's arguments (mx_args: layout, rounding, pads, declared sizes; its pointers
+// are not read): the rules above, and the storage rules (ops/moe/mx_storage.hpp) before the
+// target's, in the launch's order.
+template <class T, class Elem>
+status supports(const problem& p, const mx_args<T, Elem>& a, arch::target t) {
+  const std::string what = "moe " + p.str() + ": ";
+  if (status s = validate_mx_shape(p); !s.ok()) return s;
+  if (status s = detail::check_sort(p, mx_weight_format<Elem>, t); !s.ok()) return s;
+  if (status s = check_mx_layout<Elem>(what, a.preshuffled); !s.ok()) return s;
+  if (status s = check_mx_rounding(what, a.rounding); !s.ok()) return s;
+  if (status s = check_mx_storage(what, p, a); !s.ok()) return s;
+  return check_mx_target(p, t);
 }
 
 // The batched expert-parallel layout (wavekit::moe_batched). Args: batched_args<T> or
