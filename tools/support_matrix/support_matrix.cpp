@@ -134,6 +134,19 @@ std::vector<row> layer_rows() {
   rows.push_back({"moe", "MXFP8 weights", "k_contiguous, pre-shuffled", "e8m0 per 32 K", [=](target t) {
                     return moe::supports<moe::mxfp8_args<bf16>>(layer(layout::k_contiguous), t, true);
                   }});
+  // Stored as aiter stores them (mx_args' pads and declared sizes): an expert dim of 320 in
+  // tensors padded to 512.
+  rows.push_back(
+      {"moe", "MXFP4 weights", "k_contiguous, pre-shuffled, padded (aiter's)", "e8m0 per 32 K", [=](target t) {
+         const moe::problem p{64, 7168, 320, 257, 9, 0, 257, layout::k_contiguous};
+         moe::mxfp4_args<bf16> a;
+         a.preshuffled = true, a.hidden_pad = 7168, a.expert_dim_pad = 512;
+         a.gate_bytes = a.up_bytes = moe::mx_weight_bytes<fp4_e2m1>(512, 7168);
+         a.down_bytes = moe::mx_weight_bytes<fp4_e2m1>(7168, 512);
+         a.gate_scale_bytes = a.up_scale_bytes = moe::mx_scale_bytes(512, 7168, true);
+         a.down_scale_bytes = moe::mx_scale_bytes(7168, 512, true);
+         return moe::supports(p, a, t);
+       }});
 
   // The batched expert-parallel layout (moe_batched): DeepSeek-V3's experts, 8 of them local.
   auto batched = [](layout order) { return moe::batched_problem{8, 128, 7168, 2048, order}; };

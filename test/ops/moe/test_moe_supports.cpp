@@ -1,6 +1,7 @@
 // The MoE layer's supports(): yes for legal problems of every weights' form (bf16 / fp16 in both
 // orders, fp8 block-scaled in both orders in the target's format, MXFP4 plain and pre-shuffled and
-// MXFP8 on gfx950), the batched layout's and routing's; for every rule, no with the status the
+// MXFP8 on gfx950; MX weights stored padded with their buffers' sizes declared, and the size
+// queries those take), the batched layout's and routing's; for every rule, no with the status the
 // launch returns. The launch's argument
 // checks are HIP code, so the shape rules are compared with the workspace query's status (the same
 // shape and sort rules, plain C++), routing's with its validate_routing, and the target rules with
@@ -8,9 +9,13 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "support/supports_check.hpp"
 #include "wavekit/arch/target_checks.hpp"
+#include "wavekit/host/shuffle_mx.hpp"
 #include "wavekit/ops/moe/plan.hpp"
 #include "wavekit/ops/moe/supports.hpp"
 
@@ -94,6 +99,54 @@ TEST_CASE("moe supports says no with the launch's status", "[ops][supports]") {
              Catch::Contains("MX weights run on gfx950's scaled MFMAs; gfx942 has none"));
   CHECK_THAT(moe::supports<half_weights>(p, arch::target::gfx942, true).message(),
              Catch::Contains("only MX weights have a pre-shuffled layout"));
+}
+
+TEST_CASE("moe MX storage: the size queries are the layouts' sizes, supports() takes the call's storage",
+          "[ops][supports]") {
+  // Scales: [rows][k / 32], or e8m0_shuffle's padded tensor; weights: shuffle_weight adds no bytes.
+  for (const auto& [rows, k] : {std::pair{512, 7168}, std::pair{64, 320}, std::pair{7168, 512}, std::pair{320, 192}}) {
+    INFO(rows << " x " << k);
+    const std::vector<e8m0> scales(std::size_t(rows) * (k / 32));
+    CHECK(moe::mx_scale_bytes(rows, k, false) == scales.size());
+    CHECK(moe::mx_scale_bytes(rows, k, true) == host::e8m0_shuffle(scales, rows, k / 32).size());
+    const std::vector<fp4x2_e2m1> weights(std::size_t(rows) * k / 2);
+    CHECK(moe::mx_weight_bytes<fp4_e2m1>(rows, k) ==
+          host::shuffle_weight_16x16<fp4x2_e2m1>(weights, rows, k / 2).size());
+    CHECK(moe::mx_weight_bytes<fp8_e4m3fn>(rows, k) == std::size_t(rows) * k);
+  }
+  // amd-moe-mxfp4's tensors as they come (an expert dim of 320 padded to 512): each table entry's
+  // declared bytes from the queries; up's entry 512 rows into the fused [gate; up].
+  const moe::problem p{64, 7168, 320, 257, 9, 0, 257, layout::k_contiguous};
+  moe::mxfp4_args<bf16> a;
+  a.preshuffled = true, a.hidden_pad = 7168, a.expert_dim_pad = 512;
+  a.gate_bytes = moe::mx_weight_bytes<fp4_e2m1>(2 * 512, 7168), a.up_bytes = moe::mx_weight_bytes<fp4_e2m1>(512, 7168);
+  a.down_bytes = moe::mx_weight_bytes<fp4_e2m1>(7168, 512);
+  a.gate_scale_bytes = moe::mx_scale_bytes(2 * 512, 7168, true);
+  a.up_scale_bytes = a.gate_scale_bytes - std::size_t(512) * (7168 / 32);
+  a.down_scale_bytes = moe::mx_scale_bytes(7168, 512, true);
+  CHECK(moe::supports(p, a, arch::target::gfx950).ok());
+  // The storage rules come before the target's (the launch's order), and each names its argument.
+  const std::string what = "moe " + p.str() + ": ";
+  test::check_same_refusal(moe::supports(p, a, arch::target::gfx942), moe::check_mx_target(p, arch::target::gfx942));
+  moe::mxfp4_args<bf16> short_scales = a;
+  short_scales.down_scale_bytes -= 1;
+  for (arch::target t : test::kernel_targets)
+    test::check_same_refusal(moe::supports(p, short_scales, t), moe::check_mx_storage(what, p, short_scales));
+  CHECK_THAT(moe::supports(p, short_scales, arch::target::gfx950).message(),
+             Catch::StartsWith(what + "argument down_scale_bytes must be at least 114688 ("));
+  moe::mxfp4_args<bf16> low_pad = a;
+  low_pad.expert_dim_pad = 256;
+  CHECK(moe::supports(p, low_pad, arch::target::gfx950).message() ==
+        what + "argument expert_dim_pad (256) must be 0 (unpadded) or a multiple of 64 not below expert_dim (320)");
+  // And the rules without the storage: the shape's, the layout's, the rounding's.
+  moe::mxfp8_args<bf16> shuffled8;
+  shuffled8.preshuffled = true;
+  test::check_same_refusal(moe::supports(p, shuffled8, arch::target::gfx950),
+                           moe::check_mx_layout<fp8_e4m3fn>(what, true));
+  moe::mxfp4_args<bf16> rounding = a;
+  rounding.rounding = static_cast<mx_rounding>(9);
+  test::check_same_refusal(moe::supports(p, rounding, arch::target::gfx950),
+                           moe::check_mx_rounding(what, rounding.rounding));
 }
 
 namespace {
