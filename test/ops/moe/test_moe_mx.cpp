@@ -8,7 +8,9 @@
 // product. Every MX config the plan uses (M tiles 16, 64, 128), plain and pre-shuffled weights
 // (amd-moe-mxfp4's fused [gate; up], shuffled as one tensor), bf16 and fp16, K one 64-K tile and
 // many, one token, a shared expert as the last id, idle experts, expert parallelism, the same bits
-// on every run, no host synchronisation inside the call, and every bad input's status. And
+// on every run, no host synchronisation inside the call, and every bad input's status; weights
+// stored padded as aiter stores them (random pads) give the unpadded layer's bits, reading no pad
+// byte, and each short declared buffer size is refused. And
 // amd-moe-mxfp4's shapes through the one-call API with the problem's input generator against
 // aiter's fused a4w4 path (host/reference_moe_mx_fused.hpp) within 1 bf16 ulp, where the two
 // regressions that path rules out (G rounded before SiLU, the nearest-even quantizer) must miss.
