@@ -16,7 +16,10 @@
 //   combine          as for every MoE pipeline: fp32 sum, rounded once
 //
 // Each expert's weights are read by its tiles' blocks only (once per M tile of the expert), as for
-// bf16 weights; the activations are quantized once, not once per N tile.
+// bf16 weights; the activations are quantized once, not once per N tile. Weights stored padded
+// (mx_args::hidden_pad, expert_dim_pad; ops/moe/mx_storage.hpp) are read in place: B's rows and
+// its scale rows at the stored strides (block::b_strided, grouped_mx_scale_args::b_scale_ld), the
+// logical rows and K only.
 #pragma once
 
 #include <hip/hip_runtime.h>
