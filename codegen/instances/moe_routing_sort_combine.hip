@@ -16,6 +16,5 @@ template __global__ void moe::moe_combine_kernel<wavekit::bf16>(const float*, co
                                                                 wavekit::bf16*);
 template __global__ void moe::moe_sort_kernel<moe::sort_waves>(moe::sort_problem, moe::sort_capacity, const int*,
                                                                moe::sort_outputs);
-template __global__ void moe::moe_unreduced_kernel<wavekit::bf16>(const float*, const int*, int, int,
-                                                                  wavekit::bf16*);
+template __global__ void moe::moe_unreduced_kernel<wavekit::bf16>(const float*, const int*, int, int, wavekit::bf16*);
 template __global__ void moe::moe_batched_layout_kernel<256>(moe::batched_problem, int, const int*, int*, int*);

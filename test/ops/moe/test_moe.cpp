@@ -8,7 +8,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -81,6 +83,16 @@ TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]"
   auto a = t.args();
   a.up = nullptr;
   CHECK(status_of(p, a).message() == what + "argument up is null");
+  // The fp32 weighted rows past 32-bit offsets at the tile that runs (8192 tokens x 9 choices, 257
+  // experts, hidden 7168: 77583 rows of 28672 bytes at the 16-row tile), while every T tensor fits.
+  const moe::problem big{8192, 7168, 256, 257, 9, 0, 257, layout::k_contiguous};
+  REQUIRE(moe::validate_shape(big).ok());
+  const std::size_t y_bytes = std::size_t(moe::capacity(big.sort(16)).rows) * 7168 * 4;
+  CHECK(y_bytes > std::size_t(std::numeric_limits<std::int32_t>::max()));
+  CHECK(status_of(big, a).message() ==
+        "moe " + big.str() + ": the weighted down projection's rows at the 16-row tile (" + std::to_string(y_bytes) +
+            " bytes of fp32) exceed 2^31 - 1 bytes (32-bit buffer offsets)");
+  CHECK(moe::validate_layer_rows(big, 16).code() == status_code::too_large);
   a = t.args(), a.x = reinterpret_cast<const bf16*>(reinterpret_cast<const char*>(t.d_x) + 2);
   CHECK(status_of(p, a).code() == status_code::bad_alignment);
   a = t.args(), a.workspace_bytes = 100;

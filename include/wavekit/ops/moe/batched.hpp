@@ -99,11 +99,11 @@ status launch_batched(const batched_problem& p, const batched_blockscale_args<T,
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, Fp8, O, stage::gate_up>(g, x, row_index, rows, a.gate, 2 * p.expert_dim, p.hidden,
-                                                 block::gate_up_args<scales>{
-                                                     {x_scale, a.gate_scale, row_index, rows, per_token},
-                                                     {x_scale, a.up_scale, row_index, rows, per_token}},
-                                                 hidden, stream, a.up);
+    launch_stage<Cfg, T, Fp8, O, stage::gate_up>(
+        g, x, row_index, rows, a.gate, 2 * p.expert_dim, p.hidden,
+        block::gate_up_args<scales>{{x_scale, a.gate_scale, row_index, rows, per_token},
+                                    {x_scale, a.up_scale, row_index, rows, per_token}},
+        hidden, stream, a.up);
     launch_quantize(static_cast<const T*>(hidden), rows, p.expert_dim, row_index, hidden_fp8, hidden_scale, stream);
     launch_stage<Cfg, T, Fp8, O, stage::down>(g, static_cast<const Fp8*>(hidden_fp8), row_index, rows, a.down, p.hidden,
                                               p.expert_dim, scales{hidden_scale, a.down_scale, row_index, rows, false},

@@ -82,9 +82,8 @@ using stage_b_loader =
                        Loader<Shape::block_n>>;
 // The kernel argument of a stage.
 template <stage Stage, class A, class W, class PolicyArgs, class T>
-using stage_params =
-    std::conditional_t<Stage == stage::gate_up, block::paired_gemm_params<A, W, PolicyArgs, T>,
-                       block::grouped_gemm_params<A, W, PolicyArgs, stage_output<T, Stage>>>;
+using stage_params = std::conditional_t<Stage == stage::gate_up, block::paired_gemm_params<A, W, PolicyArgs, T>,
+                                        block::grouped_gemm_params<A, W, PolicyArgs, stage_output<T, Stage>>>;
 
 // The MFMA atom and the K loop's scale policy for activations T and weights W (W = T: bf16 / fp16
 // weights, unscaled; W an fp8 format: 128x128 block-scaled weights, A quantized 1x128).
@@ -325,7 +324,7 @@ status check_blockscale_arguments(const std::string& what, const T* x, const Fp8
 
 // The standard layout's own rules: its problem, the sort's, and at least one output.
 inline status validate_outputs(const problem& p, int tile_m, const void* out, const void* out_unreduced) {
-  if (status s = validate_sort_shape(p.sort(tile_m)); !s.ok()) return s;
+  if (status s = validate_layer_rows(p, tile_m); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
   if (!out && !out_unreduced)
     return {status_code::null_pointer, what + "arguments out and out_unreduced are both null"};
@@ -431,9 +430,8 @@ status launch(const problem& p, const args<T>& a, hipStream_t stream) {
   float* down = ws.at<float>(w.down);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, so.sorted_tokens, p.tokens, a.gate, 2 * p.expert_dim,
-                                               p.hidden, block::gate_up_args<block::scale_none_args>{}, hidden,
-                                               stream, a.up);
+    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, so.sorted_tokens, p.tokens, a.gate, 2 * p.expert_dim, p.hidden,
+                                               block::gate_up_args<block::scale_none_args>{}, hidden, stream, a.up);
     launch_stage<Cfg, T, T, O, stage::down_weighted>(
         g, hidden, so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
         block::gathered_row_scale_args<block::scale_none_args>{{}, a.weights, so.sorted_slots, p.tokens * p.top_k},

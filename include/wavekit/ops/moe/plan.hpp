@@ -106,7 +106,7 @@ inline result<std::size_t> workspace_bytes(const problem& p, std::size_t element
                     config_medium::block_m == blockscale::config_medium::block_m &&
                     config_prefill::block_m == blockscale::config_prefill::block_m,
                 "moe: the fp8 configs share the bf16 / fp16 configs' M tiles (one plan, one workspace size)");
-  if (status s = validate_sort_shape(p.sort(tile_m)); !s.ok()) return s;
+  if (status s = validate_layer_rows(p, tile_m); !s.ok()) return s;
   return plan_workspace(p, tile_m, element_bytes, weights).bytes;
 }
 

@@ -219,6 +219,18 @@ inline workspace_layout plan_workspace(const problem& p, int tile_m, std::size_t
   return w;
 }
 
+// The sort's rules at M tile tile_m, and the standard layout's fp32 down projection: its rows (the
+// sort's capacity at that tile) x hidden x 4 bytes within 32-bit buffer offsets.
+inline status validate_layer_rows(const problem& p, int tile_m) {
+  if (status s = validate_sort_shape(p.sort(tile_m)); !s.ok()) return s;
+  const std::size_t bytes = std::size_t(capacity(p.sort(tile_m)).rows) * std::size_t(p.hidden) * 4;
+  if (bytes > std::size_t(std::numeric_limits<std::int32_t>::max()))
+    return {status_code::too_large, "moe " + p.str() + ": the weighted down projection's rows at the " +
+                                        std::to_string(tile_m) + "-row tile (" + std::to_string(bytes) +
+                                        " bytes of fp32) exceed 2^31 - 1 bytes (32-bit buffer offsets)"};
+  return status::success();
+}
+
 // fp8 block-scaled weights: whole 128 x 128 scale blocks (what: the op and problem, as statuses
 // begin).
 inline status check_scale_blocks(const std::string& what, int hidden, int expert_dim) {
@@ -240,9 +252,10 @@ inline status validate_shape(const problem& p) {
     return {status_code::bad_shape, what + "weight_order must be layout::k_contiguous or layout::mn_contiguous"};
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t slots = std::size_t(p.tokens) * p.top_k;
-  // The sorted rows (at most slots + 256 padding rows an expert) hold the fp32 down projection.
+  // The sorted rows (at most slots + 256 padding rows an expert) hold the gated product (T);
+  // their fp32 down projection is checked at the M tile that runs (validate_layer_rows).
   if (std::size_t(p.tokens) * p.hidden * 2 > limit || std::size_t(p.hidden) * p.expert_dim * 2 > limit ||
-      (slots + std::size_t(p.local_experts) * 256) * std::max(p.hidden, p.expert_dim) * 4 > limit)
+      (slots + std::size_t(p.local_experts) * 256) * std::max(p.hidden, p.expert_dim) * 2 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
   return status::success();
 }

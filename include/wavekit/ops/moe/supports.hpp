@@ -66,11 +66,12 @@ struct form_of<batched_blockscale_args<T, Fp8>> {
   using fp8 = Fp8;
 };
 
-// The sort's rules at the M tile of the config the launch picks (every form's configs share the
-// bf16 / fp16 configs' M tiles: ops/moe/plan.hpp and kernel_mx.hpp assert it).
+// The sort's rules and the down projection's rows at the M tile of the config the launch picks
+// (every form's configs share the bf16 / fp16 configs' M tiles: ops/moe/plan.hpp and kernel_mx.hpp
+// assert it).
 inline status check_sort(const problem& p, weight_format weights, arch::target t) {
-  return validate_sort_shape(
-      p.sort(with_config(choose_config(p, weights, t), [](auto cfg) { return decltype(cfg)::block_m; })));
+  return validate_layer_rows(
+      p, with_config(choose_config(p, weights, t), [](auto cfg) { return decltype(cfg)::block_m; }));
 }
 
 }  // namespace detail
