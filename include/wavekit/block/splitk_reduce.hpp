@@ -76,12 +76,16 @@ inline status check_splitk_launch(const std::string& name, const std::string& pr
   if (splits < 1 || splits > steps)
     return {status_code::bad_config,
             name + " on " + problem + ": splits must be in [1, " + steps_name + " = " + std::to_string(steps) + "]"};
-  if (need > 0 && (!workspace || workspace_bytes < need))
+  if (need > 0 && !workspace)
+    return {status_code::null_pointer, name + " on " + problem + ": argument workspace is null and split-K needs " +
+                                           std::to_string(need) + " bytes of it"};
+  if (need > 0 && workspace_bytes < need)
     return {status_code::bad_config, name + " on " + problem + ": split-K needs a workspace of " +
                                          std::to_string(need) + " bytes (have " + std::to_string(workspace_bytes) +
                                          ")"};
   if (need > 0 && reinterpret_cast<std::uintptr_t>(workspace) % 16)
-    return {status_code::bad_alignment, name + ": the workspace must be 16-byte aligned"};
+    return {status_code::bad_alignment,
+            name + " on " + problem + ": argument workspace must be 16-byte aligned (16-byte vector stores)"};
   return status::success();
 }
 

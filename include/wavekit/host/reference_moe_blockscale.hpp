@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -90,7 +91,8 @@ void over_tokens(int tokens, F&& f) {
 inline std::vector<bool> used_experts(const ops::moe::problem& p, const std::vector<int>& ids) {
   std::vector<bool> used(p.local_experts, false);
   for (int id : ids)
-    if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) used[id - p.expert_begin] = true;
+    if (id >= p.expert_begin && std::int64_t{id} < std::int64_t{p.expert_begin} + p.local_experts)
+      used[id - p.expert_begin] = true;
   return used;
 }
 

@@ -172,8 +172,18 @@ TEST_CASE("blockscale GEMM: a config's own SplitK drives an explicit launch and 
     auto no_workspace = t.args();
     no_workspace.workspace = nullptr;
     const status s = gb::launch<sk3>(p, no_workspace, nullptr);
-    CHECK(s.code() == status_code::bad_config);
-    CHECK_THAT(s.message(), Catch::Contains("sk3"));
+    CHECK(s.code() == status_code::null_pointer);
+    CHECK_THAT(s.message(), Catch::Contains("sk3") && Catch::Contains("argument workspace is null"));
+    // Given but short of what they need: the size rule, with both sizes.
+    auto short_workspace = t.args();
+    short_workspace.workspace_bytes = 64;
+    const status s_short = gb::launch<sk3>(p, short_workspace, nullptr);
+    CHECK(s_short.code() == status_code::bad_config);
+    CHECK_THAT(s_short.message(), Catch::Contains("(have 64)"));
+    // Misaligned: the alignment rule, not a null pointer.
+    auto misaligned = t.args();
+    misaligned.workspace = static_cast<char*>(misaligned.workspace) + 4;
+    CHECK(gb::launch<sk3>(p, misaligned, nullptr).code() == status_code::bad_alignment);
   });
 }
 
@@ -351,7 +361,7 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
     auto no_workspace = good;
     no_workspace.workspace = nullptr;
     const gb::problem p{64, 64, 256, layout::k_contiguous};
-    CHECK(gb::launch<gb::config_small>(p, no_workspace, 2, nullptr).code() == status_code::bad_config);
+    CHECK(gb::launch<gb::config_small>(p, no_workspace, 2, nullptr).code() == status_code::null_pointer);
     CHECK(gb::launch<gb::config_small>(p, good, 3, nullptr).code() == status_code::bad_config);
     // The other fp8 format than the device reads is refused, never reinterpreted.
     using other_fp8 = test::other_fp8_t<fp8>;

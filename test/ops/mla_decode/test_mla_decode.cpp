@@ -98,8 +98,18 @@ TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu
         what + "the split plan does not cover sequence 0's 40 KV rows");
   CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{48, 2}, nullptr).code() == status_code::bad_config);
   const mla::split_plan split{32, 2};
+  a = t.args(split);
+  REQUIRE(a.workspace_bytes > 0);
+  const std::size_t need = a.workspace_bytes;
   a.workspace_bytes = 0;
-  CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).code() != status_code::ok);
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).message() ==
+        what + "the workspace must hold " + std::to_string(need) + " bytes (have 0)");
+  // The split partials' workspace: null and misaligned each get their own rule.
+  a = t.args(split), a.workspace = nullptr;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).message() ==
+        what + "argument workspace is null and the split partials need " + std::to_string(need) + " bytes of it");
+  a = t.args(split), a.workspace = static_cast<char*>(a.workspace) + 4;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).code() == status_code::bad_alignment);
   // Tables: a page id past the cache, a decreasing qo_indptr (host copies are checked).
   std::vector<int> pages = t.page_table;
   pages[0] = 1000;

@@ -5,6 +5,7 @@
 // kernel config a problem gets.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,34 @@ TEST_CASE("mla_decode: the sequences' tables", "[unit][mla]") {
   CHECK(paged({-1, 1}, {3, 0, 1, 1, 2, 0}).code() == status_code::bad_shape);
   CHECK(paged({1}, {3, 0, 1, 1, 2, 0}).message() == pwhat + "kv_lens must hold batch entries");
   CHECK(paged({1, 1}, {3, 0, 1, 1, 2}).message() == pwhat + "page_table must hold batch * max_pages entries");
+
+  // Rows and pages in 64 bits. Huge pages: a length rounded up to whole pages would wrap in 32 bits
+  // and leave every page id unchecked; a page past an empty cache is refused.
+  {
+    const int big_page = std::numeric_limits<int>::max() / 2 + 1;
+    const mla::problem empty_cache{1, 16, mla::kv_layout::paged, big_page, 0, 2, scale};
+    const std::vector<int> qo1{0, 1};
+    CHECK(mla::validate_sequences(empty_cache,
+                                  mla::sequences_view{qo1, {}, std::vector<int>{1600000000}, std::vector<int>{5, 5}})
+              .message() ==
+          "mla_decode " + empty_cache.str() + ": page_table: sequence 0 page 0 is 5; the cache has pages 0 to -1");
+  }
+  // max_pages * page_size past 2^31 (65536 pages of 65536 rows) is a legal table, not a refusal.
+  {
+    const mla::problem wide{1, 16, mla::kv_layout::paged, 65536, 65536, 65536, scale};
+    std::vector<int> table(65536, 0);
+    const std::vector<int> qo1{0, 1};
+    CHECK(mla::validate_sequences(wide, mla::sequences_view{qo1, {}, std::vector<int>{65536}, table}).ok());
+    CHECK(mla::validate_sequences(wide, mla::sequences_view{qo1, {}, std::vector<int>{65537}, table}).ok());
+    table[1] = 1;
+    CHECK(mla::validate_sequences(wide, mla::sequences_view{qo1, {}, std::vector<int>{65537}, table}).message() ==
+          "mla_decode " + wide.str() + ": page_table: sequence 0 page 1 is 1; the cache has pages 0 to 0");
+  }
+  // qo_indptr differences of any ints: no overflow.
+  CHECK(with({0, std::numeric_limits<int>::max(), std::numeric_limits<int>::min(), 0}, {0, 10, 10, 100}).code() ==
+        status_code::bad_shape);
+  // A split count of a length near INT_MAX: no overflow.
+  CHECK(mla::split_plan{64, 1}.splits_of(std::numeric_limits<int>::max()) == 33554432);
 }
 
 TEST_CASE("mla_decode: the split plan", "[unit][mla]") {

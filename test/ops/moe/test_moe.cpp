@@ -105,6 +105,25 @@ TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]"
   CHECK(status_of({8, 128, 64, 4, 33, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
   CHECK(status_of({8, 128, 64, 4, 2, 2, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
   CHECK(status_of({1 << 20, 4096, 64, 4, 2, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::too_large);
+  // The local experts' end in 64 bits: an expert_begin near INT_MAX does not wrap into range.
+  const int near_max = std::numeric_limits<int>::max() - 1;
+  CHECK(status_of({8, 128, 64, 4, 2, near_max, 4, layout::mn_contiguous}, t.args()).message() ==
+        "moe 8 tokens, hidden 128, expert dim 64, top 2 of 4 experts (local [2147483646, 2147483650)), weights "
+        "mn_contiguous: the local experts [expert_begin, expert_begin + local_experts) must lie in [0, experts)");
+  CHECK(status_of({8, 128, 64, 4, 2, 0, near_max, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
+  CHECK(status_of({8, 128, 64, 4, -3, 0, 4, layout::mn_contiguous}, t.args()).code() == status_code::bad_shape);
+}
+
+TEST_CASE("moe: an empty batch launches nothing and takes null tensors, as moe_route does", "[emu][moe]") {
+  const moe::problem empty{0, 128, 64, 4, 2, 0, 4, layout::mn_contiguous};
+  const moe::args<bf16> none{};
+  CHECK(moe::launch<moe::config_decode>(empty, none, nullptr).ok());
+  CHECK(wavekit::moe(empty, none, nullptr).ok());
+  CHECK(
+      wavekit::moe_route(moe::routing_problem{0, 4, 2}, moe::softmax_topk{}, moe::routing_args<float>{}, nullptr).ok());
+  // The value rules still hold for an empty batch.
+  CHECK(wavekit::moe(moe::problem{0, 120, 64, 4, 2, 0, 4, layout::mn_contiguous}, none, nullptr).code() ==
+        status_code::bad_shape);
 }
 
 TEST_CASE("moe: the one-call API asks the tuned tables with its activations' type, within its workspace",

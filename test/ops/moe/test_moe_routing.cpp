@@ -354,6 +354,13 @@ TEST_CASE("moe routing: every bad input gets its status before any launch", "[em
         "moe routing (grouped sigmoid top-k) 8 tokens, 64 experts, top 16: top_k exceeds the experts of the "
         "topk_group kept groups");
   CHECK(grouped({8, 64, 4}, {8, 4, true, 0.0f, nullptr}).code() == status_code::bad_shape);
+  CHECK(grouped({8, 64, 4}, {8, 4, true, std::numeric_limits<float>::infinity(), nullptr}).message() ==
+        "moe routing (grouped sigmoid top-k) 8 tokens, 64 experts, top 4: routed_scaling_factor (inf) must be finite "
+        "and nonzero");
+  CHECK(grouped({8, 64, 4}, {8, 4, true, -std::numeric_limits<float>::infinity(), nullptr}).code() ==
+        status_code::bad_shape);
+  CHECK(grouped({8, 64, 4}, {8, 4, true, std::numeric_limits<float>::quiet_NaN(), nullptr}).code() ==
+        status_code::bad_shape);
   CHECK(grouped({8, 64, 4}, {8, 4, true, 1.0f, reinterpret_cast<const float*>(reinterpret_cast<char*>(logits.p) + 1)})
             .code() == status_code::bad_alignment);
   // Padded logits: a stride below the experts, negative, or one whose rows pass 32-bit offsets

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -176,7 +177,13 @@ TEST_CASE("moe sort: every bad input gets its status before any launch", "[emu][
   CHECK(status_of({16, 4, 32, 0, 32, 24}, r.out).message() ==
         "moe sort 16 tokens x top 4, experts [0, 32) of 32, tile 24: tile_m must be a multiple of 16 in [16, 256]");
   CHECK(status_of({16, 4, 32, 8, 32, 32}, r.out).message() ==
-        "moe sort 16 tokens x top 4, experts [8, 40) of 32, tile 32: the local experts must lie in [0, experts)");
+        "moe sort 16 tokens x top 4, experts [8, 40) of 32, tile 32: the local experts [expert_begin, expert_begin + "
+        "local_experts) must lie in [0, experts)");
+  // The range's end in 64 bits: an expert_begin near INT_MAX does not wrap into [0, experts).
+  const int near_max = std::numeric_limits<int>::max() - 1;
+  CHECK(status_of({16, 4, 32, near_max, 32, 32}, r.out).message() ==
+        "moe sort 16 tokens x top 4, experts [2147483646, 2147483678) of 32, tile 32: the local experts [expert_begin, "
+        "expert_begin + local_experts) must lie in [0, experts)");
   CHECK(status_of({16, 33, 32, 0, 32, 32}, r.out).code() == status_code::bad_shape);  // max_choices + 1
   CHECK(status_of({16, 4, 2000, 0, 1025, 32}, r.out).code() == status_code::bad_shape);
   CHECK(status_of({-1, 4, 32, 0, 32, 32}, r.out).code() == status_code::bad_shape);

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "wavekit/block/gemm_plan_model.hpp"
 #include "wavekit/core/layout.hpp"
@@ -53,6 +54,9 @@ struct problem {
 
 template <class Fp8>
 struct args {
+  static_assert(std::is_same_v<Fp8, fp8_e4m3fnuz> || std::is_same_v<Fp8, fp8_e4m3fn>,
+                "gemm_fp8_blockscale: A and B are fp8 e4m3fnuz (gfx942) or e4m3fn (gfx950); bf8 (e5m2) is not an "
+                "operand format of this op");
   const Fp8* a = nullptr;
   const Fp8* b = nullptr;
   const float* a_scale = nullptr;

@@ -46,6 +46,9 @@ struct problem {
 template <class Fp8, class Out>
 struct args {
   static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16>, "gemm_fp8_scaled: C is bf16 or fp16");
+  static_assert(std::is_same_v<Fp8, fp8_e4m3fnuz> || std::is_same_v<Fp8, fp8_e4m3fn>,
+                "gemm_fp8_scaled: A and B are fp8 e4m3fnuz (gfx942) or e4m3fn (gfx950); bf8 (e5m2) is not an "
+                "operand format of this op");
   const Fp8* a = nullptr;
   const Fp8* b = nullptr;
   const float* a_scale = nullptr;

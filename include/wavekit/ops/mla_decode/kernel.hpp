@@ -515,8 +515,11 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
       return {status_code::bad_config, what + "the split plan does not cover sequence " + std::to_string(b) + "'s " +
                                            std::to_string(s.kv_len(b)) + " KV rows"};
   const std::size_t need = workspace_bytes(p, s, plan);
-  if (need && (!a.workspace || reinterpret_cast<std::uintptr_t>(a.workspace) % 16))
-    return {status_code::null_pointer, what + "argument workspace must be given, 16-byte aligned, for split partials"};
+  if (need && !a.workspace)
+    return {status_code::null_pointer,
+            what + "argument workspace is null and the split partials need " + std::to_string(need) + " bytes of it"};
+  if (need && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
+    return {status_code::bad_alignment, what + "argument workspace must be 16-byte aligned (the split partials)"};
   if (a.workspace_bytes < need)
     return {status_code::bad_config, what + "the workspace must hold " + std::to_string(need) + " bytes (have " +
                                          std::to_string(a.workspace_bytes) + ")"};

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"
@@ -43,7 +44,9 @@ struct split_plan {
   int heads = 0;             // the problem's query heads
   int compute_units = 0;     // the device's CUs
   bool reduce() const { return splits > 1; }
-  int splits_of(int kv_len) const { return kv_len <= chunk ? 1 : (kv_len + chunk - 1) / chunk; }
+  int splits_of(int kv_len) const {
+    return kv_len <= chunk ? 1 : static_cast<int>((std::int64_t{kv_len} + chunk - 1) / chunk);
+  }
   // Whether this plan serves sequences of kv_len rows.
   bool covers(int kv_len) const { return splits_of(kv_len) <= splits; }
 };

@@ -103,7 +103,7 @@ inline status validate_sequences(const problem& p, const sequences_view& s) {
   if (s.qo_indptr.size() != batch + 1) return {status_code::bad_shape, what + "qo_indptr must hold batch + 1 entries"};
   if (s.qo_indptr[0] != 0) return {status_code::bad_shape, what + "qo_indptr must start at 0"};
   for (std::size_t b = 0; b < batch; ++b) {
-    const int q_len = s.qo_indptr[b + 1] - s.qo_indptr[b];
+    const std::int64_t q_len = std::int64_t{s.qo_indptr[b + 1]} - s.qo_indptr[b];  // any ints: no overflow
     if (q_len < 0 || q_len > max_q_len)
       return {status_code::bad_shape, what + "qo_indptr: sequence " + std::to_string(b) + " has " +
                                           std::to_string(q_len) + " query rows; each has 0 to " +
@@ -127,13 +127,16 @@ inline status validate_sequences(const problem& p, const sequences_view& s) {
   if (s.kv_lens.size() != batch) return {status_code::bad_shape, what + "kv_lens must hold batch entries"};
   if (s.page_table.size() != batch * static_cast<std::size_t>(p.max_pages))
     return {status_code::bad_shape, what + "page_table must hold batch * max_pages entries"};
+  // Rows and page counts in 64 bits: max_pages * page_size and a length rounded up to whole pages
+  // pass 2^31 for legal tables, and a wrapped bound would leave page ids unchecked.
   const int pages = p.cache_rows / p.page_size;
   for (std::size_t b = 0; b < batch; ++b) {
     const int len = s.kv_lens[b];
-    if (len < 0 || len > p.max_pages * p.page_size)
+    if (len < 0 || len > std::int64_t{p.max_pages} * p.page_size)
       return {status_code::bad_shape, what + "kv_lens: sequence " + std::to_string(b) + " has " + std::to_string(len) +
                                           " rows; a sequence holds 0 to max_pages * page_size"};
-    for (int i = 0; i < (len + p.page_size - 1) / p.page_size; ++i) {
+    const std::int64_t used_pages = (std::int64_t{len} + p.page_size - 1) / p.page_size;
+    for (std::int64_t i = 0; i < used_pages; ++i) {
       const int page = s.page_table[b * static_cast<std::size_t>(p.max_pages) + static_cast<std::size_t>(i)];
       if (page < 0 || page >= pages)
         return {status_code::bad_shape, what + "page_table: sequence " + std::to_string(b) + " page " +

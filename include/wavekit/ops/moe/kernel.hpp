@@ -322,11 +322,14 @@ status check_blockscale_arguments(const std::string& what, const T* x, const Fp8
   return status::success();
 }
 
-// The standard layout's own rules: its problem, the sort's, and at least one output.
+// An empty batch (tokens = 0) launches nothing and touches no memory, so its pointers are not
+// checked: an empty tensor's data pointer may be null (as moe_route takes it). The problem's and
+// the arguments' value rules still apply.
+// The standard layout's own rules: its problem, the sort's, and at least one output (with tokens).
 inline status validate_outputs(const problem& p, int tile_m, const void* out, const void* out_unreduced) {
   if (status s = validate_layer_rows(p, tile_m); !s.ok()) return s;
   const std::string what = "moe " + p.str() + ": ";
-  if (!out && !out_unreduced)
+  if (p.tokens > 0 && !out && !out_unreduced)
     return {status_code::null_pointer, what + "arguments out and out_unreduced are both null"};
   if (reinterpret_cast<std::uintptr_t>(out_unreduced) % 16)
     return {status_code::bad_alignment,
@@ -338,6 +341,7 @@ template <class T>
 status validate(const problem& p, const args<T>& a, int tile_m, std::size_t need) {
   if (status s = validate_shape(p); !s.ok()) return s;
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();  // an empty batch (validate_outputs)
   return check_layer_arguments("moe " + p.str() + ": ", {"x", a.x, 16, "16-byte vector loads"},
                                {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up, a.down,
                                a.out ? static_cast<const void*>(a.out) : a.out_unreduced, a.workspace,
@@ -348,6 +352,7 @@ template <class T, class Fp8>
 status validate(const problem& p, const blockscale_args<T, Fp8>& a, int tile_m, std::size_t need) {
   if (status s = validate_blockscale_shape(p); !s.ok()) return s;
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();  // an empty batch (validate_outputs)
   const std::string what = "moe " + p.str() + ": ";
   pointer_argument x{};
   if (status s = check_blockscale_arguments(what, a.x, a.x_fp8, a.x_scale, a.x_scaling, a.gate_scale, a.up_scale,
@@ -422,10 +427,10 @@ template <class Cfg, class T>
 status launch(const problem& p, const args<T>& a, hipStream_t stream) {
   const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T));
   if (status s = validate(p, a, Cfg::block_m, w.bytes); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();  // nothing to sort, compute or write
   const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
   const sort_outputs so = ws.sort(w);
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
-  if (p.tokens == 0) return status::success();
   T* hidden = ws.at<T>(w.hidden);
   float* down = ws.at<float>(w.down);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
@@ -448,10 +453,10 @@ template <class Cfg, class T, class Fp8>
 status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t stream) {
   const workspace_layout w = plan_workspace(p, Cfg::block_m, sizeof(T), weight_format::fp8_blockscale);
   if (status s = validate(p, a, Cfg::block_m, w.bytes); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();  // nothing to sort, compute or write
   const workspace_view ws{static_cast<unsigned char*>(a.workspace)};
   const sort_outputs so = ws.sort(w);
   if (status s = sort(p.sort(Cfg::block_m), a.ids, so, stream); !s.ok()) return s;
-  if (p.tokens == 0) return status::success();
   T* hidden = ws.at<T>(w.hidden);
   float* down = ws.at<float>(w.down);
   Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);

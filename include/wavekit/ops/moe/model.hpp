@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,7 +49,8 @@ inline blockscale::config_id blockscale_config_of(config_id id) {
 inline std::vector<int> expert_rows(const problem& p, std::span<const int> ids) {
   std::vector<int> rows(std::size_t(std::max(0, p.local_experts)), 0);
   for (int id : ids)
-    if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) ++rows[std::size_t(id - p.expert_begin)];
+    if (id >= p.expert_begin && std::int64_t{id} < std::int64_t{p.expert_begin} + p.local_experts)
+      ++rows[std::size_t(id - p.expert_begin)];
   return rows;
 }
 
@@ -59,7 +61,7 @@ inline int local_tokens(const problem& p, std::span<const int> ids) {
   for (int t = 0; t < p.tokens; ++t)
     for (int j = 0; j < p.top_k; ++j) {
       const int id = ids[std::size_t(t) * p.top_k + j];
-      if (id >= p.expert_begin && id < p.expert_begin + p.local_experts) {
+      if (id >= p.expert_begin && std::int64_t{id} < std::int64_t{p.expert_begin} + p.local_experts) {
         ++n;
         break;
       }

@@ -127,8 +127,9 @@ inline status validate_rule(const routing_problem& p, const grouped_sigmoid_topk
     return {status_code::bad_shape, what + "topk_group (" + std::to_string(r.topk_group) + ") must be in [1, n_group]"};
   if (p.top_k > r.topk_group * (p.experts / r.n_group))
     return {status_code::bad_shape, what + "top_k exceeds the experts of the topk_group kept groups"};
-  if (!(r.routed_scaling_factor == r.routed_scaling_factor) || r.routed_scaling_factor == 0.0f)
-    return {status_code::bad_shape, what + "routed_scaling_factor must be a nonzero number"};
+  if (!std::isfinite(r.routed_scaling_factor) || r.routed_scaling_factor == 0.0f)
+    return {status_code::bad_shape, what + "routed_scaling_factor (" + std::to_string(r.routed_scaling_factor) +
+                                        ") must be finite and nonzero"};
   return status::success();
 }
 

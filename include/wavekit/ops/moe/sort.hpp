@@ -40,7 +40,7 @@ struct sort_problem {
   int tile_m;                       // M tile of the grouped GEMMs
   std::string str() const {
     return std::to_string(tokens) + " tokens x top " + std::to_string(top_k) + ", experts [" +
-           std::to_string(expert_begin) + ", " + std::to_string(expert_begin + local_experts) + ") of " +
+           std::to_string(expert_begin) + ", " + std::to_string(std::int64_t{expert_begin} + local_experts) + ") of " +
            std::to_string(experts) + ", tile " + std::to_string(tile_m);
   }
 };
@@ -77,8 +77,10 @@ inline status validate_sort_shape(const sort_problem& p) {
   if (p.experts < 1) return {status_code::bad_shape, what + "experts must be >= 1"};
   if (p.local_experts < 1 || p.local_experts > max_local_experts)
     return {status_code::bad_shape, what + "local_experts must be in [1, " + std::to_string(max_local_experts) + "]"};
-  if (p.expert_begin < 0 || p.expert_begin + p.local_experts > p.experts)
-    return {status_code::bad_shape, what + "the local experts must lie in [0, experts)"};
+  // In 64 bits: expert_begin near INT_MAX must not wrap into range.
+  if (p.expert_begin < 0 || std::int64_t{p.expert_begin} + p.local_experts > p.experts)
+    return {status_code::bad_shape,
+            what + "the local experts [expert_begin, expert_begin + local_experts) must lie in [0, experts)"};
   if (p.tile_m < 16 || p.tile_m > 256 || p.tile_m % 16)
     return {status_code::bad_shape, what + "tile_m must be a multiple of 16 in [16, 256]"};
   const long slots = long(p.tokens) * p.top_k;
