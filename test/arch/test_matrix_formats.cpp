@@ -4,6 +4,7 @@
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include <thread>
 #include <type_traits>
 
 #include "wavekit/arch/device.hpp"
@@ -36,4 +37,17 @@ TEST_CASE("with_device_fp8 hands over the format the device reads", "[arch]") {
   const bool ocp =
       arch::with_device_fp8([](auto fp8_format) { return std::is_same_v<decltype(fp8_format), fp8_e4m3fn>; });
   CHECK(ocp == (device.kind == arch::target::gfx950));
+}
+
+TEST_CASE("current_device_arch asks the runtime once per device and keeps the answer", "[arch]") {
+  const arch::device_arch& first = arch::current_device_arch();
+  REQUIRE(first.kind != arch::target::host);
+  // Every later call returns the kept answer itself, from any thread: no query per launch.
+  for (int i = 0; i < 100; ++i) CHECK(&arch::current_device_arch() == &first);
+  const arch::device_arch* from_thread = nullptr;
+  std::thread([&] { from_thread = &arch::current_device_arch(); }).join();
+  CHECK(from_thread == &first);
+  hipDeviceProp_t prop;
+  REQUIRE(hipGetDeviceProperties(&prop, 0) == hipSuccess);
+  CHECK(first.name == prop.gcnArchName);
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "wavekit/arch/matrix_formats.hpp"
@@ -22,15 +23,36 @@ struct device_arch {
   std::string name;            // the device's architecture string; empty when it cannot be queried
 };
 
-inline device_arch current_device_arch() {
-  int device = 0;
+namespace detail {
+inline device_arch query_device_arch(int device) {
   hipDeviceProp_t prop;
-  if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&prop, device) != hipSuccess) return {};
+  if (hipGetDeviceProperties(&prop, device) != hipSuccess) return {};
   const char* name = prop.gcnArchName;
   const target kind = std::strncmp(name, "gfx942", 6) == 0   ? target::gfx942
                       : std::strncmp(name, "gfx950", 6) == 0 ? target::gfx950
                                                              : target::host;
   return {kind, name};
+}
+// Devices whose answer is kept (a node has 8; ids past this are asked every time).
+inline constexpr int cached_devices = 64;
+}  // namespace detail
+
+// The current device's target, asked of the runtime once per device and process: launches ask it
+// (format and target rules), and hipGetDeviceProperties costs microseconds beside a decode
+// kernel's few. A device that cannot be queried answers {} (kind host, empty name).
+inline const device_arch& current_device_arch() {
+  static const device_arch none{};
+  int device = 0;
+  if (hipGetDevice(&device) != hipSuccess) return none;
+  if (device < 0 || device >= detail::cached_devices) {
+    thread_local device_arch uncached;
+    uncached = detail::query_device_arch(device);
+    return uncached;
+  }
+  static std::once_flag once[detail::cached_devices];
+  static device_arch known[detail::cached_devices];
+  std::call_once(once[device], [device] { known[device] = detail::query_device_arch(device); });
+  return known[device];
 }
 
 // Whether `device` reads Fp8 (arch/matrix_formats.hpp): success, or the status an fp8 op (named
