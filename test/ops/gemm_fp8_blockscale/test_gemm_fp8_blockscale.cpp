@@ -18,6 +18,7 @@
 
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
+#include "support/graph_safety.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
 
@@ -237,7 +238,11 @@ TEST_CASE("blockscale GEMM: the call reports the plan that ran, workspace fallba
     REQUIRE(preferred.plan.splits > 1);
     test::blockscale_case<fp8> t(p, 77, preferred.plan.splits);
     gb::plan_info ran;
-    REQUIRE(gemm_fp8_blockscale(p, t.args(), nullptr, &ran).ok());
+    status one_call;  // graph-safe: no host synchronisation, copy back or allocation inside
+    CHECK(test::graph_unsafe_calls_of([&](hipStream_t stream) {
+            one_call = gemm_fp8_blockscale(p, t.args(), stream, &ran);
+          }).empty());
+    REQUIRE(one_call.ok());
     CHECK(!ran.workspace_limited);
     CHECK(ran.name == preferred.name);
     CHECK(t.check(t.reference(), ran.plan.splits, "full workspace") == 0);

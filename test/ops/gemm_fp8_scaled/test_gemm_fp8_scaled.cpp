@@ -13,6 +13,7 @@
 
 #include "support/device_fp8.hpp"
 #include "support/gemm_fp8_scaled_case.hpp"
+#include "support/graph_safety.hpp"
 #include "wavekit/ops/gemm_fp8_scaled.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 
@@ -87,7 +88,11 @@ TEST_CASE("gemm_fp8_scaled: the one-call API runs the plan it reports, workspace
                                  gs::problem{64, 64, 512, layout::mn_contiguous, channel, tensor}}) {
       test::gemm_fp8_scaled_case<fp8, bf16> t(p, 42, 16);
       gs::plan_info ran;
-      REQUIRE(gemm_fp8_scaled(p, t.args(), nullptr, &ran).ok());
+      status one_call;  // graph-safe: no host synchronisation, copy back or allocation inside
+      CHECK(test::graph_unsafe_calls_of([&](hipStream_t stream) {
+              one_call = gemm_fp8_scaled(p, t.args(), stream, &ran);
+            }).empty());
+      REQUIRE(one_call.ok());
       REQUIRE(hipDeviceSynchronize() == hipSuccess);
       CHECK(ran.name == gemm_fp8_scaled_select_plan(p, t.workspace_bytes).value().name);
       CHECK(t.check(ran.plan.splits, ran.name.c_str(), ran.plan.config == gs::config_id::pairs) == 0);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/gemm_half_case.hpp"
+#include "support/graph_safety.hpp"
 #include "support/tuned_entry.hpp"
 #include "wavekit/ops/gemm_half.hpp"
 #include "wavekit/perf/gemm_work.hpp"
@@ -71,7 +72,11 @@ TEST_CASE("gemm_half: the one-call API runs the plan it reports, workspace fallb
         gh::problem{64, 64, 512, layout::mn_contiguous}}) {
     test::gemm_half_case<bf16, bf16> t(p, 42, 16);
     gh::plan_info ran;
-    REQUIRE(gemm_half(p, t.args(), nullptr, &ran).ok());
+    status one_call;  // graph-safe: no host synchronisation, copy back or allocation inside
+    CHECK(test::graph_unsafe_calls_of([&](hipStream_t stream) {
+            one_call = gemm_half(p, t.args(), stream, &ran);
+          }).empty());
+    REQUIRE(one_call.ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
     CHECK(ran.name == gemm_half_select_plan(p, t.workspace_bytes).value().name);
     CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "support/gemm_mx_run.hpp"
+#include "support/graph_safety.hpp"
 #include "wavekit/ops/gemm_mx.hpp"
 
 using namespace wavekit;
@@ -66,7 +67,11 @@ TEST_CASE("gemm_mx: the one-call API runs the plan it reports, workspace fallbac
 #if defined(WAVEKIT_EMULATOR)
     emu::reset_counters();
 #endif
-    REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
+    status one_call;  // graph-safe: no host synchronisation, copy back or allocation inside
+    CHECK(test::graph_unsafe_calls_of([&](hipStream_t stream) {
+            one_call = gemm_mx(p, t.args(), stream, &ran);
+          }).empty());
+    REQUIRE(one_call.ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
     test::check_model_traffic_summed(gx::model_launches(p, ran.plan), emu::accumulated_counters());

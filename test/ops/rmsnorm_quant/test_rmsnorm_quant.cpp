@@ -19,6 +19,7 @@
 #include "support/device_fp8.hpp"
 #include "support/device_upload.hpp"
 #include "support/fp8_rows_check.hpp"
+#include "support/graph_safety.hpp"
 #include "wavekit/host/reference_rmsnorm_quant.hpp"
 #include "wavekit/ops/rmsnorm_quant.hpp"
 #include "wavekit/ops/rmsnorm_quant/model.hpp"
@@ -67,7 +68,8 @@ outputs<T, Fp8> run(const rq::problem& p, const std::vector<T>& x, const std::ve
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
-  const status s = wavekit::rmsnorm_quant(p, a, nullptr);
+  status s;  // graph-safe: no host synchronisation, copy back or allocation inside
+  CHECK(test::graph_unsafe_calls_of([&](hipStream_t stream) { s = wavekit::rmsnorm_quant(p, a, stream); }).empty());
   INFO(s.message());
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);

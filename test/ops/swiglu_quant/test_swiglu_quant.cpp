@@ -19,6 +19,7 @@
 #include "support/device_fp8.hpp"
 #include "support/device_upload.hpp"
 #include "support/fp8_rows_check.hpp"
+#include "support/graph_safety.hpp"
 #include "wavekit/host/reference_swiglu_quant.hpp"
 #include "wavekit/ops/swiglu_quant.hpp"
 #include "wavekit/ops/swiglu_quant/model.hpp"
@@ -68,7 +69,8 @@ outputs<Fp8> run(const sq::problem& p, const std::vector<T>& x, float scale) {
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
-  const status s = wavekit::swiglu_quant(p, a, nullptr);
+  status s;  // graph-safe: no host synchronisation, copy back or allocation inside
+  CHECK(test::graph_unsafe_calls_of([&](hipStream_t stream) { s = wavekit::swiglu_quant(p, a, stream); }).empty());
   INFO(s.message());
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
