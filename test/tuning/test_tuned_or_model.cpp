@@ -2,8 +2,8 @@
 // steps, INT_MAX splits, a config that is not the op's or not offered for the M) is never taken:
 // every op's plan queries answer the model's plan and the model's workspace, and one
 // wavekit-tuning-unusable line names the key, the entry and the op's reason. An entry that runs
-// but needs more workspace than the call has falls back silently, as before. (The one-call launch
-// with such an entry: test/ops/gemm_half/test_gemm_half.cpp.)
+// but needs more workspace than the call has falls back silently, as before; every shipped entry
+// can run. (The one-call launch with such an entry: test/ops/gemm_half/test_gemm_half.cpp.)
 #include <catch2/catch.hpp>
 
 #include <climits>
@@ -228,4 +228,23 @@ TEST_CASE("moe: a config name that is not MoE's falls back logged", "[tuning]") 
             .bytes);
   REQUIRE(log.lines.size() == 1);
   CHECK_THAT(log.lines[0], Catch::EndsWith("config 'large' is none of moe's configs"));
+}
+
+TEST_CASE("every shipped entry can run the problems of its key", "[tuning]") {
+  namespace gb = wavekit::ops::gemm_fp8_blockscale;
+  for (const tuning::shipped_table& table : tuning::shipped_tables) {
+    const wavekit::result<std::vector<tuning::entry>> entries = tuning::parse_table(table.text, table.source);
+    REQUIRE(entries.ok());
+    for (const tuning::entry& e : entries.value()) {
+      INFO(table.source << ": " << tuning::to_string(e.key) << " " << tuning::to_string(e.value));
+      REQUIRE(e.key.op == gb::tuning_op);  // the only op shipped yet: a new one adds its check here
+      const std::optional<gb::plan> pl = gb::tuned_plan(e.value);
+      REQUIRE(pl);
+      const layout order = e.key.layout == "k_contiguous" ? layout::k_contiguous : layout::mn_contiguous;
+      for (int m : {e.key.m_bucket / 2 + 1, e.key.m_bucket}) {
+        const gb::problem p{m, e.key.n, e.key.k, order};
+        CHECK(gb::check_plan(p, *pl).ok());
+      }
+    }
+  }
 }
