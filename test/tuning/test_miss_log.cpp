@@ -1,5 +1,5 @@
 // tuning/miss_log.hpp: one machine-readable line per missed key, printed once, with the model's
-// choice; the environment variable's rule.
+// choice; the environment variable's rule; the cap on the keys remembered.
 #include <catch2/catch.hpp>
 
 #include <mutex>
@@ -93,6 +93,35 @@ TEST_CASE("threads missing the same keys print each once", "[tuning]") {
     });
   for (std::thread& t : threads) t.join();
   CHECK(lines.size() == 10);
+}
+
+TEST_CASE("the keys remembered stop at the cap: one line says so and later keys print nothing", "[tuning]") {
+  std::vector<std::string> lines;
+  tuning::miss_log log([&](const std::string& line) { lines.push_back(line); }, 3);
+  auto model = [] { return tuning::value{"large", 1}; };
+  for (int repeat = 0; repeat < 2; ++repeat)
+    for (int i = 0; i < 6; ++i) log.record(gemm_key(1 << i), model);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[2] == tuning::miss_line(gemm_key(4), {"large", 1}));
+  CHECK(lines[3] == "wavekit-tuning-miss log full: 3 keys logged; later keys print nothing");
+  // The process's logs: the default cap, far above a deployment's shapes.
+  CHECK(tuning::miss_log::default_capacity == 4096);
+  std::vector<std::string> full;
+  tuning::miss_log big([&](const std::string& line) { full.push_back(line); });
+  for (int n = 1; n <= 5000; ++n) {  // a sweep over N
+    tuning::key k = gemm_key(64);
+    k.n = n;
+    big.record(k, model);
+  }
+  REQUIRE(full.size() == 4097);
+  CHECK(full.back() == "wavekit-tuning-miss log full: 4096 keys logged; later keys print nothing");
+}
+
+TEST_CASE("the unusable-entry line's exact format", "[tuning]") {
+  CHECK(tuning::unusable_line(gemm_key(64), {"decode", 17}, {"decode", 4}, "splits must be in [1, K steps = 16]") ==
+        "wavekit-tuning-unusable op=gemm_half arch=gfx942 cus=304 dtypes=bf16,bf16,bf16 layout=k_contiguous "
+        "m_bucket=64 n=4096 k=4096 e_local=0 top_k=0 tuned=decode,17 model=decode,4: splits must be in [1, K steps "
+        "= 16]");
 }
 
 TEST_CASE("WAVEKIT_LOG_TUNING_MISSES asks for the log when set, non-empty and not 0", "[tuning]") {

@@ -1,11 +1,21 @@
 // tuning/table_text.hpp: the text a table is kept in. Written tables read back to the same entries;
-// each broken rule is a status naming file:line and the rule.
+// each broken rule is a status naming file:line and the rule; a UTF-8 byte order mark is skipped;
+// a table file is a regular file within the size cap, refused otherwise without waiting or reading.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
+
+#if defined(__unix__)
+#include <sys/stat.h>
+#endif
 
 #include "wavekit/tuning/table_text.hpp"
 
@@ -42,6 +52,24 @@ std::string problem_with(const std::string& line) {
 }
 
 const std::string good = "gemm_half gfx942 304 bf16,bf16,bf16 k_contiguous 64 4096 4096 0 0 decode 4";
+
+// read_table_file(path)'s status message ("" when it reads a table), or, when the read has not
+// returned within 5 seconds (it waits on a FIFO's writer or reads a device without end), a failure
+// that ends the process: the reading thread cannot be stopped.
+std::string refusal_within_seconds(const std::string& path) {
+  std::packaged_task<std::string()> read([path] {
+    const wavekit::result<std::vector<tuning::entry>> r = tuning::read_table_file(path);
+    return r.ok() ? std::string() : r.error().message();
+  });
+  std::future<std::string> done = read.get_future();
+  std::thread(std::move(read)).detach();
+  if (done.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    std::fprintf(stderr, "read_table_file(\"%s\") did not return within 5 s\n", path.c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return done.get();
+}
 
 }  // namespace
 
@@ -150,4 +178,71 @@ TEST_CASE("every bad line is reported, and a bad table yields no entries", "[tun
   CHECK(r.error().message() ==
         "v.txt:3: m_bucket must be a power of two, M rounded up (got 48)\n"
         "v.txt:4: arch must be gfx942 or gfx950 (got 'gfx951')");
+}
+
+TEST_CASE("a UTF-8 byte order mark before the first line is skipped", "[tuning]") {
+  const std::string bom = "\xEF\xBB\xBF";
+  for (const std::string& text : {header + good + "\n", "# comment\n" + header + good + "\n"}) {
+    const wavekit::result<std::vector<tuning::entry>> plain = tuning::parse_table(text, "t.txt");
+    const wavekit::result<std::vector<tuning::entry>> marked = tuning::parse_table(bom + text, "t.txt");
+    REQUIRE(plain.ok());
+    INFO((marked.ok() ? std::string() : marked.error().message()));
+    REQUIRE(marked.ok());
+    CHECK(same(marked.value(), plain.value()));
+  }
+  CHECK(tuning::parse_table(bom, "t.txt").value().empty());
+  // Elsewhere it is a byte of a field.
+  CHECK_FALSE(tuning::parse_table(header + bom + good + "\n", "t.txt").ok());
+  // And from a file.
+  const std::string path = "test_table_text_bom.txt";
+  std::ofstream(path, std::ios::binary) << bom << header << good << "\n";
+  const wavekit::result<std::vector<tuning::entry>> read = tuning::read_table_file(path);
+  std::remove(path.c_str());
+  REQUIRE(read.ok());
+  CHECK(read.value().size() == 1);
+}
+
+TEST_CASE("a table file that is a directory is refused naming the path and rule", "[tuning]") {
+  const std::string path = "test_table_text_directory.txt";
+  std::filesystem::create_directory(path);
+  const std::string message = refusal_within_seconds(path);
+  std::filesystem::remove(path);
+  CHECK(message == path + ": a tuning table must be a regular file; this is a directory");
+}
+
+#if defined(__unix__)
+TEST_CASE("a table file that is a FIFO is refused without waiting for a writer", "[tuning]") {
+  const std::string path = "test_table_text.fifo";
+  std::filesystem::remove(path);
+  REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+  const std::string message = refusal_within_seconds(path);
+  std::filesystem::remove(path);
+  CHECK(message == path + ": a tuning table must be a regular file; this is a FIFO");
+}
+#endif
+
+TEST_CASE("/dev/zero as a table file is refused at once", "[tuning]") {
+  if (!std::filesystem::exists("/dev/zero")) return;
+  CHECK(refusal_within_seconds("/dev/zero") ==
+        "/dev/zero: a tuning table must be a regular file; this is a "
+        "character device");
+}
+
+TEST_CASE("a table file larger than 4 MiB is refused unread and one of exactly 4 MiB is read", "[tuning]") {
+  CHECK(tuning::table_file_max_bytes == 4u << 20);
+  const std::string path = "test_table_text_large.txt";
+  {
+    std::ofstream out(path, std::ios::binary);
+    const std::string table = header + good + "\n";
+    out << table << std::string(tuning::table_file_max_bytes - table.size(), '\n');
+  }
+  REQUIRE(std::filesystem::file_size(path) == tuning::table_file_max_bytes);
+  const wavekit::result<std::vector<tuning::entry>> at_cap = tuning::read_table_file(path);
+  REQUIRE(at_cap.ok());
+  CHECK(at_cap.value().size() == 1);
+  // One byte more.
+  std::filesystem::resize_file(path, tuning::table_file_max_bytes + 1);
+  CHECK(refusal_within_seconds(path) == path + ": a tuning table is at most 4194304 bytes (4 MiB); this file has " +
+                                            std::to_string(tuning::table_file_max_bytes + 1));
+  std::filesystem::remove(path);
 }

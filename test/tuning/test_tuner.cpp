@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "tuner/tuner.hpp"
 #include "wavekit/tuning/table_text.hpp"
 
@@ -31,17 +33,22 @@ std::string error_of(const std::string& line) {
   return o.error().message();
 }
 
+// A scratch file name of this process: ctest runs this binary's test cases in parallel processes
+// in one working directory.
+std::string scratch_file(const std::string& stem) { return stem + "_" + std::to_string(::getpid()) + ".txt"; }
+
 // Runs the tuner's whole work for a command line (what main() runs in an emulator build) and reads
 // its table back.
 std::vector<tuning::entry> tuned(const std::string& line) {
-  const wavekit::result<tuner::options> o = parse(line + " --out test_tuner_table.txt");
+  const std::string file = scratch_file("test_tuner_table");
+  const wavekit::result<tuner::options> o = parse(line + " --out " + file);
   REQUIRE(o.ok());
   const wavekit::status s = tuner::write_model_table(o.value());
   INFO(s.message());
   REQUIRE(s.ok());
-  const wavekit::result<std::vector<tuning::entry>> table = tuning::read_table_file("test_tuner_table.txt");
+  const wavekit::result<std::vector<tuning::entry>> table = tuning::read_table_file(file);
+  std::remove(file.c_str());
   REQUIRE(table.ok());
-  std::remove("test_tuner_table.txt");
   return table.value();
 }
 
@@ -182,7 +189,8 @@ TEST_CASE("the tuner writes the model's plans: moe", "[tuning]") {
 TEST_CASE("the tuner refuses what it cannot tune, naming the shape", "[tuning]") {
   auto refusal = [](const std::string& line) {
     const bool has_out = line.find("--out") != std::string::npos;
-    const wavekit::result<tuner::options> o = parse(line + (has_out ? "" : " --out test_tuner_refused.txt"));
+    const wavekit::result<tuner::options> o =
+        parse(line + (has_out ? "" : " --out " + scratch_file("test_tuner_refused")));
     REQUIRE(o.ok());
     const wavekit::status s = tuner::write_model_table(o.value());
     REQUIRE_FALSE(s.ok());

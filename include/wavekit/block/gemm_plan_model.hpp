@@ -53,6 +53,18 @@ inline status check_plan_target(const std::string& what, arch::target t) {
   return status::success();
 }
 
+// The rule a GEMM launch keeps for its number of K splits (check_splitk_launch), which a plan query
+// checks of a tuned plan before taking it (tuning/tuned_or_model.hpp): every split gets at least
+// one of the `steps` K steps. `name` names the config, `problem` the problem, `steps_name` the unit
+// K is split in.
+inline status check_splits(const std::string& name, const std::string& problem, int splits, int steps,
+                           const char* steps_name = "K steps") {
+  if (splits < 1 || splits > steps)
+    return {status_code::bad_config,
+            name + " on " + problem + ": splits must be in [1, " + steps_name + " = " + std::to_string(steps) + "]"};
+  return status::success();
+}
+
 // The answer of a plan query given `workspace` bytes: choose(bytes) picks a plan with at most that
 // much workspace, name(plan) names it, bytes_for(splits) is the workspace a number of splits uses.
 template <class Choose, class Name, class Bytes>

@@ -11,6 +11,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/block/gemm_plan_model.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -73,9 +74,7 @@ struct splitk_cut {
 inline status check_splitk_launch(const std::string& name, const std::string& problem, int splits, int steps,
                                   std::size_t need, const void* workspace, std::size_t workspace_bytes,
                                   const char* steps_name = "K steps") {
-  if (splits < 1 || splits > steps)
-    return {status_code::bad_config,
-            name + " on " + problem + ": splits must be in [1, " + steps_name + " = " + std::to_string(steps) + "]"};
+  if (status s = check_splits(name, problem, splits, steps, steps_name); !s.ok()) return s;
   if (need > 0 && !workspace)
     return {status_code::null_pointer, name + " on " + problem + ": argument workspace is null and split-K needs " +
                                            std::to_string(need) + " bytes of it"};

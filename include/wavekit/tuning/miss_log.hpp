@@ -7,8 +7,15 @@
 // The fields are the table's columns and model= the plan the op chose without a table, so a user
 // can collect a workload's misses, tune them (tools/tuner) or paste the model's choice into a
 // table. Once per key and process: a serving loop calls the same shapes millions of times.
+//
+// Its sibling, the unusable-entry log (tuning/tuned_or_model.hpp), is the same class printing
+// unusable_line()s. Each remembers the keys it logged, at most `capacity` of them (4096 by default,
+// far more than the shapes of a deployment): the key past the cap prints one last line saying the
+// log is full and every later new key prints nothing, so a sweep over shapes cannot grow the set
+// without bound, and no key ever prints twice.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <functional>
 #include <mutex>
@@ -33,17 +40,26 @@ inline std::string miss_line(const key& k, const value& model) {
   return "wavekit-tuning-miss " + to_string(k) + " model=" + to_string(model);
 }
 
+// The line of a table entry the op cannot run for the call (so the model's plan ran), without its
+// newline: `reason` is the op's status (the splits rule, a config that is not the op's).
+inline std::string unusable_line(const key& k, const value& tuned, const value& model, const std::string& reason) {
+  return "wavekit-tuning-unusable " + to_string(k) + " tuned=" + to_string(tuned) + " model=" + to_string(model) +
+         ": " + reason;
+}
+
 class miss_log {
  public:
   using sink = std::function<void(const std::string& line)>;  // a line without its newline
+  static constexpr std::size_t default_capacity = 4096;
 
   static void to_stderr(const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
   }
 
-  // A null sink logs nothing.
-  explicit miss_log(sink s = {}) : sink_(std::move(s)) {}
+  // A null sink logs nothing. `kind` begins the line that says the log is full.
+  explicit miss_log(sink s = {}, std::size_t capacity = default_capacity, std::string kind = "wavekit-tuning-miss")
+      : sink_(std::move(s)), capacity_(capacity), kind_(std::move(kind)) {}
 
   void set_sink(sink s) {
     std::lock_guard lock(mutex_);
@@ -58,18 +74,33 @@ class miss_log {
   // asked only for a line that prints, so a disabled log costs one lock.
   template <class Model>
   void record(const key& k, Model&& model) {
+    record_line(k, [&] { return miss_line(k, std::forward<Model>(model)()); });
+  }
+
+  // Logs line() (a std::string, asked only when it prints) unless k was logged before.
+  template <class Line>
+  void record_line(const key& k, Line&& line) {
     sink s;
+    bool full = false;
     {
       std::lock_guard lock(mutex_);
-      if (!sink_ || !logged_.insert(k).second) return;
+      if (!sink_ || full_ || logged_.count(k)) return;
+      full = full_ = logged_.size() >= capacity_;
+      if (!full) logged_.insert(k);
       s = sink_;
     }
-    s(miss_line(k, std::forward<Model>(model)()));
+    if (full)
+      s(kind_ + " log full: " + std::to_string(capacity_) + " keys logged; later keys print nothing");
+    else
+      s(std::forward<Line>(line)());
   }
 
  private:
   mutable std::mutex mutex_;
   sink sink_;
+  std::size_t capacity_;
+  std::string kind_;
+  bool full_ = false;
   std::set<key> logged_;
 };
 

@@ -11,6 +11,10 @@
 // A table with a bad line is used not at all (its status names each file:line and rule): a file
 // named in the environment that fails prints that status to stderr once and is skipped, and
 // environment_tables_status() returns it. Lookups take a shared lock; loads an exclusive one.
+// The tables know no op's configs (tuning/ includes no op), so an entry naming a config its op
+// lacks, or splits its problem cannot take, still replaces the earlier entry of its key: the op's
+// plan query then runs the model's plan and prints a wavekit-tuning-unusable line to stderr, once
+// per key (tuned_or_model.hpp; set_unusable_sink sends the lines elsewhere).
 #pragma once
 
 #include <atomic>
@@ -109,6 +113,8 @@ namespace detail {
 struct process_tables {
   registry tables;
   miss_log misses;
+  // Always on: an entry the op cannot run is a mistake in a table, printed like a bad table file.
+  miss_log unusable{miss_log::to_stderr, miss_log::default_capacity, "wavekit-tuning-unusable"};
   status environment;  // the first failure among WAVEKIT_TUNING_FILES's files, or success
 
   process_tables() {
@@ -145,6 +151,14 @@ std::optional<value> find(const key& k, Model&& model) {
   return v;
 }
 
+// Logs, once per key, that the tables' value `tuned` for k cannot run the call (`reason`: the op's
+// status) and the model's plan (model(), a tuning::value) ran instead. What tuned_or_model calls.
+template <class Model>
+void record_unusable(const key& k, const value& tuned, const std::string& reason, Model&& model) {
+  detail::process().unusable.record_line(k,
+                                         [&] { return unusable_line(k, tuned, std::forward<Model>(model)(), reason); });
+}
+
 // Merges a table file over the process's tables; a bad file merges nothing and returns its status.
 inline status load_file(const std::string& path) { return detail::process().tables.merge_file(path); }
 
@@ -161,5 +175,8 @@ inline std::vector<entry> entries() { return detail::process().tables.entries();
 // Where miss lines go from now on, whatever WAVEKIT_LOG_TUNING_MISSES says: a program's own log,
 // or a test's capture; a null sink turns the log off. Keys already logged stay logged.
 inline void set_miss_sink(miss_log::sink s) { detail::process().misses.set_sink(std::move(s)); }
+
+// Where unusable-entry lines go from now on (stderr until then); a null sink turns them off.
+inline void set_unusable_sink(miss_log::sink s) { detail::process().unusable.set_sink(std::move(s)); }
 
 }  // namespace wavekit::tuning

@@ -9,15 +9,23 @@
 // Rules (a broken one is a status naming file:line and the rule): 12 fields; op, layout and
 // config are words of [a-z0-9_], dtypes of [a-z0-9_,]; arch gfx942 or gfx950; cus, n, k and
 // splits positive integers; m_bucket a power of two (tuning::m_bucket); e_local and top_k both 0
-// (a GEMM) or both positive (MoE, whose splits are 1); one entry per key in a file.
+// (a GEMM) or both positive (MoE, whose splits are 1); one entry per key in a file. A UTF-8 byte
+// order mark before the first line (what some Windows editors write) is skipped.
+//
+// A table file must be a regular file of at most table_file_max_bytes (4 MiB: the shipped tables
+// are a few KiB, a deployment's every shape a few hundred): a directory, FIFO or device
+// (/dev/zero) is refused before it is opened, so reading never waits on a writer or runs without
+// end, and a larger file is refused unread. The parser itself takes any bytes: a bad table is a
+// status, never a crash (test/tuning/test_table_fuzz.cpp).
 #pragma once
 
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +39,8 @@ namespace wavekit::tuning {
 inline constexpr std::string_view table_columns[] = {"op", "arch", "cus",     "dtypes", "layout", "m_bucket",
                                                      "n",  "k",    "e_local", "top_k",  "config", "splits"};
 inline constexpr int table_column_count = 12;
+inline constexpr std::uintmax_t table_file_max_bytes = std::uintmax_t{4} << 20;
+inline constexpr std::string_view utf8_byte_order_mark = "\xEF\xBB\xBF";
 
 namespace detail {
 
@@ -121,6 +131,8 @@ inline result<std::vector<entry>> parse_table(std::string_view text, const std::
   auto report = [&](int line, const std::string& rule) {
     problems += (problems.empty() ? "" : "\n") + source + ":" + std::to_string(line) + ": " + rule;
   };
+  if (text.substr(0, utf8_byte_order_mark.size()) == utf8_byte_order_mark)
+    text.remove_prefix(utf8_byte_order_mark.size());
   std::size_t at = 0;
   while (at <= text.size()) {
     std::size_t end = text.find('\n', at);
@@ -194,13 +206,44 @@ inline std::string write_table(const std::vector<entry>& entries, std::string_vi
   return out;
 }
 
-// A table file's entries, or the status of the file (unreadable) or of its bad lines.
+namespace detail {
+
+inline const char* file_kind(std::filesystem::file_type type) {
+  switch (type) {
+    case std::filesystem::file_type::directory: return "a directory";
+    case std::filesystem::file_type::fifo: return "a FIFO";
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+}  // namespace detail
+
+// A table file's entries, or the status of the file (missing, not a regular file, too large,
+// unreadable) or of its bad lines.
 inline result<std::vector<entry>> read_table_file(const std::string& path) {
+  auto refused = [&](const std::string& why) { return status{status_code::bad_config, path + ": " + why}; };
+  std::error_code error;
+  const std::filesystem::file_status file = std::filesystem::status(path, error);  // follows links
+  if (error || file.type() == std::filesystem::file_type::not_found) return refused("cannot open the tuning table");
+  if (file.type() != std::filesystem::file_type::regular)
+    return refused(std::string("a tuning table must be a regular file; this is ") + detail::file_kind(file.type()));
+  const std::string cap = "a tuning table is at most " + std::to_string(table_file_max_bytes) + " bytes (4 MiB)";
+  if (const std::uintmax_t bytes = std::filesystem::file_size(path, error); !error && bytes > table_file_max_bytes)
+    return refused(cap + "; this file has " + std::to_string(bytes));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return status{status_code::bad_config, path + ": cannot open the tuning table"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_table(text.str(), path);
+  if (!in) return refused("cannot open the tuning table");
+  // Read in chunks up to one byte past the cap: a file that grew since its size was asked (or a
+  // special file that reports none) is refused without being read to its end.
+  std::string text, chunk(std::size_t{1} << 16, '\0');
+  while (in.read(chunk.data(), std::streamsize(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), std::size_t(in.gcount()));
+    if (text.size() > table_file_max_bytes) return refused(cap + "; this file has more");
+  }
+  if (in.bad()) return refused("reading the tuning table failed");
+  return parse_table(text, path);
 }
 
 inline status write_table_file(const std::string& path, const std::vector<entry>& entries,

@@ -2,11 +2,15 @@
 // and, in the GPU build, on the device: every shipped config on shapes derived from its tile
 // (M = 1, tile - 1, tile + 1; K below one step, one step, many with a ragged first step), both
 // storage orders, bf16 and fp16 in, bf16 / fp16 / fp32 out, split-K, the one-call API and its
-// plan, every error status, and LDS without bank conflicts. Bounds: gemm_half_case::check.
+// plan (tuned entries it cannot run included), every error status, and LDS without bank conflicts.
+// Bounds: gemm_half_case::check.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include <climits>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "support/gemm_half_case.hpp"
@@ -115,6 +119,42 @@ TEST_CASE("gemm_half: the one-call API asks the tuned tables with the call's ele
         gh::plan_name(tuned));
   CHECK(gh::select_plan(p, fp16_call.workspace_bytes, t).value().name == gh::plan_name(model));
   CHECK(gh::workspace_bytes(p, t, gh::tuning_dtypes<fp16, float>()).value() == gh::workspace_bytes(p, tuned.splits));
+}
+
+TEST_CASE("gemm_half: a tuned entry the call cannot run gives the model's plan and workspace and result",
+          "[emu][gemm]") {
+  // Splits past K's steps (the launch refuses them) and INT_MAX splits (a 17 TB workspace): the
+  // workspace query answers the model's plan's, and the one-call API runs that plan within it and
+  // gets the reference's result; one wavekit-tuning-unusable line each (tuning/tuned_or_model.hpp).
+  std::vector<std::string> lines;
+  tuning::set_unusable_sink([&](const std::string& line) { lines.push_back(line); });
+  const arch::target t = arch::current_device_arch().kind;
+  const gh::problem past_steps{32, 64, 512, layout::k_contiguous}, int_max{32, 64, 768, layout::k_contiguous};
+  for (const auto& [p, splits] :
+       {std::pair{past_steps, gh::k_steps(past_steps, gh::config_id::decode) + 1}, std::pair{int_max, INT_MAX}}) {
+    const gh::plan model = gh::model_plan(p, ~std::size_t{0}, t);
+    INFO(p.str() << ": decode with " << splits << " splits; the model's plan " << gh::plan_name(model));
+    test::load_tuned_entry(gh::tuning_key(p, t, arch::facts_for(t).compute_units, gh::tuning_dtypes<bf16, bf16>()),
+                           {"decode", splits}, "test_gemm_half_unusable_" + std::to_string(p.k) + ".txt");
+    const std::size_t ws = gemm_half_workspace_bytes(p).value();
+    REQUIRE(ws == gh::workspace_bytes(p, model.splits));
+    test::gemm_half_case<bf16, bf16> call(p, 11, 16);
+    REQUIRE(ws <= call.workspace_bytes);
+    auto a = call.args();
+    a.workspace_bytes = ws;
+    gh::plan_info ran;
+    const status s = gemm_half(p, a, nullptr, &ran);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran.name == gh::plan_name(model));
+    CHECK(call.check(ran.plan.splits, ran.name.c_str()) == 0);
+  }
+  tuning::set_unusable_sink(tuning::miss_log::to_stderr);
+  REQUIRE(lines.size() == 2);
+  CHECK_THAT(lines[0], Catch::Contains(" tuned=decode,9 ") && Catch::EndsWith("splits must be in [1, K steps = 8]"));
+  CHECK_THAT(lines[1],
+             Catch::Contains(" tuned=decode,2147483647 ") && Catch::EndsWith("splits must be in [1, K steps = 12]"));
 }
 
 TEST_CASE("gemm_half: the plan splits K for few tiles and long K, per target, within the workspace", "[gemm]") {

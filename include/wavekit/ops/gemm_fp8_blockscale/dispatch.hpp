@@ -62,10 +62,20 @@ inline plan model_plan(const problem& p, std::size_t workspace_bytes, arch::targ
   return best;
 }
 
+inline std::string plan_name(plan pl) {
+  return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
+}
+
+// Whether plan pl can run p: the launch's rule for its K splits, whole 128-K scale groups a split
+// (block::check_splits).
+inline status check_plan(const problem& p, plan pl) {
+  return block::check_splits(plan_name(pl), p.str(), pl.splits, p.k_groups(), "K/128");
+}
+
 // The tuned tables' plan for p on target t (tuning/gemm_fp8_blockscale.txt ships the 18 benchmark
-// shapes of amd-fp8-mm; WAVEKIT_TUNING_FILES adds others: docs/tuning.md) when its K splits fit
-// the workspace, else the model's. Each query's answer is kept for the process
-// (tuning/plan_cache.hpp).
+// shapes of amd-fp8-mm; WAVEKIT_TUNING_FILES adds others: docs/tuning.md) when it can run p
+// (check_plan) and its K splits fit the workspace, else the model's (tuning/tuned_or_model.hpp).
+// Each query's answer is kept for the process (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
   static tuning::plan_cache<plan> cache;
   const std::string query =
@@ -73,13 +83,9 @@ inline plan choose_plan(const problem& p, std::size_t workspace_bytes, arch::tar
   return cache.get(query, [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units), tuned_plan, tuning_value,
-        [&] { return model_plan(p, workspace_bytes, t); },
+        [&] { return model_plan(p, workspace_bytes, t); }, [&](plan pl) { return check_plan(p, pl); },
         [&](plan pl) { return block::splitk_workspace_bytes(p.m, p.n, pl.splits) <= workspace_bytes; });
   });
-}
-
-inline std::string plan_name(plan pl) {
-  return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
 }
 
 }  // namespace wavekit::ops::gemm_fp8_blockscale

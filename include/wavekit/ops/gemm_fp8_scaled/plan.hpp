@@ -112,9 +112,22 @@ inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) 
   return best;
 }
 
+// Whether plan pl can run p on target t: a config offered for p's M (header comment) and the
+// launch's rule for its K splits (block::check_splits).
+inline status check_plan(const problem& p, plan pl, arch::target t) {
+  if (!offered(p, pl.config, t)) {
+    std::string names;
+    for (config_id id : all_configs)
+      if (offered(p, id, t)) names += (names.empty() ? "" : ", ") + std::string(config_id_name(id));
+    return {status_code::bad_config, plan_name(pl) + " on " + p.str() + ": the plan offers M = " + std::to_string(p.m) +
+                                         " on " + arch::to_string(t) + " only " + names};
+  }
+  return block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config, t));
+}
+
 // The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
-// do not know C's, ask for bf16) on target t when the plan may take its config and its K splits
-// fit the workspace, else the model's.
+// do not know C's, ask for bf16) on target t when it can run p (check_plan) and its K splits fit
+// the workspace, else the model's (tuning/tuned_or_model.hpp).
 // Each query's answer is kept for the process (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
                         const std::string& dtypes = std::string()) {
@@ -125,8 +138,8 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
   return cache.get(query, [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
-        [&] { return model_plan(p, workspace, t); },
-        [&](plan pl) { return offered(p, pl.config, t) && workspace_bytes(p, pl.splits) <= workspace; });
+        [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return check_plan(p, pl, t); },
+        [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
   });
 }
 

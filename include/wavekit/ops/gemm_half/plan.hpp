@@ -57,9 +57,14 @@ inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) 
   return best;
 }
 
+// Whether plan pl can run p: the launch's rule for its K splits (block::check_splits).
+inline status check_plan(const problem& p, plan pl) {
+  return block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config));
+}
+
 // The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; empty: bf16 in and out,
-// what a query that does not know them asks for) on target t when its K splits fit the workspace,
-// else the model's.
+// what a query that does not know them asks for) on target t when it can run p (check_plan) and its
+// K splits fit the workspace, else the model's (tuning/tuned_or_model.hpp).
 // Each query's answer is kept for the process (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
                         const std::string& dtypes = std::string()) {
@@ -68,7 +73,7 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
   return cache.get(tuning::query_text(tuning_op, t, key_dtypes, workspace, {p.m, p.n, p.k, int(p.order)}), [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
-        [&] { return model_plan(p, workspace, t); },
+        [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return check_plan(p, pl); },
         [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
   });
 }

@@ -105,16 +105,29 @@ inline plan model_plan(const problem& p, std::size_t workspace) {
   return best;
 }
 
-// Whether a plan fits p: the form quantizing A takes only the configs that can, the GEMV only
-// MXFP8 and at least M rows; its K splits fit the workspace.
-inline bool plan_fits(const problem& p, plan pl, std::size_t workspace) {
-  if (workspace_bytes(p, pl.splits) > workspace) return false;
-  if (pl.gemv_rows) return p.format == mx_format::mxfp8 && p.m <= pl.gemv_rows;
-  return p.a == a_storage::mx || quantizes_a(pl.config);
+// Whether plan pl can run p, the launch's rules (kernel.hpp): the GEMV takes MXFP8 operands and at
+// most its rows of A, the form quantizing A only the configs that can; K splits in [1, K steps]
+// (block::check_splits).
+inline status check_plan(const problem& p, plan pl) {
+  const std::string what = "gemm_mx " + p.str() + ": " + plan_name(pl);
+  if (pl.gemv_rows) {
+    if (p.format != mx_format::mxfp8 || p.a != a_storage::mx)
+      return {status_code::bad_config, what + ": the GEMV path takes MXFP8 arguments"};
+    if (p.m > pl.gemv_rows)
+      return {status_code::bad_config, what + " holds at most " + std::to_string(pl.gemv_rows) + " rows of A"};
+  } else if (p.a != a_storage::mx && !quantizes_a(pl.config)) {
+    return {status_code::bad_config, what + "'s A tile is too large to quantize as it loads"};
+  }
+  const int steps =
+      pl.gemv_rows
+          ? with_gemv_config(pl.gemv_rows, [&](auto cfg) { return ceil_div(p.k, block_k_of<decltype(cfg)>(p.format)); })
+          : k_steps(p, pl.config);
+  return block::check_splits(plan_name(pl), p.str(), pl.splits, steps);
 }
 
 // The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
-// do not know C's, ask for bf16) on the MI355X when it fits, else the model's.
+// do not know C's, ask for bf16) on the MI355X when it can run p (check_plan) and its K splits fit
+// the workspace, else the model's (tuning/tuned_or_model.hpp).
 // Each query's answer is kept for the process (tuning/plan_cache.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, const std::string& dtypes = std::string()) {
   constexpr arch::target t = arch::target::gfx950;
@@ -125,7 +138,8 @@ inline plan choose_plan(const problem& p, std::size_t workspace, const std::stri
   return cache.get(query, [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
-        [&] { return model_plan(p, workspace); }, [&](plan pl) { return plan_fits(p, pl, workspace); });
+        [&] { return model_plan(p, workspace); }, [&](plan pl) { return check_plan(p, pl); },
+        [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
   });
 }
 

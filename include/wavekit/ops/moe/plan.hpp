@@ -57,10 +57,16 @@ inline config_id model_config(const problem& p, weight_format weights = weight_f
   return best;
 }
 
+// Whether config id can run p: the launch's rules at its M tile, the sort's and the down
+// projection's rows (validate_layer_rows; every form's configs share these M tiles).
+inline status check_config(const problem& p, config_id id) {
+  return validate_layer_rows(p, with_config(id, [](auto cfg) { return decltype(cfg)::block_m; }));
+}
+
 // The config wavekit::moe runs on target t (host: planned_target, what the workspace query plans
 // for) with `workspace` bytes: the tuned tables' for p and the element types `dtypes`
 // (tuning_dtypes<T>; empty: bf16 activations, what a query that does not know T asks for) when it
-// fits, else the model's.
+// can run p (check_config) and its workspace fits, else the model's (tuning/tuned_or_model.hpp).
 inline config_id choose_config(const problem& p, weight_format weights = weight_format::half,
                                arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace,
                                const std::string& dtypes = std::string()) {
@@ -73,7 +79,7 @@ inline config_id choose_config(const problem& p, weight_format weights = weight_
   return cache.get(query, [&] {
     return tuning::tuned_or_model<config_id>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_config, tuning_value,
-        [&] { return model_config(p, weights, t, workspace); },
+        [&] { return model_config(p, weights, t, workspace); }, [&](config_id id) { return check_config(p, id); },
         [&](config_id id) { return workspace_fits(p, weights, id, workspace); });
   });
 }
