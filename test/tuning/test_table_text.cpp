@@ -133,6 +133,11 @@ TEST_CASE("each broken rule names file:line and the rule", "[tuning]") {
   CHECK(problem_with(good + " extra") == "t.txt:3: an entry has 12 fields (the header's columns), not 13");
   CHECK(problem_with("gemm_half gfx942") == "t.txt:3: an entry has 12 fields (the header's columns), not 2");
   CHECK(problem_with(replaced(0, "Gemm-Half")) == "t.txt:3: op must be a word of a-z, 0-9 and _ (got 'Gemm-Half')");
+  // A field's bytes are quoted printable: others as \xNN, at most 32 bytes of it.
+  CHECK(problem_with(replaced(0, std::string("op\x1b[2J\xff\\", 8))) ==
+        "t.txt:3: op must be a word of a-z, 0-9 and _ (got 'op\\x1b[2J\\xff\\x5c')");
+  CHECK(problem_with(replaced(10, std::string(40, '@'))) ==
+        "t.txt:3: config must be a word of a-z, 0-9 and _ (got '" + std::string(32, '@') + "'... (40 bytes))");
   CHECK(problem_with(replaced(1, "gfx90a")) == "t.txt:3: arch must be gfx942 or gfx950 (got 'gfx90a')");
   CHECK(problem_with(replaced(1, "host")) == "t.txt:3: arch must be gfx942 or gfx950 (got 'host')");
   CHECK(problem_with(replaced(2, "0")) == "t.txt:3: cus must be a positive integer (got '0')");

@@ -73,6 +73,26 @@ inline std::vector<std::string_view> split_fields(std::string_view line) {
   return fields;
 }
 
+// A field as a status quotes it: printable ASCII as is, other bytes as \xNN, at most 32 bytes of
+// it (a table of binary garbage must not put its bytes into a message or a terminal).
+inline std::string quoted_field(std::string_view field) {
+  constexpr std::size_t shown = 32;
+  std::string out = "'";
+  for (std::size_t i = 0; i < field.size() && i < shown; ++i) {
+    const auto c = static_cast<unsigned char>(field[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  out += field.size() > shown ? "'... (" + std::to_string(field.size()) + " bytes)" : "'";
+  return out;
+}
+
 // The entry of one data line's fields, or the rule it breaks.
 inline result<entry> parse_entry(const std::vector<std::string_view>& f) {
   auto broken = [](std::string rule) { return status{status_code::bad_config, std::move(rule)}; };
@@ -80,17 +100,16 @@ inline result<entry> parse_entry(const std::vector<std::string_view>& f) {
     return broken("an entry has " + std::to_string(table_column_count) + " fields (the header's columns), not " +
                   std::to_string(f.size()));
   entry e;
-  if (!is_word(f[0])) return broken("op must be a word of a-z, 0-9 and _ (got '" + std::string(f[0]) + "')");
+  if (!is_word(f[0])) return broken("op must be a word of a-z, 0-9 and _ (got " + quoted_field(f[0]) + ")");
   e.key.op = f[0];
   const std::optional<arch::target> t = parse_target(f[1]);
-  if (!t) return broken("arch must be gfx942 or gfx950 (got '" + std::string(f[1]) + "')");
+  if (!t) return broken("arch must be gfx942 or gfx950 (got " + quoted_field(f[1]) + ")");
   e.key.arch = *t;
-  if (!is_word(f[3], ","))
-    return broken("dtypes must be a word of a-z, 0-9, _ and , (got '" + std::string(f[3]) + "')");
+  if (!is_word(f[3], ",")) return broken("dtypes must be a word of a-z, 0-9, _ and , (got " + quoted_field(f[3]) + ")");
   e.key.dtypes = f[3];
-  if (!is_word(f[4])) return broken("layout must be a word of a-z, 0-9 and _ (got '" + std::string(f[4]) + "')");
+  if (!is_word(f[4])) return broken("layout must be a word of a-z, 0-9 and _ (got " + quoted_field(f[4]) + ")");
   e.key.layout = f[4];
-  if (!is_word(f[10])) return broken("config must be a word of a-z, 0-9 and _ (got '" + std::string(f[10]) + "')");
+  if (!is_word(f[10])) return broken("config must be a word of a-z, 0-9 and _ (got " + quoted_field(f[10]) + ")");
   e.value.config = f[10];
 
   struct number {
@@ -104,8 +123,8 @@ inline result<entry> parse_entry(const std::vector<std::string_view>& f) {
     const std::optional<int> v = parse_int(f[n.index]);
     if (!v || (n.positive && *v == 0))
       return broken(std::string(table_columns[n.index]) + " must be a " +
-                    (n.positive ? "positive integer" : "non-negative integer") + " (got '" + std::string(f[n.index]) +
-                    "')");
+                    (n.positive ? "positive integer" : "non-negative integer") + " (got " + quoted_field(f[n.index]) +
+                    ")");
     *n.into = *v;
   }
   if (m_bucket(e.key.m_bucket) != e.key.m_bucket)
