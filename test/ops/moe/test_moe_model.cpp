@@ -84,3 +84,18 @@ TEST_CASE("moe model: every kernel of every config and format has a codegen prof
       }
     }
 }
+
+TEST_CASE("moe model: picks only configs whose rows fit 32-bit offsets", "[moe][perf]") {
+  // 18500 tokens x top 4 over 8 experts, hidden 7168 (9250 rows an expert: a prefill tile's
+  // problem): the 128-row tile's padded fp32 rows (75136 of 28672 bytes) pass 2^31 - 1 bytes, the
+  // 64-row tile's (74560) do not. The layer runs, on a tile that fits.
+  const moe::problem p{18500, 7168, 2048, 8, 4, 0, 8, layout::k_contiguous};
+  REQUIRE(moe::validate_shape(p).ok());
+  CHECK(moe::check_config(p, moe::config_id::prefill).code() == status_code::too_large);
+  CHECK(moe::check_config(p, moe::config_id::medium).ok());
+  for (arch::target t : {arch::target::gfx942, arch::target::gfx950}) {
+    CHECK(moe::check_config(p, moe::model_config(p, moe::weight_format::half, t)).ok());
+    CHECK(moe::check_config(p, moe::choose_config(p, moe::weight_format::half, t)).ok());
+  }
+  CHECK(moe::workspace_bytes(p).ok());
+}

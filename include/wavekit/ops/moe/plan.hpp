@@ -39,8 +39,15 @@ inline bool workspace_fits(const problem& p, weight_format weights, config_id id
   return plan_workspace(p, tile_m, 2, weights).bytes <= workspace;
 }
 
-// The model's config on target t over even routing, among those whose workspace fits (the 16-row
-// decode config needs the least, so one always fits a workspace the query sized).
+// Whether config id can run p: the launch's rules at its M tile, the sort's and the down
+// projection's rows (validate_layer_rows; every form's configs share these M tiles).
+inline status check_config(const problem& p, config_id id) {
+  return validate_layer_rows(p, with_config(id, [](auto cfg) { return decltype(cfg)::block_m; }));
+}
+
+// The model's config on target t over even routing, among those that can run p (check_config) and
+// whose workspace fits (the 16-row decode config needs the least of both, so one always fits a
+// workspace the query sized).
 inline config_id model_config(const problem& p, weight_format weights = weight_format::half,
                               arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace) {
   if (t == arch::target::host) t = planned_target(weights);
@@ -48,19 +55,13 @@ inline config_id model_config(const problem& p, weight_format weights = weight_f
   config_id best = config_id::decode;
   double best_us = 1e300;
   for (config_id id : all_configs) {  // smallest M tile first: a larger one must win by 2%
-    if (!workspace_fits(p, weights, id, workspace)) continue;
+    if (!workspace_fits(p, weights, id, workspace) || !check_config(p, id).ok()) continue;
     const perf::op_time time = model_time(p, weights, id, rows, t);
     // A config whose kernels are not in the codegen report (MXFP8's larger tiles) is not judged.
     if (std::any_of(time.work.begin(), time.work.end(), [](const auto& w) { return !w.profile; })) continue;
     if (time.us < best_us * 0.98) best = id, best_us = time.us;
   }
   return best;
-}
-
-// Whether config id can run p: the launch's rules at its M tile, the sort's and the down
-// projection's rows (validate_layer_rows; every form's configs share these M tiles).
-inline status check_config(const problem& p, config_id id) {
-  return validate_layer_rows(p, with_config(id, [](auto cfg) { return decltype(cfg)::block_m; }));
 }
 
 // The config wavekit::moe runs on target t (host: planned_target, what the workspace query plans
