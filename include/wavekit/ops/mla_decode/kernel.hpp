@@ -366,14 +366,16 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
         // P x V step's B operand: element q of the lane's slice is score (q / 4, slice_register(q))
         // (v_position).
         std::uint32_t bits[qk_mma::tiles_m][regs];
-        l *= alpha;
+        // The running sum is rescaled and takes the first weight in one fused multiply-add (one
+        // expression: one v_fma_f32 under -ffp-contract=on, on the device and in the emulator),
+        // then the others one add each.
 #pragma unroll
         for (int n = 0; n < qk_mma::tiles_m; ++n)
 #pragma unroll
           for (int r = 0; r < regs; ++r) {
             const float e = t[n][r] == minus_inf ? 0.0f : expf(t[n][r] - m);
             bits[n][r] = half_bits_rne<bf16>(e);
-            l += e;
+            l = n == 0 && r == 0 ? l * alpha + e : l + e;
           }
         static_for<pv_mma::mfmas>([&](auto s_constant) {
           constexpr int s = decltype(s_constant)::value, words = sizeof(typename pv_mma::operand_bits) / 4;
