@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Checks the device code of contraction.hip: the one-expression and compound forms are one
 v_fma_f32 / v_fmac_f32 each (no separate multiply and add, no v_mad/v_mac, which round the
-product), the two-statement form a v_mul_f32 and a v_add_f32.
+product), the two-statement form a v_mul_f32 and a v_add_f32. With --scan, also that no
+assembly file in the given directories (the shipped kernels' codegen report) has an f32
+v_mad/v_mac: every contracted a * b + c there is a fused multiply-add, as in the emulator.
 
-usage: check_contraction.py <assembly.s>...
+usage: check_contraction.py <contraction.s>... [--scan <dir>...]
 """
+import glob
+import os
 import re
 import sys
 
@@ -54,13 +58,35 @@ def check(path):
     return problems
 
 
+def scan(directory):
+    """Problems for every f32 v_mad/v_mac in the assembly files of `directory`."""
+    problems, files = [], sorted(glob.glob(os.path.join(directory, "*.s")))
+    if not files:
+        problems.append(f"{directory}: no assembly to scan")
+    for path in files:
+        for name, ops in functions(path).items():
+            mad = sorted({o for o in ops if UNFUSED_MAD.match(o)})
+            if mad:
+                problems.append(f"{os.path.basename(path)}: {name} has {', '.join(mad)} (rounds the product)")
+    return problems, len(files)
+
+
 def main():
-    problems = [p for path in sys.argv[1:] for p in check(path)]
+    args = sys.argv[1:]
+    dirs = args[args.index("--scan") + 1:] if "--scan" in args else []
+    files = args[:args.index("--scan")] if "--scan" in args else args
+    problems = [p for path in files for p in check(path)]
+    scanned = 0
+    for d in dirs:
+        found, n = scan(d)
+        problems += found
+        scanned += n
     for p in problems:
         print("FAIL", p)
     if problems:
         return 1
-    print(f"ok: {len(sys.argv) - 1} assembly file(s) contract a * b + c exactly within one expression")
+    print(f"ok: {len(files)} contraction file(s) fuse a * b + c exactly within one expression; "
+          f"{scanned} kernel assembly file(s) without an f32 v_mad/v_mac")
     return 0
 
 
