@@ -30,8 +30,10 @@
 
 // Each statement below is one instruction of the device's sequence: nothing is fused but the
 // explicit std::fma (emulated builds contract a * b + c, cmake/wavekitEmulator.cmake).
+#if defined(__clang__)
 #pragma float_control(push)
 #pragma clang fp contract(off)
+#endif
 
 namespace wavekit::emu::device_math {
 
@@ -159,4 +161,6 @@ inline float rsqrtf(float x) {
 
 }  // namespace wavekit::emu::device_math
 
+#if defined(__clang__)
 #pragma float_control(pop)
+#endif
