@@ -29,6 +29,9 @@ if(WAVEKIT_BACKEND STREQUAL "hip")
   if(hip_VERSION VERSION_LESS 6.2)
     message(FATAL_ERROR "The GPU build needs ROCm >= 6.2 (found HIP ${hip_VERSION} in ${hip_DIR}).")
   endif()
+  # The contraction rule of the codegen report and the emulator (WavekitDeviceToolchain.cmake):
+  # a * b + c fused within one expression only, so GPU results are the ones the emulator computes.
+  add_compile_options($<$<COMPILE_LANGUAGE:HIP>:-ffp-contract=on>)
 else()
   set(WAVEKIT_EMU_ARCH "gfx942" CACHE STRING "Target the CPU emulator behaves as (gfx942 or gfx950)")
   wavekit_require_supported_archs(WAVEKIT_EMU_ARCH ${WAVEKIT_EMU_ARCH})

@@ -82,9 +82,13 @@ if("gfx950" IN_LIST WAVEKIT_CODEGEN_ARCHS)
   message(STATUS "wavekit gfx950 codegen: clang-19 bitcode lowered by llvmlite's LLVM ${_wk_llvmlite_llvm}")
 endif()
 
-# Flags shared by every device-only compile of the codegen report.
+# Flags shared by every device-only compile of the codegen report. -ffp-contract=on: a * b + c
+# written as one expression becomes one v_fma_f32 and nothing is fused across statements (HIP's
+# default, fast-honor-pragmas, lets the backend fuse across statements too, which no host compiler
+# can reproduce); the emulated builds use the same rule (wavekit_emulated_arithmetic_flags).
+set(WAVEKIT_DEVICE_CONTRACTION -ffp-contract=on)
 set(WAVEKIT_DEVICE_COMPILE_FLAGS
-  -x hip -std=c++20 -O3 --cuda-device-only
+  -x hip -std=c++20 -O3 --cuda-device-only ${WAVEKIT_DEVICE_CONTRACTION}
   --hip-path=${WAVEKIT_HIP_PATH} --rocm-device-lib-path=${WAVEKIT_DEVICE_LIBS}
   -I${PROJECT_SOURCE_DIR}/include
   -Rpass-analysis=kernel-resource-usage)
@@ -160,7 +164,7 @@ function(wavekit_add_hip_compile_check name source)
   set(test_name "isa.gfx942: ${name} compiles as HIP")
   list(TRANSFORM ARG_INCLUDES PREPEND "-I")
   add_test(NAME "${test_name}"
-    COMMAND ${WAVEKIT_DEVICE_CLANG} -x hip -std=c++20 -O1 --offload-arch=gfx942
+    COMMAND ${WAVEKIT_DEVICE_CLANG} -x hip -std=c++20 -O1 --offload-arch=gfx942 ${WAVEKIT_DEVICE_CONTRACTION}
             --hip-path=${WAVEKIT_HIP_PATH} --rocm-device-lib-path=${WAVEKIT_DEVICE_LIBS}
             -I${PROJECT_SOURCE_DIR}/include ${ARG_INCLUDES} -Werror=return-type -c ${source}
             -o ${CMAKE_CURRENT_BINARY_DIR}/${name}.hip.o)

@@ -29,6 +29,68 @@ function(wavekit_check_cxx_compiler what result)
   set(${result} "${problem}" PARENT_SCOPE)
 endfunction()
 
+# wavekit_emulated_arithmetic_flags(<result var>): the compile options that make emulated code round
+# as the device code does. The device compile (-ffp-contract=on, wavekit's device flags) fuses
+# a * b + c written in one expression into one v_fma_f32 and nothing across statements; the same
+# flag here makes the front end mark the same expressions, and on x86-64 -mfma makes each a true
+# fused multiply-add (without it the x86 backend rounds the product first). docs/emulator.md.
+function(wavekit_emulated_arithmetic_flags result)
+  set(flags -ffp-contract=on)
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+    list(APPEND flags -mfma)
+  endif()
+  set(${result} ${flags} PARENT_SCOPE)
+endfunction()
+
+# _wavekit_check_emulated_arithmetic(): stops the configure with a sentence unless this compiler
+# and CPU run emulated code with those flags and fuse a * b + c (checked once, then cached).
+function(_wavekit_check_emulated_arithmetic)
+  if(DEFINED CACHE{WAVEKIT_EMULATED_FMA_WORKS} AND WAVEKIT_EMULATED_FMA_WORKS)
+    return()
+  endif()
+  wavekit_emulated_arithmetic_flags(flags)
+  set(dir ${CMAKE_BINARY_DIR}${CMAKE_FILES_DIRECTORY}/wavekit_fma_check)
+  file(WRITE ${dir}/fma_check.cpp [=[
+// a * b + c in one expression must be one fused multiply-add, as in the device code: with
+// a = b = 1 + 2^-12 and c = -(1 + 2^-11) the rounded product cancels to 0, the fused one gives 2^-24.
+#include <cmath>
+__attribute__((noinline)) float contracted(float a, float b, float c) { return a * b + c; }
+int main() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx") || !__builtin_cpu_supports("fma")) return 2;
+#endif
+  volatile float a = 1.0f + 0x1p-12f, c = -(1.0f + 0x1p-11f);
+  const float fused = contracted(a, a, c);
+  return fused == std::fma(a, a, c) && fused == 0x1p-24f ? 0 : 3;
+}
+]=])
+  if(CMAKE_CROSSCOMPILING)
+    try_compile(compiled ${dir}/build ${dir}/fma_check.cpp COMPILE_DEFINITIONS -O2 ${flags}
+                OUTPUT_VARIABLE output)
+    set(ran 0)
+  else()
+    try_run(ran compiled ${dir}/build ${dir}/fma_check.cpp COMPILE_DEFINITIONS -O2 ${flags}
+            COMPILE_OUTPUT_VARIABLE output)
+  endif()
+  string(JOIN " " shown ${flags})
+  if(NOT compiled)
+    message(FATAL_ERROR "wavekit's emulated builds compile with ${shown} (fused multiply-adds where the "
+                        "device code has them), and ${CMAKE_CXX_COMPILER} cannot compile a program with "
+                        "them:\n${output}")
+  elseif(ran STREQUAL "2" OR NOT ran MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "wavekit's emulated builds use the CPU's fused multiply-add (${shown}: the device "
+                        "code fuses a * b + c, and the emulator must round as it does), and this CPU "
+                        "has no FMA instructions (x86-64 needs AVX and FMA3: Intel Haswell, AMD Piledriver "
+                        "or later). Run the emulator on such a machine.")
+  elseif(NOT ran EQUAL 0)
+    message(FATAL_ERROR "wavekit's emulated builds need a * b + c compiled as one fused multiply-add "
+                        "with ${shown}, and ${CMAKE_CXX_COMPILER} with these flags (after CMAKE_CXX_FLAGS) "
+                        "rounds the product first.")
+  endif()
+  set(WAVEKIT_EMULATED_FMA_WORKS TRUE CACHE INTERNAL "the emulated-build FMA check passed")
+endfunction()
+
 # GLOBAL: the imported targets must be visible to the projects that call wavekit_emulated().
 find_package(Boost 1.74 CONFIG QUIET GLOBAL COMPONENTS context)
 find_package(Python3 3.9 QUIET COMPONENTS Interpreter)
@@ -57,6 +119,7 @@ function(_wavekit_define_emulator_targets emu_include include_dir)
       set(builtins)
     endif()
   endif()
+  wavekit_emulated_arithmetic_flags(arith)
   foreach(arch gfx942 gfx950)
     string(TOUPPER ${arch} ARCH)
     if(NOT TARGET wavekit::emulator_${arch})
@@ -69,8 +132,10 @@ function(_wavekit_define_emulator_targets emu_include include_dir)
       # those make headers take device-only paths (inline GPU assembly, device libraries).
       target_compile_definitions(wavekit_emulator_${arch} INTERFACE WAVEKIT_EMULATOR WAVEKIT_EMULATE_${ARCH}
                                  __${arch}__=1 __GFX9__=1 __AMDGCN_WAVEFRONT_SIZE=64 __AMDGCN_WAVEFRONT_SIZE__=64)
-      # 64-byte vector arguments change the x86 ABI; every caller is built alike.
-      target_compile_options(wavekit_emulator_${arch} INTERFACE $<$<CXX_COMPILER_ID:Clang>:-Wno-psabi>)
+      # 64-byte vector arguments change the x86 ABI; every caller is built alike. The arithmetic
+      # flags make the host fuse a * b + c where the device code does (wavekit_emulated_arithmetic_flags).
+      target_compile_options(wavekit_emulator_${arch} INTERFACE $<$<CXX_COMPILER_ID:Clang>:-Wno-psabi>
+                                                                ${arith})
       target_compile_features(wavekit_emulator_${arch} INTERFACE cxx_std_20)
       target_link_libraries(wavekit_emulator_${arch} INTERFACE Boost::context ${builtins})
     endif()
@@ -112,6 +177,7 @@ function(wavekit_emulated target arch)
     message(FATAL_ERROR "wavekit_emulated(${target}): the emulator needs Boost.Context "
                         "(Debian: apt-get install libboost-context-dev)")
   endif()
+  _wavekit_check_emulated_arithmetic()
   target_link_libraries(${target} PRIVATE wavekit::emulator_${arch})
   # HIP sources are plain C++ here (the shim stands in for the HIP runtime).
   get_target_property(sources ${target} SOURCES)

@@ -6,6 +6,10 @@
 //   WAVEKIT_PLATFORM_LDS_ARRAY(T, name, N)    an LDS array `T (&name)[N]` of its own making
 //   wavekit::platform::lds_access(...)        the function declared below, called before each
 //                                             LDS access arch/lds.hpp makes
+//
+// A platform that models the device's f32 math library (the emulator does) defines
+// WAVEKIT_PLATFORM_DEVICE_MATH and the device_* functions declared below; arch/device_math.hpp
+// calls them where a GPU runs the library's sequences.
 #pragma once
 
 namespace wavekit::platform {
@@ -14,6 +18,15 @@ namespace wavekit::platform {
 // One LDS instruction of `bytes` per lane at p by the calling GPU thread: a store or a load,
 // `active` false for a lane an EXEC mask leaves out; file and line are the caller's.
 void lds_access(const void* p, int bytes, bool store, bool active, const char* file, int line);
+#endif
+
+#if defined(WAVEKIT_PLATFORM_DEVICE_MATH)
+// e^x, ln x, 2^x, log2 x and 1 / sqrt(x) as the device's math library computes them in fp32.
+float device_expf(float x);
+float device_logf(float x);
+float device_exp2f(float x);
+float device_log2f(float x);
+float device_rsqrtf(float x);
 #endif
 
 }  // namespace wavekit::platform

@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/device_math.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"
@@ -105,7 +106,7 @@ struct epilogue_gate_up {
                            [&](int i, int j, int r, std::uint32_t o) {
                              const float v = acc[i][j][r];
                              const float gate = __builtin_bit_cast(float, arch::lds_load<4>(slot(i, j, r)));
-                             out.store(o, silu_times(gate, transform(i, j, r, v)));
+                             out.store(o, silu_times(gate, transform(i, j, r, v), arch::device_exp{}));
                            });
     }
   }

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/device_math.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -56,14 +57,14 @@ struct lse_merge {
     for (int s = 0; s < splits; ++s) m = lse_of(s) > m ? lse_of(s) : m;
     float sum = 0.0f;
     if (m != minus_inf)
-      for (int s = 0; s < splits; ++s) sum += expf(lse_of(s) - m);
-    const float lse = m != minus_inf ? m + logf(sum) : minus_inf;
+      for (int s = 0; s < splits; ++s) sum += arch::device_expf(lse_of(s) - m);
+    const float lse = m != minus_inf ? m + arch::device_logf(sum) : minus_inf;
     float acc[4] = {};
     const arch::buffer partials = arch::buffer::over(partial_out, static_cast<std::uint32_t>(splits) * V * 4);
     for (int s = 0; s < splits; ++s) {
       const float ls = lse_of(s);
       if (ls == minus_inf) continue;  // a split that saw no row adds nothing
-      const float w = expf(ls - lse);
+      const float w = arch::device_expf(ls - lse);
       const arch::u32x4 v = partials.load16(static_cast<std::uint32_t>(s * V + 4 * tid) * 4);
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[e] += w * __builtin_bit_cast(float, static_cast<std::uint32_t>(v[e]));

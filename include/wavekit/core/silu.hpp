@@ -8,8 +8,10 @@
 // gives +Inf * u; g = -Inf gives -Inf / Inf = NaN (not the limit 0); g or u NaN gives NaN; u = +-Inf
 // gives +-Inf times the SiLU's sign, NaN where SiLU(g) is 0 (g = 0).
 //
-// expf is the platform's: glibc's on the host and in the CPU emulator, the device library's on a
-// GPU (within an ulp of glibc's; tests on a GPU allow that step, docs/glue.md).
+// e^x is a parameter: kernels pass the device's (arch::device_exp, arch/device_math.hpp: the device
+// library's expf on a GPU, the emulator's model of it on the CPU), host references default to
+// plain expf, the host C library's. The two differ by an ulp for some arguments; tests allow that
+// step or give the reference the device's exponential (docs/glue.md).
 #pragma once
 
 #include <cmath>
@@ -18,8 +20,15 @@
 
 namespace wavekit {
 
-WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float silu_times(float gate, float up) {
-  return gate / (1.0f + expf(-gate)) * up;
+// Plain expf, as the calling code resolves it: the host C library's in host code (the references'),
+// HIP's in device code.
+struct plain_expf {
+  WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float operator()(float x) const { return expf(x); }
+};
+
+template <class Exp = plain_expf>
+WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float silu_times(float gate, float up, Exp exp = {}) {
+  return gate / (1.0f + exp(-gate)) * up;
 }
 
 }  // namespace wavekit

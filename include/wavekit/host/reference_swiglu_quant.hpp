@@ -5,8 +5,10 @@
 //   q       = host/quantize_fp8_rows.hpp's rule on y (y quantized from fp32, never rounded to T)
 //
 // The gating is the one definition the kernel and MoE's epilogue use, so the reference and the
-// kernel agree exactly wherever their expf does (the emulator's is the host's; a GPU's device
-// library may differ by an ulp, docs/glue.md).
+// kernel agree exactly wherever their e^x does. The reference's is `exp`: plain expf (the host C
+// library's) unless the caller passes another; the kernel's is the device library's expf (on the
+// emulator its model, emu/device_math.hpp), within an ulp of the host's (docs/glue.md). A test of
+// the emulator passes the emulator's model and compares bit for bit.
 //
 // NaN and Inf, by IEEE arithmetic through the formula (no special cases): gate +Inf gives +-Inf
 // (times up's sign), gate -Inf gives NaN (-Inf / Inf; not SiLU's limit 0), NaN in gate or up gives
@@ -34,17 +36,17 @@ struct swiglu_quant_result {
   fp8_rows<Fp8> out;     // q and its scales, k_contiguous order
 };
 
-// x [tokens][2 * d] as T: gate, then up.
-template <class T, class Fp8>
+// x [tokens][2 * d] as T: gate, then up. exp: e^x of the SiLU (a callable float -> float).
+template <class T, class Fp8, class Exp = plain_expf>
 swiglu_quant_result<Fp8> reference_swiglu_quant(std::span<const T> x, int tokens, int d, fp8_scaling scaling,
-                                                float scale) {
+                                                float scale, Exp exp = {}) {
   if (x.size() != std::size_t(tokens) * 2 * d) throw std::invalid_argument("reference_swiglu_quant: x is tokens x 2d");
   swiglu_quant_result<Fp8> r;
   r.y.resize(std::size_t(tokens) * d);
   for (int t = 0; t < tokens; ++t)
     for (int c = 0; c < d; ++c) {
       const std::size_t row = std::size_t(t) * 2 * d;
-      r.y[std::size_t(t) * d + c] = silu_times(widen_to_float(x[row + c]), widen_to_float(x[row + d + c]));
+      r.y[std::size_t(t) * d + c] = silu_times(widen_to_float(x[row + c]), widen_to_float(x[row + d + c]), exp);
     }
   r.out = quantize_fp8_rows<Fp8>(r.y, tokens, d, scaling, scale);
   return r;

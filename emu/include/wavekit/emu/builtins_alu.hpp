@@ -3,6 +3,17 @@
 
 #include <cstdint>
 
+#include "wavekit/emu/device_math.hpp"
+
+// The transcendental instructions (v_exp_f32 = 2^x, v_log_f32 = log2 x, v_rcp_f32, v_rsq_f32,
+// v_sqrt_f32): "1ULP accuracy, denormals are flushed"; emu/device_math.hpp says how they are
+// modelled.
+inline float __builtin_amdgcn_exp2f(float x) { return wavekit::emu::device_math::v_exp_f32(x); }
+inline float __builtin_amdgcn_logf(float x) { return wavekit::emu::device_math::v_log_f32(x); }
+inline float __builtin_amdgcn_rcpf(float x) { return wavekit::emu::device_math::v_rcp_f32(x); }
+inline float __builtin_amdgcn_rsqf(float x) { return wavekit::emu::device_math::v_rsq_f32(x); }
+inline float __builtin_amdgcn_sqrtf(float x) { return wavekit::emu::device_math::v_sqrt_f32(x); }
+
 // v_perm_b32: byte i of the result is chosen by byte i of `selector` from the 8 bytes of
 // {s0 (bytes 4-7), s1 (bytes 0-3)}: 0-7 pick a byte, 8-11 replicate the sign bit of byte 1, 3, 5
 // or 7, 12 gives 0x00 and 13-255 give 0xFF.

@@ -34,6 +34,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/device_math.hpp"
 #include "wavekit/arch/fp8_convert.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/matrix_formats.hpp"
@@ -360,20 +361,22 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           tile_max = other > tile_max ? other : tile_max;
         }
         const float m_new = tile_max > m ? tile_max : m;
-        const float alpha = m_new == minus_inf ? 1.0f : expf(m - m_new);  // no e^(-inf - -inf)
+        const float alpha = m_new == minus_inf ? 1.0f : arch::device_expf(m - m_new);  // no e^(-inf - -inf)
         m = m_new;
         // P^T in bf16 (each weight then within 2^-9 of its fp32 value, which the sums count) as the
         // P x V step's B operand: element q of the lane's slice is score (q / 4, slice_register(q))
         // (v_position).
         std::uint32_t bits[qk_mma::tiles_m][regs];
-        l *= alpha;
+        // The running sum is rescaled and takes the first weight in one fused multiply-add (one
+        // expression: one v_fma_f32 under -ffp-contract=on, on the device and in the emulator),
+        // then the others one add each.
 #pragma unroll
         for (int n = 0; n < qk_mma::tiles_m; ++n)
 #pragma unroll
           for (int r = 0; r < regs; ++r) {
-            const float e = t[n][r] == minus_inf ? 0.0f : expf(t[n][r] - m);
+            const float e = t[n][r] == minus_inf ? 0.0f : arch::device_expf(t[n][r] - m);
             bits[n][r] = half_bits_rne<bf16>(e);
-            l += e;
+            l = n == 0 && r == 0 ? l * alpha + e : l + e;
           }
         static_for<pv_mma::mfmas>([&](auto s_constant) {
           constexpr int s = decltype(s_constant)::value, words = sizeof(typename pv_mma::operand_bits) / 4;
@@ -417,7 +420,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 #pragma unroll
     for (int offset = 16; offset < 64; offset *= 2) sum += __shfl_xor(sum, offset);
     const float inv = sum > 0.0f ? p.kv_scale / sum : 0.0f;  // and once per output value
-    const float lse = sum > 0.0f ? m + logf(sum) : minus_inf;
+    const float lse = sum > 0.0f ? m + arch::device_logf(sum) : minus_inf;
     // One split: the output in bf16 ([row][512]); several: this split's fp32 partial
     // ([row][split][512]) for the reduce. The LSE likewise, where it is asked for (a buffer of no
     // bytes drops the stores otherwise). A lane stores four consecutive columns of each 16.

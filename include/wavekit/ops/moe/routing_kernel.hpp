@@ -10,6 +10,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/device_math.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/platform.hpp"
@@ -66,7 +67,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void route_token(const routing_problem& p, co
   float sum = 0.0f;
 #pragma unroll
   for (int i = 0; i < PerLane; ++i) {
-    c.value[i] = i * 64 + lane < p.experts ? expf(v[i] - top) : 0.0f;
+    c.value[i] = i * 64 + lane < p.experts ? arch::device_expf(v[i] - top) : 0.0f;
     sum += c.value[i];
   }
   sum = warp::wave_sum(sum);
@@ -93,7 +94,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void route_token(const routing_problem& p, co
 #pragma unroll
   for (int i = 0; i < PerLane; ++i) {
     const int e = i * 64 + lane;
-    s[i] = 1.0f / (1.0f + expf(-v[i]));
+    s[i] = 1.0f / (1.0f + arch::device_expf(-v[i]));
     c.value[i] = s[i] + (rule.correction_bias && e < p.experts ? rule.correction_bias[e] : 0.0f);
   }
   c.limit(p.experts, lane);

@@ -18,6 +18,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/arch/device_math.hpp"
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/block/quantize_fp8_row.hpp"
 #include "wavekit/block/row_octets.hpp"
@@ -71,7 +72,7 @@ __global__ __launch_bounds__(row_threads)
       block::widen_octet<T>(x.load16(in ? gate_row + col * 2 : arch::out_of_range), gate);
       block::widen_octet<T>(x.load16(in ? up_row + col * 2 : arch::out_of_range), v);
 #pragma unroll
-      for (int h = 0; h < block::octet; ++h) v[h] = silu_times(gate[h], v[h]);
+      for (int h = 0; h < block::octet; ++h) v[h] = silu_times(gate[h], v[h], arch::device_exp{});
       out.put(v, t, col, in);
     }
   }

@@ -21,6 +21,7 @@
 
 #include "wavekit/emu/atomics.hpp"
 #include "wavekit/emu/builtins.hpp"
+#include "wavekit/emu/device_math.hpp"
 #include "wavekit/emu/dim3.hpp"
 #include "wavekit/emu/launch.hpp"
 #include "wavekit/emu/lds.hpp"
@@ -47,6 +48,17 @@ namespace wavekit::platform {
 inline void lds_access(const void* p, int bytes, bool store, bool active, const char* file, int line) {
   ::wavekit::emu::lds_instruction(p, bytes, store, active, ::wavekit::emu::source_site{file, line});
 }
+}  // namespace wavekit::platform
+
+// The device math hooks of arch/platform_hooks.hpp: arch/device_math.hpp's functions run the
+// device library's sequences over the emulator's models of the instructions (emu/device_math.hpp).
+#define WAVEKIT_PLATFORM_DEVICE_MATH 1
+namespace wavekit::platform {
+inline float device_expf(float x) { return ::wavekit::emu::device_math::expf(x); }
+inline float device_logf(float x) { return ::wavekit::emu::device_math::logf(x); }
+inline float device_exp2f(float x) { return ::wavekit::emu::device_math::exp2f(x); }
+inline float device_log2f(float x) { return ::wavekit::emu::device_math::log2f(x); }
+inline float device_rsqrtf(float x) { return ::wavekit::emu::device_math::rsqrtf(x); }
 }  // namespace wavekit::platform
 
 #define threadIdx (::wavekit::emu::current_thread().index)
