@@ -264,7 +264,8 @@ inline launch_result run_grid(dim3 grid, dim3 block, std::size_t dynamic_lds, vo
     return result;
   }
   detail::install_fault_handler_once();
-  detail::describe_current_thread = &detail::describe_running_thread;
+  static const bool hooked = (detail::describe_current_thread = &detail::describe_running_thread, true);
+  (void)hooked;
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex merge;
