@@ -5,7 +5,10 @@
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+
 #include "support/lds_kernels.hpp"
+#include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
 
 namespace {
@@ -45,6 +48,34 @@ __global__ void dynamic_lds_user(int* out) {
   __syncthreads();
   out[threadIdx.x] = static_cast<int>(tile[255 - threadIdx.x]);
 }
+
+// Lane 0 loads the dword at voffset of a buffer over p with num_records bytes, and stores it to
+// out[0]; with store set it stores 7 there instead.
+__global__ void buffer_dword(std::uint32_t* p, std::uint32_t num_records, std::uint32_t voffset, std::uint32_t* out,
+                             int store) {
+  const auto b = wavekit::arch::buffer::over(p, num_records);
+  if (threadIdx.x != 0) return;
+  if (store)
+    b.store4(7u, voffset);
+  else
+    out[0] = b.load4(voffset);
+}
+
+// Every lane loads and stores through a buffer over a null base with num_records 0 (an absent
+// optional tensor): everything is out of range, loads give 0.
+__global__ void null_buffer(std::uint32_t* out) {
+  const auto b = wavekit::arch::buffer::over(nullptr, 0);
+  const std::uint32_t at = 64 * threadIdx.x + 16;
+  const wavekit::arch::u32x4 v = b.load16(at, 32);
+  const std::uint32_t sum = v[0] + v[1] + v[2] + v[3] + b.load8(at)[1] + b.load4(at) + b.load2(at + 2) + b.load1(at);
+  b.store4(sum + 1, at, 32), b.store16(v, at), b.store1(1, at + 1);
+  out[threadIdx.x] = sum;
+}
+
+struct strict_buffers_on {
+  strict_buffers_on() { wavekit::emu::set_strict_buffers(true); }
+  ~strict_buffers_on() { wavekit::emu::set_strict_buffers(false); }
+};
 
 std::string launch_error() {
   const hipError_t e = hipGetLastError();
@@ -101,4 +132,68 @@ TEST_CASE("invalid launch configurations are refused", "[emu][strict]") {
   hipLaunchKernelGGL(divergent_shuffle, dim3(0), dim3(64), 0, nullptr, out, 0);
   CHECK(hipGetLastError() == hipErrorInvalidConfiguration);
   hipFree(out);
+}
+
+TEST_CASE("strict buffer mode stops an access past the buffer's allocation, and the ISA's tails stay legal",
+          "[emu][strict]") {
+  std::uint32_t *p, *out;
+  REQUIRE(hipMalloc(&p, 244) == hipSuccess);  // 61 dwords; the guard page is 12 bytes further
+  REQUIRE(hipMalloc(&out, 4) == hipSuccess);
+  hipMemset(p, 1, 244);
+  REQUIRE(!wavekit::emu::strict_buffers());
+  // Default: num_records covers the dword past the allocation, and the hardware reads it.
+  hipLaunchKernelGGL(buffer_dword, dim3(1), dim3(64), 0, nullptr, p, 4096u, 244u, out, 0);
+  CHECK(launch_error().empty());
+  CHECK(*out == 0);
+  {
+    strict_buffers_on strict;
+    hipLaunchKernelGGL(buffer_dword, dim3(1), dim3(64), 0, nullptr, p, 4096u, 244u, out, 0);
+    CHECK_THAT(launch_error(), Catch::Contains("block (0, 0, 0): buffer access outside its allocation (strict "
+                                               "buffers): buffer_load_dword at voffset 244 + soffset 0 of a buffer "
+                                               "with base at byte 0 and num_records 4096: address is 0 bytes past the "
+                                               "end of a hipMalloc allocation of 244 bytes (thread (0, 0, 0)"));
+    hipLaunchKernelGGL(buffer_dword, dim3(1), dim3(64), 0, nullptr, p, 4096u, 1000u, out, 1);
+    CHECK_THAT(launch_error(), Catch::Contains("buffer_store_dword at voffset 1000") &&
+                                   Catch::Contains("address is 756 bytes past the end of a hipMalloc allocation"));
+    // Dwords past num_records load 0 and are not stored: legal in strict mode too.
+    *out = 5;
+    hipLaunchKernelGGL(buffer_dword, dim3(1), dim3(64), 0, nullptr, p, 244u, 244u, out, 0);
+    CHECK(launch_error().empty());
+    CHECK(*out == 0);
+    hipLaunchKernelGGL(buffer_dword, dim3(1), dim3(64), 0, nullptr, p, 244u, 1u << 31, out, 1);
+    CHECK(launch_error().empty());
+    hipLaunchKernelGGL(buffer_dword, dim3(1), dim3(64), 0, nullptr, p, 244u, 240u, out, 0);
+    CHECK(launch_error().empty());
+    CHECK(*out == 0x01010101u);
+  }
+  hipFree(p), hipFree(out);
+}
+
+TEST_CASE("a buffer over a null base with num_records 0 reads zeros and writes nothing", "[emu][strict]") {
+  std::uint32_t* out;
+  REQUIRE(hipMalloc(&out, 128 * 4) == hipSuccess);
+  hipMemset(out, 0xff, 128 * 4);
+  for (bool strict : {false, true}) {
+    wavekit::emu::set_strict_buffers(strict);
+    hipLaunchKernelGGL(null_buffer, dim3(2), dim3(128), 0, nullptr, out);
+    CHECK(launch_error().empty());
+    for (int i = 0; i < 128; ++i) CHECK(out[i] == 0);
+    CHECK(wavekit::emu::last_launch_counters().global_bytes_read == 0);
+    CHECK(wavekit::emu::last_launch_counters().global_bytes_written == 0);
+  }
+  wavekit::emu::set_strict_buffers(false);
+  hipFree(out);
+}
+
+TEST_CASE("hipFree keeps a freed allocation known: freeing it again is refused by name", "[emu][strict]") {
+  float* p;
+  REQUIRE(hipMalloc(&p, 256) == hipSuccess);
+  REQUIRE(hipFree(p) == hipSuccess);
+  CHECK(hipFree(p) == hipErrorInvalidDevicePointer);
+  CHECK(wavekit::emu::last_error_message() ==
+        "hipFree: a hipMalloc allocation of 256 bytes freed before (double free)");
+  int on_stack = 0;
+  CHECK(hipFree(&on_stack) == hipErrorInvalidDevicePointer);
+  CHECK(wavekit::emu::last_error_message() == "hipFree: not a device pointer");
+  hipGetLastError();
 }

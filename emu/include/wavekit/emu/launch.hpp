@@ -1,6 +1,7 @@
 // Kernel launches on the CPU: blocks are distributed over a pool of OS threads; each runs its
 // blocks one at a time, the block's GPU threads as fibers (block.hpp). Launches are synchronous:
-// when launch() returns, every block has run (streams are ordered trivially).
+// when launch() returns, every block has run (streams are ordered trivially). Host threads may
+// launch at the same time; their launches share the pool (worker_pool) and keep their own counters.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -160,7 +162,11 @@ WAVEKIT_EMU_NOT_INSTRUMENTED inline void run_block(block_runner& r, dim3 index) 
   b.counters.waves += wave_count;
 }
 
-// A fixed pool of OS threads that run the blocks of one launch at a time.
+// A fixed pool of OS threads that run the blocks of launches. Every launch is a job that each
+// worker runs once; launches from several host threads at once (legal on a GPU: each thread with
+// its own stream and buffers) queue up as jobs of their own, each with its own count of workers
+// still at it, and the workers take them in order of arrival. A worker runs one job at a time, so
+// its block state and counters belong to one launch until it has merged them.
 class worker_pool {
  public:
   static worker_pool& instance() {
@@ -169,55 +175,75 @@ class worker_pool {
   }
   unsigned size() const { return static_cast<unsigned>(threads_.size()); }
 
-  // Runs job(worker_index) on every worker and waits for all of them.
+  // Whether the calling OS thread is one of the pool's (a kernel running there).
+  static bool on_worker() { return worker_flag(); }
+
+  // Runs job(worker_index) on every worker and waits for all of them. Not from a worker: the
+  // job would wait for the worker that waits for it.
   void run(const std::function<void(unsigned)>& job) {
     std::unique_lock<std::mutex> lock(mutex_);
-    job_ = &job;
-    pending_ = size();
-    ++generation_;
+    job_record record{&job, ++last_serial_, size()};
+    queue_.push_back(&record);
     wake_.notify_all();
-    done_.wait(lock, [&] { return pending_ == 0; });
-    job_ = nullptr;
+    done_.wait(lock, [&] { return record.pending == 0; });
+    queue_.erase(std::find(queue_.begin(), queue_.end(), &record));
   }
 
   ~worker_pool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       quit_ = true;
-      ++generation_;
     }
     wake_.notify_all();
     for (auto& t : threads_) t.join();
   }
 
  private:
+  struct job_record {
+    const std::function<void(unsigned)>* job;
+    std::uint64_t serial;  // increasing in order of arrival
+    unsigned pending;      // workers that have not finished it
+  };
+
+  static bool& worker_flag() {
+    static thread_local bool flag = false;
+    return flag;
+  }
+
   explicit worker_pool(unsigned n) {
     for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this, i] { loop(i); });
   }
   void loop(unsigned index) {
     ensure_signal_stack();
-    std::uint64_t seen = 0;
+    worker_flag() = true;
+    std::uint64_t seen = 0;  // the serial of the last job this worker ran
     for (;;) {
-      const std::function<void(unsigned)>* job;
+      job_record* record = nullptr;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        // Jobs stay queued until every worker has finished them, so the first one past `seen`
+        // is the next this worker has not run.
+        auto next = [&] {
+          for (job_record* r : queue_)
+            if (r->serial > seen) return r;
+          return static_cast<job_record*>(nullptr);
+        };
+        wake_.wait(lock, [&] { return quit_ || next() != nullptr; });
         if (quit_) return;
-        job = job_;
+        record = next();
+        seen = record->serial;
       }
-      (*job)(index);
+      (*record->job)(index);
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_.notify_all();
+      if (--record->pending == 0) done_.notify_all();
     }
   }
 
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  const std::function<void(unsigned)>* job_ = nullptr;
-  unsigned pending_ = 0;
-  std::uint64_t generation_ = 0;
+  std::deque<job_record*> queue_;  // unfinished jobs, oldest first
+  std::uint64_t last_serial_ = 0;
   bool quit_ = false;
 };
 
@@ -233,8 +259,13 @@ inline launch_result run_grid(dim3 grid, dim3 block, std::size_t dynamic_lds, vo
                    std::to_string(blocks) + " blocks";
     return result;
   }
+  if (detail::worker_pool::on_worker()) {
+    result.error = "kernel launch from inside an emulated kernel (HIP has no device-side launches)";
+    return result;
+  }
   detail::install_fault_handler_once();
-  detail::describe_current_thread = &detail::describe_running_thread;
+  static const bool hooked = (detail::describe_current_thread = &detail::describe_running_thread, true);
+  (void)hooked;
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex merge;

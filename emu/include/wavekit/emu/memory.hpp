@@ -5,6 +5,11 @@
 //
 // The end is exact when the size is a multiple of 16 bytes (allocations start 16-byte aligned
 // and end flush against the guard page); otherwise up to 15 bytes of slack go unnoticed.
+//
+// A freed region stays mapped but inaccessible (its memory given back to the system) and
+// remembered, so a use after hipFree faults and is reported as one. The most recently freed
+// regions are kept, up to freed_regions_kept of them and freed_bytes_kept of address space; older
+// ones are unmapped, and their addresses may be reused.
 #pragma once
 
 #include <signal.h>
@@ -15,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -29,8 +35,13 @@ struct region_record {
   std::uintptr_t mapping = 0, mapping_bytes = 0;  // the whole mmap, guard pages included
   std::uintptr_t begin = 0, bytes = 0;            // what the program may touch
   region_kind kind = region_kind::global;
-  std::string what;  // e.g. "hipMalloc of 4096 bytes", "LDS array tile (kernel.hpp:12)"
+  std::string what;    // e.g. "a hipMalloc allocation of 4096 bytes", "LDS array tile (kernel.hpp:12)"
+  bool freed = false;  // by guarded_free: inaccessible, kept to report a use after the free
 };
+
+// How much freed address space stays reserved to catch uses after a free (memory.hpp's header).
+inline constexpr std::size_t freed_regions_kept = 4096;
+inline constexpr std::size_t freed_bytes_kept = std::size_t{64} << 30;
 
 namespace detail {
 
@@ -38,8 +49,10 @@ inline std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAG
 
 struct region_registry {
   std::mutex mutex;
-  std::map<std::uintptr_t, region_record> by_mapping;  // key: mapping start
+  std::map<std::uintptr_t, region_record> by_mapping;  // key: mapping start; freed regions too
   std::atomic<std::uint64_t> generation{0};            // changes with every allocation and free
+  std::deque<std::uintptr_t> freed;                    // freed mappings still kept, oldest first
+  std::size_t freed_bytes = 0;                         // their mapping bytes
 };
 inline region_registry& regions() {
   static region_registry r;
@@ -83,10 +96,16 @@ inline void fault_handler(int sig, siginfo_t* info, void*) {
         const char* kind = r.kind == region_kind::global ? "out-of-bounds global access"
                            : r.kind == region_kind::lds  ? "LDS access past the declared size"
                                                          : "stack overflow of an emulated thread";
-        msg = std::string("wavekit emulator: ") + kind + ": address is " +
-              (addr >= r.begin + r.bytes ? std::to_string(addr - (r.begin + r.bytes)) + " bytes past the end of "
-                                         : std::to_string(r.begin - addr) + " bytes before the start of ") +
-              r.what;
+        if (r.freed)
+          msg = "wavekit emulator: use after hipFree of " + r.what + ": address is " +
+                (addr >= r.begin + r.bytes ? std::to_string(addr - (r.begin + r.bytes)) + " bytes past its end"
+                 : addr < r.begin          ? std::to_string(r.begin - addr) + " bytes before its start"
+                                           : std::to_string(addr - r.begin) + " bytes into it");
+        else
+          msg = std::string("wavekit emulator: ") + kind + ": address is " +
+                (addr >= r.begin + r.bytes ? std::to_string(addr - (r.begin + r.bytes)) + " bytes past the end of "
+                                           : std::to_string(r.begin - addr) + " bytes before the start of ") +
+                r.what;
       }
     }
     reg.mutex.unlock();
@@ -159,17 +178,41 @@ inline void* guarded_allocate(std::size_t bytes, region_kind kind, std::string w
   return begin;
 }
 
-// Unmaps a region returned by guarded_allocate; false if p is not the start of one.
+// Frees a region returned by guarded_allocate: its pages become inaccessible and their memory
+// goes back to the system, and the region stays known as freed (memory.hpp's header). False if p
+// is not the start of a live region.
 inline bool guarded_free(void* p) {
   const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  std::lock_guard<std::mutex> lock(detail::regions().mutex);
-  auto& map = detail::regions().by_mapping;
+  auto& reg = detail::regions();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  auto& map = reg.by_mapping;
   const auto it = detail::region_below(addr);
-  if (it == map.end() || it->second.begin != addr) return false;
-  munmap(reinterpret_cast<void*>(it->second.mapping), it->second.mapping_bytes);
-  map.erase(it);
-  ++detail::regions().generation;
+  if (it == map.end() || it->second.begin != addr || it->second.freed) return false;
+  region_record& r = it->second;
+  void* mapping = reinterpret_cast<void*>(r.mapping);
+  mprotect(mapping, r.mapping_bytes, PROT_NONE);
+  madvise(mapping, r.mapping_bytes, MADV_DONTNEED);
+  r.freed = true;
+  reg.freed.push_back(r.mapping);
+  reg.freed_bytes += r.mapping_bytes;
+  while (reg.freed.size() > freed_regions_kept || (reg.freed_bytes > freed_bytes_kept && reg.freed.size() > 1)) {
+    const auto oldest = map.find(reg.freed.front());
+    reg.freed.pop_front();
+    reg.freed_bytes -= oldest->second.mapping_bytes;
+    munmap(reinterpret_cast<void*>(oldest->second.mapping), oldest->second.mapping_bytes);
+    map.erase(oldest);
+  }
+  ++reg.generation;
   return true;
+}
+
+// A copy of the record of the region (live or freed) whose mapping, guard pages included, holds
+// addr; kind global with mapping 0 if none does. For reports: takes the registry's lock.
+inline region_record region_holding(std::uintptr_t addr) {
+  std::lock_guard<std::mutex> lock(detail::regions().mutex);
+  const auto it = detail::region_below(addr);
+  if (it == detail::regions().by_mapping.end() || addr >= it->second.mapping + it->second.mapping_bytes) return {};
+  return it->second;
 }
 
 // The allocation holding addr as [begin, end), or {0, 0}. Memoized per OS thread (accesses come
@@ -186,7 +229,8 @@ inline allocation_span allocation_around(std::uintptr_t addr) {
   std::lock_guard<std::mutex> lock(reg.mutex);
   generation = reg.generation.load(std::memory_order_relaxed);
   const auto it = detail::region_below(addr);
-  if (it == reg.by_mapping.end() || addr < it->second.begin || addr >= it->second.begin + it->second.bytes)
+  if (it == reg.by_mapping.end() || it->second.freed || addr < it->second.begin ||
+      addr >= it->second.begin + it->second.bytes)
     memo = {};
   else
     memo = {it->second.begin, it->second.begin + it->second.bytes};

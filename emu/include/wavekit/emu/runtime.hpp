@@ -202,9 +202,11 @@ hipError_t hipMallocManaged(T** ptr, std::size_t bytes, unsigned /*flags*/ = hip
 inline hipError_t hipFree(void* p) {
   wavekit::emu::note_graph_unsafe("hipFree");
   if (!p) return hipSuccess;
-  return wavekit::emu::guarded_free(p)
-             ? hipSuccess
-             : wavekit::emu::record(hipErrorInvalidDevicePointer, "hipFree: not a device pointer");
+  if (wavekit::emu::guarded_free(p)) return hipSuccess;
+  const wavekit::emu::region_record r = wavekit::emu::region_holding(reinterpret_cast<std::uintptr_t>(p));
+  return wavekit::emu::record(hipErrorInvalidDevicePointer, r.freed && r.begin == reinterpret_cast<std::uintptr_t>(p)
+                                                                ? "hipFree: " + r.what + " freed before (double free)"
+                                                                : std::string("hipFree: not a device pointer"));
 }
 namespace wavekit::emu::detail {
 inline hipError_t copy(void* dst, const void* src, std::size_t bytes) {
