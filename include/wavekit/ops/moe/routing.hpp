@@ -42,6 +42,7 @@
 // moe.md, "Routing").
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>

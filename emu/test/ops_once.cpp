@@ -1,11 +1,13 @@
-// Every op once on the emulator under ThreadSanitizer (built with -fsanitize=thread): the
-// emulator's bookkeeping is not checked, so TSan must stay quiet, and a race it reports would be
-// one in a kernel (race_probe proves planted ones are found). Each call is also checked against
-// its host reference where the test support has one. On gfx942: the GEMMs (block-scaled, direct,
-// scaled, half), MLA decode (one split and several; lse absent), MoE routing and the MoE layer,
-// RMSNorm and SwiGLU with fp8 quantization, and four host threads calling gemm_half at once. On
-// gfx950: the MX ops, the MX GEMM and the MoE layer over MXFP4 weights (the other ops run the same
-// emulator builtins there).
+// Every op once on the emulator, built under a sanitizer (emu/test/CMakeLists.txt builds it under
+// ThreadSanitizer and under AddressSanitizer + UBSan). Under TSan the emulator's bookkeeping is not
+// checked, so TSan must stay quiet, and a race it reports would be one in a kernel (race_probe
+// proves planted ones are found); under ASan and UBSan nothing in the ops' host code, the emulator
+// or the kernels may touch memory it does not own or compute undefined behaviour. Each call is also
+// checked against its host reference where the test support has one. On gfx942: the GEMMs
+// (block-scaled, direct, scaled, half), MLA decode (one split and several; lse absent), MoE routing
+// and the MoE layer, RMSNorm and SwiGLU with fp8 quantization, and four host threads calling
+// gemm_half at once. On gfx950: the MX ops, the MX GEMM and the MoE layer over MXFP4 weights (the
+// other ops run the same emulator builtins there).
 // Prints one line per op; the exit status counts the failures.
 #include <hip/hip_runtime.h>
 
