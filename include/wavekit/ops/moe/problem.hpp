@@ -252,14 +252,7 @@ inline status validate_shape(const problem& p) {
     return {status_code::bad_shape, what + "weight_order must be layout::k_contiguous or layout::mn_contiguous"};
   // The ids' rules come before any size below is formed from them (the sort checks them again
   // with its tile).
-  if (p.top_k < 1 || p.top_k > max_choices)
-    return {status_code::bad_shape, what + "top_k must be in [1, " + std::to_string(max_choices) + "]"};
-  if (p.experts < 1) return {status_code::bad_shape, what + "experts must be >= 1"};
-  if (p.local_experts < 1 || p.local_experts > max_local_experts)
-    return {status_code::bad_shape, what + "local_experts must be in [1, " + std::to_string(max_local_experts) + "]"};
-  if (p.expert_begin < 0 || std::int64_t{p.expert_begin} + p.local_experts > p.experts)
-    return {status_code::bad_shape,
-            what + "the local experts [expert_begin, expert_begin + local_experts) must lie in [0, experts)"};
+  if (status s = check_expert_ids(what, p.top_k, p.experts, p.expert_begin, p.local_experts); !s.ok()) return s;
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   const std::size_t slots = std::size_t(p.tokens) * p.top_k;
   // The sorted rows (at most slots + 256 padding rows an expert) hold the gated product (T);

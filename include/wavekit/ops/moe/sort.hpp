@@ -69,18 +69,24 @@ struct sort_outputs {
   int* invalid_ids = nullptr;    // [1]
 };
 
+// The rules of the ids a row holds and of the local experts (what: the op and problem, as statuses
+// begin). The range's end in 64 bits: an expert_begin near INT_MAX must not wrap into range.
+inline status check_expert_ids(const std::string& what, int top_k, int experts, int expert_begin, int local_experts) {
+  if (top_k < 1 || top_k > max_choices)
+    return {status_code::bad_shape, what + "top_k must be in [1, " + std::to_string(max_choices) + "]"};
+  if (experts < 1) return {status_code::bad_shape, what + "experts must be >= 1"};
+  if (local_experts < 1 || local_experts > max_local_experts)
+    return {status_code::bad_shape, what + "local_experts must be in [1, " + std::to_string(max_local_experts) + "]"};
+  if (expert_begin < 0 || std::int64_t{expert_begin} + local_experts > experts)
+    return {status_code::bad_shape,
+            what + "the local experts [expert_begin, expert_begin + local_experts) must lie in [0, experts)"};
+  return status::success();
+}
+
 inline status validate_sort_shape(const sort_problem& p) {
   const std::string what = "moe sort " + p.str() + ": ";
   if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0"};
-  if (p.top_k < 1 || p.top_k > max_choices)
-    return {status_code::bad_shape, what + "top_k must be in [1, " + std::to_string(max_choices) + "]"};
-  if (p.experts < 1) return {status_code::bad_shape, what + "experts must be >= 1"};
-  if (p.local_experts < 1 || p.local_experts > max_local_experts)
-    return {status_code::bad_shape, what + "local_experts must be in [1, " + std::to_string(max_local_experts) + "]"};
-  // In 64 bits: expert_begin near INT_MAX must not wrap into range.
-  if (p.expert_begin < 0 || std::int64_t{p.expert_begin} + p.local_experts > p.experts)
-    return {status_code::bad_shape,
-            what + "the local experts [expert_begin, expert_begin + local_experts) must lie in [0, experts)"};
+  if (status s = check_expert_ids(what, p.top_k, p.experts, p.expert_begin, p.local_experts); !s.ok()) return s;
   if (p.tile_m < 16 || p.tile_m > 256 || p.tile_m % 16)
     return {status_code::bad_shape, what + "tile_m must be a multiple of 16 in [16, 256]"};
   const long slots = long(p.tokens) * p.top_k;
