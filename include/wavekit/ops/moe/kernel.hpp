@@ -322,9 +322,9 @@ status check_blockscale_arguments(const std::string& what, const T* x, const Fp8
   return status::success();
 }
 
-// An empty batch (tokens = 0) launches nothing and touches no memory, so its pointers are not
-// checked: an empty tensor's data pointer may be null (as moe_route takes it). The problem's and
-// the arguments' value rules still apply.
+// An empty batch (tokens = 0) launches nothing and touches no memory, so its pointers may be null
+// (an empty tensor's data pointer may be; moe_route takes them so too). The problem's and the
+// arguments' value rules still apply, and so does out_unreduced's alignment when it is given.
 // The standard layout's own rules: its problem, the sort's, and at least one output (with tokens).
 inline status validate_outputs(const problem& p, int tile_m, const void* out, const void* out_unreduced) {
   if (status s = validate_layer_rows(p, tile_m); !s.ok()) return s;
