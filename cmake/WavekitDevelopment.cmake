@@ -77,8 +77,10 @@ if(WAVEKIT_CODEGEN_ARCHS)
   include(WavekitDeviceToolchain)
 endif()
 
-# The CPU emulator (wavekit_emulated), as downstream projects get it.
+# The CPU emulator (wavekit_emulated), as downstream projects get it, found now: wavekit's own
+# build always has it.
 include(wavekitEmulator)
+wavekit_find_emulator(_wk_emulator_found)
 wavekit_require_file("${boost_context_DIR}" PACKAGE libboost-context-dev FOR "the CPU emulator's fibers"
                      WHAT "Boost.Context's CMake package")
 if(NOT WAVEKIT_BACKEND STREQUAL "hip")

@@ -1,9 +1,8 @@
 # Device code generation without a GPU: Debian's clang-19 compiles HIP for gfx942; for gfx950
 # (unknown to clang-19) the same clang emits bitcode that a newer LLVM (llvmlite) lowers.
 #
-# Debian's rocm-device-libs (5.2) ship no oclc_isa_version_942.bc. That file only defines
-# __oclc_ISA_version, so it is generated from the gfx940 one into the build tree together with
-# links to every other system bitcode file; system directories are never written.
+# The device libraries come from wavekit_device_libraries() (cmake/wavekitDeviceLibraries.cmake),
+# which consumers call too: Debian's lack oclc_isa_version_942.bc, derived into the build tree.
 
 wavekit_require_program(WAVEKIT_DEVICE_CLANG NAMES clang++-19 clang++ HINTS /usr/lib/llvm-19/bin
                         PACKAGE clang-19 FOR "device code generation")
@@ -20,7 +19,7 @@ wavekit_require_program(WAVEKIT_LLVM_DIS NAMES llvm-dis-19 llvm-dis HINTS /usr/l
 wavekit_require_program(WAVEKIT_LLVM_AS NAMES llvm-as-19 llvm-as HINTS /usr/lib/llvm-19/bin
                         PACKAGE llvm-19 FOR "device libraries")
 
-find_path(WAVEKIT_SYSTEM_DEVICE_LIBS oclc_isa_version_940.bc
+find_path(WAVEKIT_SYSTEM_DEVICE_LIBS NAMES oclc_isa_version_942.bc oclc_isa_version_940.bc
   HINTS $ENV{ROCM_PATH}/amdgcn/bitcode /opt/rocm/amdgcn/bitcode
         /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode
   NO_DEFAULT_PATH)
@@ -37,32 +36,7 @@ endif()
 wavekit_require_file("${_wk_hip_header}" PACKAGE libamdhip64-dev FOR "device code generation" WHAT "HIP headers")
 get_filename_component(WAVEKIT_HIP_PATH ${WAVEKIT_HIP_INCLUDE_PARENT} DIRECTORY)
 
-set(WAVEKIT_DEVICE_LIBS ${PROJECT_BINARY_DIR}/amdgcn-bitcode)
-if(EXISTS ${WAVEKIT_SYSTEM_DEVICE_LIBS}/oclc_isa_version_942.bc)
-  set(WAVEKIT_DEVICE_LIBS ${WAVEKIT_SYSTEM_DEVICE_LIBS})
-elseif(NOT EXISTS ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.bc)
-  file(MAKE_DIRECTORY ${WAVEKIT_DEVICE_LIBS})
-  file(GLOB _wk_bitcode ${WAVEKIT_SYSTEM_DEVICE_LIBS}/*.bc)
-  foreach(bc IN LISTS _wk_bitcode)
-    get_filename_component(name ${bc} NAME)
-    file(CREATE_LINK ${bc} ${WAVEKIT_DEVICE_LIBS}/${name} SYMBOLIC)
-  endforeach()
-  execute_process(COMMAND ${WAVEKIT_LLVM_DIS} ${WAVEKIT_SYSTEM_DEVICE_LIBS}/oclc_isa_version_940.bc -o -
-                  OUTPUT_VARIABLE _wk_isa_ll RESULT_VARIABLE _wk_rc)
-  string(REGEX MATCHALL "\n@[A-Za-z_0-9]+ =" _wk_globals "${_wk_isa_ll}")
-  list(LENGTH _wk_globals _wk_nglobals)
-  if(NOT _wk_rc EQUAL 0 OR NOT _wk_nglobals EQUAL 1 OR NOT _wk_isa_ll MATCHES "@__oclc_ISA_version = [^\n]* i32 9400")
-    message(FATAL_ERROR "oclc_isa_version_940.bc is not the one-constant module expected; "
-                        "cannot derive oclc_isa_version_942.bc from it")
-  endif()
-  string(REPLACE "i32 9400" "i32 9402" _wk_isa_ll "${_wk_isa_ll}")
-  file(WRITE ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.ll "${_wk_isa_ll}")
-  execute_process(COMMAND ${WAVEKIT_LLVM_AS} ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.ll
-                          -o ${WAVEKIT_DEVICE_LIBS}/oclc_isa_version_942.bc RESULT_VARIABLE _wk_rc)
-  if(NOT _wk_rc EQUAL 0)
-    message(FATAL_ERROR "llvm-as failed to build oclc_isa_version_942.bc")
-  endif()
-endif()
+wavekit_device_libraries(WAVEKIT_DEVICE_LIBS DIRECTORY ${PROJECT_BINARY_DIR}/amdgcn-bitcode)
 message(STATUS "wavekit device codegen: ${WAVEKIT_DEVICE_CLANG}, device libraries in ${WAVEKIT_DEVICE_LIBS}")
 
 # What the driver runs for a HIP compile to an object (the isa compile checks): device link (lld)

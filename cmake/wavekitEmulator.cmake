@@ -5,10 +5,16 @@
 #
 # builds <target> as plain C++ against wavekit's HIP shim: kernels and host code run on the CPU,
 # behaving as the given target. It links wavekit::emulator_<arch> (include path, definitions,
-# Boost.Context) and sets a compiler launcher that rewrites kernel<<<...>>>(...) launches.
+# Boost.Context) and puts a launcher that rewrites kernel<<<...>>>(...) launches in front of the
+# target's own compiler launcher (ccache or whatever the project set is kept).
 # Needs clang >= 19 (the shim uses clang's vector extensions and builtins; clang 14 is known to
-# fail) and Boost.Context. A .hip source of <target> is compiled as C++. Without a build type the
-# target is compiled with -O2: unoptimised, kernels run about 8x slower on the emulator.
+# fail), Boost.Context and Python 3. A .hip source of <target> is compiled as C++. Without a build
+# type the target is compiled with -O2: unoptimised, kernels run about 8x slower on the emulator.
+#
+# Including this file looks nothing up. Boost, Python and the compiler's runtime are found on the
+# first wavekit_emulated() call, or by wavekit_find_emulator(<found var>) (what
+# find_package(wavekit COMPONENTS emulator) calls), so a project that only uses the headers needs
+# none of them.
 
 include_guard(GLOBAL)
 
@@ -91,23 +97,74 @@ int main() {
   set(WAVEKIT_EMULATED_FMA_WORKS TRUE CACHE INTERNAL "the emulated-build FMA check passed")
 endfunction()
 
-# GLOBAL: the imported targets must be visible to the projects that call wavekit_emulated().
-find_package(Boost 1.74 CONFIG QUIET GLOBAL COMPONENTS context)
-find_package(Python3 3.9 QUIET COMPONENTS Interpreter)
-find_program(WAVEKIT_CCACHE ccache)
+# The emulator's headers (wavekit/emu/..., the HIP shim) and wavekit's: from this source tree (the
+# emulator is its own component, emu/, with the same include spelling), or from the installation
+# this file belongs to (one include directory).
+if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/../emu/include/wavekit/emu/hip/hip_runtime.h)
+  set(_WAVEKIT_EMU_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/../emu/include)
+  set(_WAVEKIT_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/../include)
+  set(_WAVEKIT_CHEVRON_LAUNCHER ${CMAKE_CURRENT_LIST_DIR}/../tools/emu_chevron_launcher.py)
+else()
+  get_filename_component(_wavekit_prefix ${CMAKE_CURRENT_LIST_DIR}/../../.. ABSOLUTE)
+  set(_WAVEKIT_EMU_INCLUDE ${_wavekit_prefix}/include)
+  set(_WAVEKIT_INCLUDE ${_wavekit_prefix}/include)
+  set(_WAVEKIT_CHEVRON_LAUNCHER ${_wavekit_prefix}/share/wavekit/emu_chevron_launcher.py)
+endif()
+foreach(_wavekit_var _WAVEKIT_EMU_INCLUDE _WAVEKIT_INCLUDE _WAVEKIT_CHEVRON_LAUNCHER)
+  get_filename_component(${_wavekit_var} ${${_wavekit_var}} ABSOLUTE)
+  set(${_wavekit_var} ${${_wavekit_var}} CACHE INTERNAL "wavekit emulator path")
+endforeach()
 
-# emu_include: the emulator's headers (wavekit/emu/..., the HIP shim); include_dir: wavekit's.
-function(_wavekit_define_emulator_targets emu_include include_dir)
-  # The emulator's models of the hardware arithmetic (MFMA numerics and layouts, conversions) as
-  # plain headers, for host programs that check them against references (no fibers, no shim).
-  if(NOT TARGET wavekit::emulator_headers)
-    add_library(wavekit_emulator_headers INTERFACE IMPORTED GLOBAL)
-    add_library(wavekit::emulator_headers ALIAS wavekit_emulator_headers)
-    target_include_directories(wavekit_emulator_headers INTERFACE ${emu_include} ${include_dir})
-  endif()
-  if(NOT TARGET Boost::context)
+# The emulator's models of the hardware arithmetic (MFMA numerics and layouts, conversions) as
+# plain headers, for host programs that check them against references (no fibers, no shim, no
+# lookups).
+if(NOT TARGET wavekit::emulator_headers)
+  add_library(wavekit_emulator_headers INTERFACE IMPORTED GLOBAL)
+  add_library(wavekit::emulator_headers ALIAS wavekit_emulator_headers)
+  target_include_directories(wavekit_emulator_headers INTERFACE ${_WAVEKIT_EMU_INCLUDE} ${_WAVEKIT_INCLUDE})
+endif()
+
+# wavekit_find_emulator(<found var>): finds what emulated targets need (Boost.Context, Python 3,
+# clang's builtins) once, and defines wavekit::emulator_gfx942 / wavekit::emulator_gfx950.
+# <found var> is TRUE when both are defined; otherwise WAVEKIT_EMULATOR_MISSING says what is missing.
+function(wavekit_find_emulator found)
+  if(TARGET wavekit::emulator_gfx942 AND DEFINED CACHE{WAVEKIT_EMULATOR_LAUNCHER})
+    set(${found} TRUE PARENT_SCOPE)
     return()
   endif()
+  set(missing "")
+  if(NOT TARGET Boost::context)
+    find_package(Boost 1.74 CONFIG QUIET COMPONENTS context)
+    # The imported targets must be visible to every directory that calls wavekit_emulated()
+    # (find_package's GLOBAL keyword needs CMake 3.24; this works from 3.22).
+    get_directory_property(imported IMPORTED_TARGETS)
+    foreach(t IN LISTS imported)
+      if(t MATCHES "^Boost::")
+        get_target_property(is_global ${t} IMPORTED_GLOBAL)
+        if(NOT is_global)
+          set_target_properties(${t} PROPERTIES IMPORTED_GLOBAL TRUE)
+        endif()
+      endif()
+    endforeach()
+  endif()
+  if(NOT TARGET Boost::context)
+    set(missing "Boost.Context >= 1.74 (Debian: apt-get install libboost-context-dev)")
+  endif()
+  if(NOT Python3_EXECUTABLE)
+    find_package(Python3 3.9 QUIET COMPONENTS Interpreter)
+  endif()
+  if(NOT Python3_EXECUTABLE)
+    list(APPEND missing "Python 3 (runs the kernel<<<...>>> launch rewriter)")
+  endif()
+  if(missing)
+    string(JOIN " and " missing ${missing})
+    set(WAVEKIT_EMULATOR_MISSING "${missing}" PARENT_SCOPE)
+    set(${found} FALSE PARENT_SCOPE)
+    return()
+  endif()
+  set(WAVEKIT_EMULATOR_LAUNCHER ${Python3_EXECUTABLE} ${_WAVEKIT_CHEVRON_LAUNCHER}
+      CACHE INTERNAL "the launch rewriter wavekit_emulated() puts before a target's compiler launcher")
+
   # Emulated kernels are x86 code, and its backend narrows bf16 vectors it moves through registers
   # (gfx950's bf16 MFMA operands) with compiler-rt's __truncsfbf2, which libgcc 12 lacks: clang's
   # builtins archive goes on the link line too.
@@ -125,8 +182,8 @@ function(_wavekit_define_emulator_targets emu_include include_dir)
     if(NOT TARGET wavekit::emulator_${arch})
       add_library(wavekit_emulator_${arch} INTERFACE IMPORTED GLOBAL)
       add_library(wavekit::emulator_${arch} ALIAS wavekit_emulator_${arch})
-      target_include_directories(wavekit_emulator_${arch} INTERFACE ${emu_include}/wavekit/emu ${emu_include}
-                                                                    ${include_dir})
+      target_include_directories(wavekit_emulator_${arch} INTERFACE ${_WAVEKIT_EMU_INCLUDE}/wavekit/emu
+                                 ${_WAVEKIT_EMU_INCLUDE} ${_WAVEKIT_INCLUDE})
       # The target macros the device compiler defines for this processor. Not __AMDGCN__,
       # __AMDGPU__ or __HIP_DEVICE_COMPILE__: the same code is also the host program here, and
       # those make headers take device-only paths (inline GPU assembly, device libraries).
@@ -140,30 +197,8 @@ function(_wavekit_define_emulator_targets emu_include include_dir)
       target_link_libraries(wavekit_emulator_${arch} INTERFACE Boost::context ${builtins})
     endif()
   endforeach()
+  set(${found} TRUE PARENT_SCOPE)
 endfunction()
-
-# The shim and headers: from this source tree (the emulator is its own component, emu/, with the
-# same include spelling), or from the installation this file belongs to (one include directory).
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/../emu/include/wavekit/emu/hip/hip_runtime.h)
-  set(_wavekit_emu_include ${CMAKE_CURRENT_LIST_DIR}/../emu/include)
-  set(_wavekit_emulator_include ${CMAKE_CURRENT_LIST_DIR}/../include)
-  set(WAVEKIT_CHEVRON_LAUNCHER ${CMAKE_CURRENT_LIST_DIR}/../tools/emu_chevron_launcher.py)
-else()
-  get_filename_component(_wavekit_prefix ${CMAKE_CURRENT_LIST_DIR}/../../.. ABSOLUTE)
-  set(_wavekit_emu_include ${_wavekit_prefix}/include)
-  set(_wavekit_emulator_include ${_wavekit_prefix}/include)
-  set(WAVEKIT_CHEVRON_LAUNCHER ${_wavekit_prefix}/share/wavekit/emu_chevron_launcher.py)
-endif()
-_wavekit_define_emulator_targets(${_wavekit_emu_include} ${_wavekit_emulator_include})
-
-# The compiler launcher of emulated targets, kept in the cache so that any directory sees it.
-if(Python3_Interpreter_FOUND)
-  set(_wavekit_launcher ${Python3_EXECUTABLE} ${WAVEKIT_CHEVRON_LAUNCHER})
-  if(WAVEKIT_CCACHE)
-    list(APPEND _wavekit_launcher ${WAVEKIT_CCACHE})
-  endif()
-  set(WAVEKIT_EMULATOR_LAUNCHER "${_wavekit_launcher}" CACHE INTERNAL "compiler launcher of wavekit_emulated targets")
-endif()
 
 function(wavekit_emulated target arch)
   if(NOT arch MATCHES "^(gfx942|gfx950)$")
@@ -173,9 +208,9 @@ function(wavekit_emulated target arch)
   if(problem)
     message(FATAL_ERROR "${problem}")
   endif()
-  if(NOT TARGET wavekit::emulator_${arch})
-    message(FATAL_ERROR "wavekit_emulated(${target}): the emulator needs Boost.Context "
-                        "(Debian: apt-get install libboost-context-dev)")
+  wavekit_find_emulator(found)
+  if(NOT found)
+    message(FATAL_ERROR "wavekit_emulated(${target}): the emulator needs ${WAVEKIT_EMULATOR_MISSING}")
   endif()
   _wavekit_check_emulated_arithmetic()
   target_link_libraries(${target} PRIVATE wavekit::emulator_${arch})
@@ -198,10 +233,14 @@ function(wavekit_emulated target arch)
                      "(unoptimised, kernels run about 8x slower on the emulator)")
     endif()
   endif()
-  if(WAVEKIT_EMULATOR_LAUNCHER)
-    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${WAVEKIT_EMULATOR_LAUNCHER}")
-  else()
-    message(WARNING "wavekit_emulated(${target}): no Python 3, so kernel<<<...>>> launches will not compile "
-                    "(hipLaunchKernelGGL works)")
+  # The launch rewriter goes in front of the target's own launcher (initialised from
+  # CMAKE_CXX_COMPILER_LAUNCHER: ccache, distcc, ...), which it runs with the rewritten command.
+  get_target_property(launcher ${target} CXX_COMPILER_LAUNCHER)
+  if(NOT launcher MATCHES "emu_chevron_launcher")
+    set(chain ${WAVEKIT_EMULATOR_LAUNCHER})
+    if(launcher)
+      list(APPEND chain ${launcher})
+    endif()
+    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${chain}")
   endif()
 endfunction()

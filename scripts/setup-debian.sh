@@ -2,7 +2,8 @@
 # Installs what wavekit's build, tests and examples need on Debian bookworm:
 #   - Debian packages (only those missing; uses sudo when not root)
 #   - a Python virtual environment in .venv (on Debian's python3) with the pinned packages of
-#     tools/requirements.txt
+#     tools/requirements.txt, and PyPI's CMake 3.22.6 in .venv/cmake-3.22 (the oldest CMake
+#     wavekit's consumers may use; a package test builds a consumer with it)
 # Safe to run repeatedly; it does nothing when everything is present. The configure step looks up
 # every program and library below and names its package when one is missing; the test
 # "unit.setup: ..." fails when it found one whose package this list does not name.
@@ -52,4 +53,12 @@ for line in open(sys.argv[1]):
 PY
   echo "wavekit setup: installing Python packages into $venv"
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check -r "$root/tools/requirements.txt"
+fi
+# The oldest CMake wavekit's consumers may use, for test/package's consumer build: PyPI's, in its
+# own folder so that it never shadows the system cmake.
+cmake_min="$venv/cmake-3.22"
+if [ "$("$cmake_min/cmake/data/bin/cmake" --version 2>/dev/null | head -n1)" != "cmake version 3.22.6" ]; then
+  echo "wavekit setup: installing CMake 3.22.6 into $cmake_min"
+  rm -rf "$cmake_min"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check --target "$cmake_min" cmake==3.22.6
 fi

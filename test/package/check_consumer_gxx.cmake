@@ -35,6 +35,11 @@ run(${WORK_DIR}/host/consumer)
 if(EXISTS ${WORK_DIR}/host/consumer_emulated)
   message(FATAL_ERROR "the g++ consumer built an emulated program")
 endif()
+# A consumer of the headers alone made wavekit look nothing up: no Boost, no Python, no ccache.
+file(STRINGS ${WORK_DIR}/host/CMakeCache.txt looked_up REGEX "^(Boost_DIR|boost_context_DIR|_?Python3_EXECUTABLE|WAVEKIT_CCACHE|WAVEKIT_EMULATOR_LAUNCHER)[:=]")
+if(looked_up)
+  message(FATAL_ERROR "a headers-only consumer's configure looked up the emulator's dependencies: ${looked_up}")
+endif()
 
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/emulated -G ${GENERATOR}
                         -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DWAVEKIT_CONSUME=subdirectory

@@ -1,6 +1,8 @@
 // Byte shuffles with v_perm_b32 (one instruction picks any 4 of 8 bytes).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdint>

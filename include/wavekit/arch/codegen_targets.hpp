@@ -6,6 +6,8 @@
 // instruction is emitted.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/platform.hpp"
 

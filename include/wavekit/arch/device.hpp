@@ -3,6 +3,8 @@
 // benchmarks to pick the fp8 format (with_device_fp8) or to skip on another device.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdio>

@@ -4,6 +4,8 @@
 // (MI300X for gfx942, MI355X for gfx950); docs/platform.md has the table and its sources.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target.hpp"
 
 namespace wavekit::arch {

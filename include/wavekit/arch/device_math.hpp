@@ -11,6 +11,8 @@
 // parameter (core/silu.hpp) get device_exp.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cmath>

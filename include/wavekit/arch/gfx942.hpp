@@ -3,6 +3,8 @@
 // docs/hardware.md.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include "wavekit/arch/matrix_formats.hpp"

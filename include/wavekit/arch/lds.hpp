@@ -12,6 +12,8 @@
 // divergence), and only the active lanes write. wavekit's tile loaders move LDS data through them.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdint>

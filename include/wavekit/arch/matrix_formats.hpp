@@ -4,6 +4,8 @@
 // for tests, examples and benchmarks) asks this header. Host code can use it: no HIP here.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <type_traits>
 
 #include "wavekit/arch/target.hpp"

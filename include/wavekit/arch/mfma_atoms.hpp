@@ -12,6 +12,8 @@
 // for the other target compiles a trap instead).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <type_traits>
 
 #include "wavekit/arch/gfx942.hpp"

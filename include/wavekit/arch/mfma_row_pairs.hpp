@@ -16,6 +16,8 @@
 //      (r < 2) of lane l holds real row 2 (l / 16) + r (acc_row) of column l % 16.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

@@ -12,6 +12,8 @@
 // calls them where a GPU runs the library's sequences.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 namespace wavekit::platform {
 
 #if defined(WAVEKIT_PLATFORM_LDS_HOOKS)

@@ -3,6 +3,8 @@
 // run of MFMAs) is fenced with schedule_fence(). The emulator runs the source in order anyway.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include "wavekit/core/platform.hpp"

@@ -7,6 +7,8 @@
 // Everything else tests these symbols (or arch::current_target), never __gfx942__ directly.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #if defined(__gfx942__)
 #define WAVEKIT_TARGET_GFX942 1
 #else

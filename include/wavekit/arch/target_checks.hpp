@@ -3,6 +3,8 @@
 // both give the same message.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 
 #include "wavekit/arch/matrix_formats.hpp"

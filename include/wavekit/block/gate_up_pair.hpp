@@ -20,6 +20,8 @@
 // conflicts); it reuses the mainloop's LDS (BlockM x BlockN / 2 x 4 bytes must fit in it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

@@ -6,6 +6,8 @@
 // requantisation and output + LSE are further epilogues of the same shape.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

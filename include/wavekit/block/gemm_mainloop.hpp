@@ -27,6 +27,8 @@
 // elements early and its loaders read those as 0 (load_skipping), in the prologue only.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <type_traits>

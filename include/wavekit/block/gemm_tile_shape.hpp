@@ -5,6 +5,8 @@
 // barrier per K step). Plain C++: configs, plans and kernels all read it.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 
 #include "wavekit/arch/target.hpp"

@@ -18,6 +18,8 @@
 // scale Inf, so the group's finite values become 0 and its Infs NaN (Inf / Inf), as on the host.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdint>

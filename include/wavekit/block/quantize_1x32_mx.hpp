@@ -29,6 +29,8 @@
 // calls quantize_fp4_octet on registers; the kernel form here runs the item over a whole tensor.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdint>

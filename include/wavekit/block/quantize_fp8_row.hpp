@@ -15,6 +15,8 @@
 // still written once; a transposing store through LDS would merge them, see docs/glue.md).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <cstdint>

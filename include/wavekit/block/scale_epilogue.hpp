@@ -5,6 +5,8 @@
 // registers during it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 #include "wavekit/arch/buffer.hpp"

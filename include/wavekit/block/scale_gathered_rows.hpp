@@ -8,6 +8,8 @@
 // factors are read once per row, after the loop.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 #include "wavekit/arch/buffer.hpp"

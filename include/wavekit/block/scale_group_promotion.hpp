@@ -21,6 +21,8 @@
 // A may carry one scale per row for all of K instead (per-token quantized activations).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

@@ -3,6 +3,8 @@
 // (block/gemm_mainloop.hpp documents them) do nothing.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/platform.hpp"

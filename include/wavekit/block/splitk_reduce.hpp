@@ -2,6 +2,8 @@
 // order, so the result is the same run after run (no atomics). Every GEMM's split-K ends with it.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cstddef>

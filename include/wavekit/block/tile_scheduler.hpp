@@ -9,6 +9,8 @@
 // same tile answer from their own grids.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include "wavekit/core/math.hpp"

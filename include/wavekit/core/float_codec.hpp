@@ -11,6 +11,8 @@
 // instruction wrappers are tested against.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 #include "wavekit/core/float_format.hpp"

@@ -3,6 +3,8 @@
 // docs/hardware.md 2.1.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 namespace wavekit {

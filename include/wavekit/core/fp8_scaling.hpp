@@ -7,6 +7,8 @@
 //                 bit the host quantizer's rule (host/quantize_blockscale.hpp)
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 namespace wavekit {
 
 enum class fp8_scaling { per_tensor, group_1x128 };

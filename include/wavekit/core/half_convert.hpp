@@ -3,6 +3,8 @@
 // nearest even, and beyond fp16's range gives +-Inf (IEEE), as the hardware does.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

@@ -1,6 +1,8 @@
 // Storage orders of GEMM operands.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 namespace wavekit {
 
 // k_contiguous: A [M][K], B [N][K] (K innermost). mn_contiguous: A [K][M], B [K][N].

@@ -1,6 +1,8 @@
 // Small integer helpers shared by host and device code.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <type_traits>
 #include <utility>
 

@@ -22,6 +22,8 @@
 // halves away from zero (others).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 #include "wavekit/core/numeric_types.hpp"

@@ -6,6 +6,8 @@
 // 0xFF800000 on amax's fp32 bits: aiter's MXFP4 rule, docs/hardware.md 7.3) and log2(0) = -inf.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 #include "wavekit/core/numeric_types.hpp"

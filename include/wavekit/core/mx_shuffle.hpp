@@ -7,6 +7,8 @@
 //     (r / 32) (padded_cols / 8) 256 + (r % 16) 4 + r / 16 % 2  +  (c / 8) 256 + (c % 4) 64 + (c / 4 % 2) 2
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/core/platform.hpp"
 
 namespace wavekit {

@@ -16,6 +16,8 @@
 //                        Inf on overflow, see docs/hardware.md 2.2 and 2.3)
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

@@ -1,6 +1,8 @@
 // Compiler and execution-space macros shared by every wavekit header.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 // Functions usable from host code and from kernels (WAVEKIT_HOST_DEVICE) or from kernels only
 // (WAVEKIT_DEVICE). Under HIP they carry __host__ __device__ / __device__; in the CPU emulator and
 // in plain C++ everything is host code, so the host-side parts of core/ build with any C++20

@@ -6,6 +6,8 @@
 //   allocate(ws.value());
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdio>
 #include <cstdlib>
 #include <optional>

@@ -10,6 +10,8 @@
 //   config_id_name(id)                     "<name>" (the codegen instances and tuned tables use it)
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <tuple>
 
 #include "wavekit/core/type_list.hpp"

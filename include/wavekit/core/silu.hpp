@@ -14,6 +14,8 @@
 // step or give the reference the device's exponential (docs/glue.md).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 
 #include "wavekit/core/platform.hpp"

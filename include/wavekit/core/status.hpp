@@ -1,6 +1,8 @@
 // Results of host-side validation: a code for programs and a message for people.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <initializer_list>
 #include <string>

@@ -2,6 +2,8 @@
 // ", A, B, C", so `tuple_after_first_t<void WAVEKIT_LIST(X)>` is std::tuple<A, B, C>.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <tuple>
 
 namespace wavekit {

@@ -2,6 +2,8 @@
 // these need clang, which both the device compiler and the CPU emulator build use.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #if !defined(__clang__)
 #error \
     "wavekit/core/vector.hpp needs clang (ext_vector_type): it is device and emulator code; host-only code includes core/, host/ and the plan queries without it"

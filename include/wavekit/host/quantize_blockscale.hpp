@@ -7,6 +7,8 @@
 // what a block-scaled GEMM reads.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

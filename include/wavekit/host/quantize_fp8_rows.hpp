@@ -8,6 +8,8 @@
 // Any values: NaN and Inf go through the same IEEE arithmetic the device's does.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <span>
 #include <stdexcept>

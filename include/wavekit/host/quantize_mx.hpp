@@ -24,6 +24,8 @@
 // Under both the scale is the same, -0 stays -0, and non-finite input is rejected.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

@@ -1,6 +1,8 @@
 // Plain C++ reference GEMM and the error bounds kernels are checked against.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

@@ -3,6 +3,8 @@
 // bounds, their magnitudes sum_s w_s |o_s|.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

@@ -15,6 +15,8 @@
 // what an error bound needs: magnitude[i][h][d] = sum_j p_j |V_jd|. Threads split the sequences.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

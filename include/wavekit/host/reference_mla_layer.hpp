@@ -20,6 +20,8 @@
 // full-size layer has 128 of up to 8192 rows each; a few suffice), a thread each.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

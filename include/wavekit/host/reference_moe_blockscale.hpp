@@ -19,6 +19,8 @@
 // (host/reference_moe_mx.hpp) shares.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

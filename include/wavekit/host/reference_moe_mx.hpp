@@ -14,6 +14,8 @@
 // double.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <vector>
 
 #include "wavekit/core/numeric_types.hpp"

@@ -29,6 +29,8 @@
 // (hidden 7168), decoding the MX bytes as it goes.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <array>
 #include <cstddef>
 #include <cstdint>

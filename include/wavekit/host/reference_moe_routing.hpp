@@ -5,6 +5,8 @@
 // a zero sum is not renormalised (routing.hpp's rules for non-finite logits).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

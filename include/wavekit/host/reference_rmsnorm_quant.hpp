@@ -19,6 +19,8 @@
 // follows host/quantize_fp8_rows.hpp (NaN stays NaN; a 1x128 group never takes NaN as its amax).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <cstddef>
 #include <span>

@@ -17,6 +17,8 @@
 // NaN) and NaN is never the amax.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <span>
 #include <stdexcept>

@@ -12,6 +12,8 @@
 // test/host/test_shuffle_mx.cpp).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <span>

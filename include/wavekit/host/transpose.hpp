@@ -1,6 +1,8 @@
 // Host-side matrix transpose, for laying out operands in the other storage order.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <vector>
 

@@ -19,6 +19,8 @@
 // target, or gives its status (ops/gemm_fp8_blockscale/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include "wavekit/arch/device.hpp"

@@ -8,6 +8,8 @@
 // target, or gives its status (ops/gemm_fp8_direct/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/ops/gemm_fp8_direct/kernel.hpp"
 #include "wavekit/ops/gemm_fp8_direct/problem.hpp"
 #include "wavekit/ops/gemm_fp8_direct/supports.hpp"

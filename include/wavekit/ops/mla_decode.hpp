@@ -18,6 +18,8 @@
 // ({chunk, splits}) any.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <string>

@@ -39,6 +39,8 @@
 // gives its status (ops/moe/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <string>

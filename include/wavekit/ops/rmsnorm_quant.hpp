@@ -14,6 +14,8 @@
 // on a target, or gives its status (ops/rmsnorm_quant/supports.hpp; the README's support matrix is made from it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include "wavekit/arch/device.hpp"

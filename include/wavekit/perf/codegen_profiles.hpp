@@ -3,6 +3,8 @@
 // A test fails when this file differs from what the current reports give.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <array>
 
 #include "wavekit/perf/kernel_profile.hpp"

@@ -6,6 +6,8 @@
 // ops' tests check against the emulator's counters.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -4,6 +4,8 @@
 // fresh report by a test). Plain C++, no HIP.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string_view>
 
 #include "wavekit/arch/target.hpp"

@@ -14,6 +14,8 @@
 // fraction of peak; L2 serves every byte loaded, at its aggregate width.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -1,6 +1,8 @@
 // Finding a kernel's codegen profile (perf/codegen_profiles.hpp) by its instance and kernel name.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string_view>
 
 #include "wavekit/perf/codegen_profiles.hpp"

@@ -18,6 +18,8 @@
 // which would otherwise share a half of the banks.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/tile/tile_concepts.hpp"

@@ -2,6 +2,8 @@
 // composition fails where the parts meet rather than deep inside an instantiation.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <concepts>
 #include <cstdint>
 

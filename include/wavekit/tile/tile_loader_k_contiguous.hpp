@@ -16,6 +16,8 @@
 // 16-byte chunk stays contiguous and moving along K is a uniform offset still (16 bytes a byte).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 #include "wavekit/arch/buffer.hpp"

@@ -13,6 +13,8 @@
 // Needs rows_total % unit_rows == 0.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

@@ -15,6 +15,8 @@
 // warp MMA reads the pair's tile as one tile of Rows rows.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 
 #include "wavekit/arch/buffer.hpp"

@@ -14,6 +14,8 @@
 // amax is two DPP moves) and 32 lanes write a row's RowBytes fp4 bytes at once.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstdint>
 #include <type_traits>
 

@@ -8,6 +8,8 @@
 // (ops/<op>/tuning.hpp); the table only requires them to be plain words.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <compare>
 #include <optional>
 #include <string>

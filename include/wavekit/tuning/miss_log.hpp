@@ -15,6 +15,8 @@
 // without bound, and no key ever prints twice.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdio>
 #include <functional>

@@ -3,6 +3,8 @@
 // a value.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <optional>
 #include <string_view>

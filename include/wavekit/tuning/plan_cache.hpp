@@ -12,6 +12,8 @@
 //                    [&] { return tuned_or_model(...); });
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>

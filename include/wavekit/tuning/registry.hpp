@@ -17,6 +17,8 @@
 // per key (tuned_or_model.hpp; set_unusable_sink sends the lines elsewhere).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <atomic>
 #include <cstdint>
 #include <cstdio>

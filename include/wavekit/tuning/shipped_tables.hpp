@@ -4,6 +4,8 @@
 // embedded' fails while it differs from them.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 namespace wavekit::tuning {
 
 struct shipped_table {

@@ -19,6 +19,8 @@
 // status, never a crash (test/tuning/test_table_fuzz.cpp).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <charconv>
 #include <cstddef>

@@ -12,6 +12,8 @@
 // goes through here, so an entry the launch would refuse never sizes a workspace.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <optional>
 #include <string>
 

@@ -28,6 +28,8 @@
 // (Atom::scale_block).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <concepts>
 #include <cstdint>
 #include <type_traits>

@@ -7,6 +7,8 @@
 // equal values go to the lower id; NaN counts as -Inf. Every lane receives every selection.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
 #include <climits>

@@ -6,6 +6,8 @@
 // readable message; name() reads like "gemm_fp8_bs<256x128x64, w4x2, mfma32x32x16, sk2>".
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"

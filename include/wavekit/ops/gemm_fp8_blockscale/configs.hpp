@@ -2,6 +2,8 @@
 // report and the tests), and their identifiers for run-time dispatch.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <tuple>
 
 #include "wavekit/core/layout.hpp"

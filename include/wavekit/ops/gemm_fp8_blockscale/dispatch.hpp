@@ -9,6 +9,8 @@
 // each config on the target). Splits are powers of two with at least 4 scale groups each.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <string>

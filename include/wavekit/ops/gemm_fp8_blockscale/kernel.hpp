@@ -2,6 +2,8 @@
 // main kernel over a (N tiles, M tiles, splits) grid, and the split-K reduction.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cstring>

@@ -3,6 +3,8 @@
 // The plans are chosen with it (dispatch.hpp).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <string>
 #include <vector>

@@ -14,6 +14,8 @@
 // would refuse return that status (same code, same message).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <string>
 

@@ -8,6 +8,8 @@
 // (validate_query) and the fp8 format the target's matrix cores read.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target_checks.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"

@@ -1,6 +1,8 @@
 // The kernel of gemm_fp8_direct (see problem.hpp) and its launcher.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include "wavekit/arch/codegen_targets.hpp"

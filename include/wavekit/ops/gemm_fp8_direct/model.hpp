@@ -3,6 +3,8 @@
 // codegen figures of the instance of the format the target reads.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <vector>
 
 #include "wavekit/arch/target.hpp"

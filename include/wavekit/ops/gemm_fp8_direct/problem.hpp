@@ -11,6 +11,8 @@
 // ops/gemm_fp8_direct/kernel.hpp holds the kernel and its launcher (ops/gemm_fp8_direct.hpp).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>

@@ -8,6 +8,8 @@
 // format the target's matrix cores read (its MFMA exists only for that format there).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target_checks.hpp"
 #include "wavekit/ops/gemm_fp8_direct/problem.hpp"
 

@@ -11,6 +11,8 @@
 // transform.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <type_traits>

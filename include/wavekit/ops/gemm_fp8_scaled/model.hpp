@@ -3,6 +3,8 @@
 // are chosen with it (plan.hpp), and its bytes are the skinny plans' read budget.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 #include <vector>
 

@@ -20,6 +20,8 @@
 // slower in the model than M = 17 at N = 2304 (too few workgroups to stream B).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <cstddef>
 #include <string>

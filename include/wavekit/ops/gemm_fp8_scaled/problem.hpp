@@ -13,6 +13,8 @@
 // defaults.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>

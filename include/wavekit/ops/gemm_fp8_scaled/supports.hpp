@@ -9,6 +9,8 @@
 // (bf16 or fp16) is checked when the arguments form, so it is no question here.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target_checks.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"

@@ -5,6 +5,8 @@
 // name() reads like "gemm_half<256x128x32, w4x2, mfma32, sk2>". Plain C++: the plan reads it.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 #include <tuple>
 

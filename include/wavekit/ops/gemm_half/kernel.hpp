@@ -8,6 +8,8 @@
 // need only be a multiple of 8), the 2D tile scheduler with split-K, and the store epilogue.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <type_traits>

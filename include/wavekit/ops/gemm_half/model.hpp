@@ -4,6 +4,8 @@
 // (plan.hpp).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 #include <vector>
 

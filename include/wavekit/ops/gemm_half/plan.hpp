@@ -10,6 +10,8 @@
 // limited by the workspace. Queries on a problem the call would refuse return that status.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <string>
 

@@ -12,6 +12,8 @@
 // default: a problem is always constructed with one.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>

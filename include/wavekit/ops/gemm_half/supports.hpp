@@ -8,6 +8,8 @@
 // form and run on both targets, so they are no question here.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/ops/gemm_half/plan.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
 

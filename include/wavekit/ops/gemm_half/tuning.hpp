@@ -6,6 +6,8 @@
 //   value: config_id_name of the config ("large"), K splits
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <optional>
 #include <string>
 

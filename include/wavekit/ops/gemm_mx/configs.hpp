@@ -5,6 +5,8 @@
 // elements). name() reads like "gemm_mx<128x128x128B, w2x2, mfma16>".
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"

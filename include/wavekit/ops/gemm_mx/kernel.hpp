@@ -7,6 +7,8 @@
 // (K need only be a multiple of 32), the 2D tile scheduler with split-K, and the store epilogue.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <type_traits>

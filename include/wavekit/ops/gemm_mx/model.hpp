@@ -4,6 +4,8 @@
 // model's time for them. Scales are one e8m0 byte per 32 elements of each operand.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <string>
 #include <vector>

@@ -19,6 +19,8 @@
 // reaches memory.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

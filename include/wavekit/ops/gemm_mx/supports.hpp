@@ -10,6 +10,8 @@
 // the plan query's (validate_query: the shape, then gfx950 only), which the launch runs.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
 

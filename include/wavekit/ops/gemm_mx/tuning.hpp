@@ -8,6 +8,8 @@
 //          ("gemv4": gemv_config<4>), K splits
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <optional>
 #include <string>
 

@@ -4,6 +4,8 @@
 // KV rows a step. name() reads like "mla_decode<w8, kv32>".
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 
 #include "wavekit/core/shipped_configs.hpp"

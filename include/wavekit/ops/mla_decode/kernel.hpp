@@ -22,6 +22,8 @@
 // zeros and lse = -inf.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <algorithm>

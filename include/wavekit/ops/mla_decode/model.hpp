@@ -4,6 +4,8 @@
 // launch's own (choose_config, choose_splits with the target's device facts).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <string>

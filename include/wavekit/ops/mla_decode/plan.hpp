@@ -21,6 +21,8 @@
 // would still compute the right output, with splits sized for another problem.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

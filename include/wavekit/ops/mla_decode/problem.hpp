@@ -22,6 +22,8 @@
 // anything is launched. The launch itself then reads device memory only (graph-safe).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -8,6 +8,8 @@
 // partial_lse [q_rows][heads][max_splits]; a sequence with n splits fills the first n of each.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cstdint>

@@ -17,6 +17,8 @@
 // The tables' values (lengths, pages, whether the plan covers them) are data, checked per call.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 #include <type_traits>
 

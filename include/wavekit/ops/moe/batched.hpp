@@ -7,6 +7,8 @@
 // table and row table; input rows past a count are never read, tiles past it cost nothing.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cstddef>

@@ -3,6 +3,8 @@
 // kernels and the launch are in ops/moe/batched.hpp, which describes the layout.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -5,6 +5,8 @@
 // like "moe_gemm<64x128x64, w2x2, mfma16>".
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"

@@ -7,6 +7,8 @@
 // name() reads like "moe_gemm_fp8<16x128x64, w1x4, mfma16>" (gfx942's K step).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"

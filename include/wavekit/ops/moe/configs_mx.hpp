@@ -2,6 +2,8 @@
 // the MX GEMM config of the same M tile. Plain C++ (the plan and the performance model ask it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/ops/gemm_mx/configs.hpp"
 #include "wavekit/ops/moe/configs.hpp"
 

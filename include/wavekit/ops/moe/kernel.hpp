@@ -23,6 +23,8 @@
 // up's, per half of the pair block), under the same epilogues.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cstdint>

@@ -22,6 +22,8 @@
 // logical rows and K only.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <type_traits>

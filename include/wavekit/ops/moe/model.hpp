@@ -17,6 +17,8 @@
 // return after one table read and are left out.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -16,6 +16,8 @@
 // needs only its own rows behind it).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>

@@ -5,6 +5,8 @@
 // over 64 or 128 rows.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 #include <cstddef>
 #include <string>

@@ -16,6 +16,8 @@
 // every run. Ids outside [0, experts) contribute nothing (the sort counts them).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>

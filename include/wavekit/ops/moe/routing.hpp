@@ -42,6 +42,8 @@
 // moe.md, "Routing").
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -3,6 +3,8 @@
 // Launch: blocks of 4 waves, one token a wave; PerLane = ceil(experts / 64) chosen at launch.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cmath>

@@ -19,6 +19,8 @@
 // kernels cover the capacity, and tiles past the ones in use exit at once.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>

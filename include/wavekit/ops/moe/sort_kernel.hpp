@@ -12,6 +12,8 @@
 // per local expert, spread over 16 waves.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cstdint>

@@ -16,6 +16,8 @@
 // scale blocks for fp8 weights) and the target's; routing's are its rule's and the target's.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <type_traits>
 
 #include "wavekit/arch/target_checks.hpp"

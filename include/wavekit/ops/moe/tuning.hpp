@@ -8,6 +8,8 @@
 //          names), splits 1 (the grouped GEMMs do not split K)
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <optional>
 #include <string>
 

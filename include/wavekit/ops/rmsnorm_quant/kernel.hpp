@@ -11,6 +11,8 @@
 // and the outputs moves once; the row never leaves registers.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cmath>

@@ -4,6 +4,8 @@
 // bytes: once), writing the residual, q and its scales.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <vector>
 

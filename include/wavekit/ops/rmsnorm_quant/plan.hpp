@@ -4,6 +4,8 @@
 // are L2 hits), past that rows share them and the weight is read once per workgroup.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <algorithm>
 
 #include "wavekit/arch/device_facts.hpp"

@@ -20,6 +20,8 @@
 // row's finite values become 0 and its Infs NaN.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

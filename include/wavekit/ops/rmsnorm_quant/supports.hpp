@@ -10,6 +10,8 @@
 // read. T (bf16 / fp16) runs on both targets.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target_checks.hpp"
 #include "wavekit/ops/rmsnorm_quant/problem.hpp"
 

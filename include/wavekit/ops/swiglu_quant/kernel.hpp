@@ -10,6 +10,8 @@
 // byte of q and its scales written once.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <hip/hip_runtime.h>
 
 #include <cstdint>

@@ -3,6 +3,8 @@
 // and written once.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <vector>
 

@@ -14,6 +14,8 @@
 // arithmetic through the formula (core/silu.hpp lists the cases; docs/glue.md).
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -10,6 +10,8 @@
 // runs on both targets.
 #pragma once
 
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
 #include "wavekit/arch/target_checks.hpp"
 #include "wavekit/ops/swiglu_quant/problem.hpp"
 
