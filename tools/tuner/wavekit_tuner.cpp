@@ -53,8 +53,8 @@ struct timed_chooser {
 status run(const tuner::options& o) {
   const arch::device_arch device = arch::current_device_arch();
   if (device.kind != o.arch)
-    return {status_code::bad_config, "--arch " + std::string(arch::to_string(o.arch)) + " but the device is '" +
-                                         device.name + "': tune on a device of the target"};
+    return {status_code::unsupported_target, "--arch " + std::string(arch::to_string(o.arch)) + " but the device is '" +
+                                                 device.name + "': tune on a device of the target"};
   int index = 0;
   hipDeviceProp_t prop;
   if (hipGetDevice(&index) != hipSuccess || hipGetDeviceProperties(&prop, index) != hipSuccess)

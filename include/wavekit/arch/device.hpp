@@ -63,7 +63,8 @@ template <class Fp8>
 status check_device_fp8_format(const device_arch& device, const char* op) {
   if (device.name.empty()) return {status_code::launch_failed, std::string(op) + ": cannot query the device"};
   if (device.kind == target::host)
-    return {status_code::bad_config, std::string(op) + ": device " + device.name + " is neither gfx942 nor gfx950"};
+    return {status_code::unsupported_target,
+            std::string(op) + ": device " + device.name + " is neither gfx942 nor gfx950"};
   return check_fp8_format<Fp8>(device.kind, op);  // the rule ops' supports() ask too
 }
 

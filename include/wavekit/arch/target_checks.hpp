@@ -18,7 +18,7 @@ namespace wavekit::arch {
 // as a failed launch; its supports() refuses them with this message.)
 inline status check_kernel_target(const std::string& what, target t) {
   if (t == target::gfx942 || t == target::gfx950) return status::success();
-  return {status_code::bad_config, what + ": kernels are built for gfx942 and gfx950, not " + to_string(t)};
+  return {status_code::unsupported_target, what + ": kernels are built for gfx942 and gfx950, not " + to_string(t)};
 }
 
 // Whether target t's matrix cores read Fp8 (arch/matrix_formats.hpp): success, or the status an
@@ -28,9 +28,9 @@ template <class Fp8>
 status check_fp8_format(target t, const std::string& op) {
   if (status s = check_kernel_target(op, t); !s.ok()) return s;
   if (!reads_fp8<Fp8>(t))
-    return {status_code::bad_config, op + ": " + to_string(t) + " reads fp8 as " +
-                                         (t == target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
-                                         "; the operands are another fp8 type"};
+    return {status_code::bad_format, op + ": " + to_string(t) + " reads fp8 as " +
+                                                 (t == target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
+                                                 "; the operands are another fp8 type"};
   return status::success();
 }
 

@@ -51,7 +51,7 @@ struct gemm_plan_info {
 // op and the problem ("gemm_half 64x64x256 k_contiguous").
 inline status check_plan_target(const std::string& what, arch::target t) {
   if (t != arch::target::gfx942 && t != arch::target::gfx950)
-    return {status_code::bad_config, what + ": plans are for gfx942 or gfx950, not " + arch::to_string(t)};
+    return {status_code::unsupported_target, what + ": plans are for gfx942 or gfx950, not " + arch::to_string(t)};
   return status::success();
 }
 

@@ -81,9 +81,9 @@ inline status check_splitk_launch(const std::string& name, const std::string& pr
     return {status_code::null_pointer, name + " on " + problem + ": argument workspace is null and split-K needs " +
                                            std::to_string(need) + " bytes of it"};
   if (need > 0 && workspace_bytes < need)
-    return {status_code::bad_config, name + " on " + problem + ": split-K needs a workspace of " +
-                                         std::to_string(need) + " bytes (have " + std::to_string(workspace_bytes) +
-                                         ")"};
+    return {status_code::workspace_too_small, name + " on " + problem + ": split-K needs a workspace of " +
+                                                  std::to_string(need) + " bytes (have " +
+                                                  std::to_string(workspace_bytes) + ")"};
   if (need > 0 && reinterpret_cast<std::uintptr_t>(workspace) % 16)
     return {status_code::bad_alignment,
             name + " on " + problem + ": argument workspace must be 16-byte aligned (16-byte vector stores)"};

@@ -13,11 +13,14 @@ namespace wavekit {
 enum class status_code {
   ok,
   null_pointer,
-  bad_shape,      // a size is zero, negative, or not a multiple the op needs
-  bad_alignment,  // a pointer or leading dimension breaks the op's vector-load alignment
-  too_large,      // an extent or byte offset past what 32-bit buffer offsets address
-  bad_config,     // an explicit tile configuration that cannot run this problem
-  launch_failed,  // the runtime refused the launch
+  bad_shape,            // a size is negative or not a multiple the op needs, an id out of range
+  bad_alignment,        // a pointer or leading dimension breaks the op's vector-load alignment
+  too_large,            // an extent or byte offset past what 32-bit buffer offsets address
+  bad_config,           // a tile configuration or plan that cannot run this problem, a bad setting
+  workspace_too_small,  // the workspace given holds fewer bytes than the plan needs
+  unsupported_target,   // the device or target is neither gfx942 nor gfx950
+  bad_format,   // an element format this op, path or target does not read
+  launch_failed,        // the runtime refused the launch
 };
 
 // Human-readable name of a status code ("bad_shape").
@@ -29,12 +32,16 @@ constexpr const char* to_string(status_code c) {
     case status_code::bad_alignment: return "bad_alignment";
     case status_code::too_large: return "too_large";
     case status_code::bad_config: return "bad_config";
+    case status_code::workspace_too_small: return "workspace_too_small";
+    case status_code::unsupported_target: return "unsupported_target";
+    case status_code::bad_format: return "bad_format";
     case status_code::launch_failed: return "launch_failed";
   }
   return "unknown";
 }
 
-class status {
+// [[nodiscard]]: a status that is dropped is a refusal nobody sees (the kernel did not run).
+class [[nodiscard]] status {
  public:
   status() = default;
   status(status_code code, std::string message) : code_(code), message_(std::move(message)) {}

@@ -179,7 +179,7 @@ TEST_CASE("blockscale GEMM: a config's own SplitK drives an explicit launch and 
     auto short_workspace = t.args();
     short_workspace.workspace_bytes = 64;
     const status s_short = gb::launch<sk3>(p, short_workspace, nullptr);
-    CHECK(s_short.code() == status_code::bad_config);
+    CHECK(s_short.code() == status_code::workspace_too_small);
     CHECK_THAT(s_short.message(), Catch::Contains("(have 64)"));
     // Misaligned: the alignment rule, not a null pointer.
     auto misaligned = t.args();
@@ -282,7 +282,7 @@ TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's stat
   // Plans are for gfx942 or gfx950.
   const gb::problem legal{64, 64, 256, layout::k_contiguous};
   const result<gb::plan_info> host_plan = gb::select_plan(legal, 0, arch::target::host);
-  CHECK(host_plan.error().code() == status_code::bad_config);
+  CHECK(host_plan.error().code() == status_code::unsupported_target);
   CHECK_THAT(host_plan.error().message(), Catch::Contains("plans are for gfx942 or gfx950, not host"));
   CHECK(!gb::workspace_bytes(legal, arch::target::host));
 }
@@ -378,7 +378,7 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
                               nullptr,
                               0};
     const status s = gemm_fp8_blockscale(p, wrong, nullptr);
-    CHECK(s.code() == status_code::bad_config);
+    CHECK(s.code() == status_code::bad_format);
     CHECK_THAT(s.message(), Catch::Contains("fp8"));
   });
 }

@@ -158,7 +158,7 @@ TEST_CASE("gemm_fp8_scaled: every bad input gets its status before any launch", 
     CHECK(gs::launch<gs::config_narrow>(p, good, 99, nullptr).code() == status_code::bad_config);
     auto small = good;
     small.workspace_bytes = 64;
-    CHECK(gs::launch<gs::config_narrow>(p, small, 2, nullptr).code() == status_code::bad_config);
+    CHECK(gs::launch<gs::config_narrow>(p, small, 2, nullptr).code() == status_code::workspace_too_small);
     // The device's format only: the other fp8 type is refused by the one-call API.
     using other = test::other_fp8_t<fp8>;
     const gs::args<other, bf16> wrong{reinterpret_cast<const other*>(good.a),
@@ -169,7 +169,7 @@ TEST_CASE("gemm_fp8_scaled: every bad input gets its status before any launch", 
                                       good.workspace,
                                       good.workspace_bytes};
     const status s = gemm_fp8_scaled(p, wrong, nullptr);
-    CHECK(s.code() == status_code::bad_config);
+    CHECK(s.code() == status_code::bad_format);
     CHECK(s.message().find("gemm_fp8_scaled: ") == 0);
   });
 }

@@ -206,7 +206,7 @@ TEST_CASE("gemm_half: every bad input gets its status before any launch", "[emu]
         "gemm_half<64x128x32, w2x2, mfma16, sk9> on 64x64x256 k_contiguous: splits must be in [1, K steps = 8]");
   auto small = good;
   small.workspace_bytes = 64;
-  CHECK(gh::launch<gh::config_narrow>(p, small, 2, nullptr).code() == status_code::bad_config);
+  CHECK(gh::launch<gh::config_narrow>(p, small, 2, nullptr).code() == status_code::workspace_too_small);
   CHECK(gemm_half_workspace_bytes(gh::problem{64, 40, 256, layout::k_contiguous}).error().code() ==
         status_code::bad_shape);
 }

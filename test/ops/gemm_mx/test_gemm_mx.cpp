@@ -153,7 +153,7 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
   } else {
     // gfx942 has no scaled MFMAs: refused by the launcher and by the one-call API, nothing runs.
     CHECK(status_of(p, good).message() == what + "MX formats run on gfx950's scaled MFMAs; gfx942 has none");
-    CHECK(gemm_mx(p, good, nullptr).code() == status_code::bad_config);
+    CHECK(gemm_mx(p, good, nullptr).code() == status_code::unsupported_target);
     CHECK(!gemm_mx_workspace_bytes(p));
   }
   auto a = good;
@@ -167,7 +167,7 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
         "gemm_mx 64x64x240 mxfp8: K must be a multiple of 32 (the MX scale block)");
   CHECK(status_of(gx::problem{64, 24, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
   CHECK(status_of(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
-  CHECK(status_of(gx::problem{64, 64, 256, static_cast<gx::mx_format>(7)}, good).code() == status_code::bad_shape);
+  CHECK(status_of(gx::problem{64, 64, 256, static_cast<gx::mx_format>(7)}, good).code() == status_code::bad_format);
   CHECK(status_of(gx::problem{1 << 20, 4096, 4096, gx::mx_format::mxfp8}, good).code() == status_code::too_large);
   // A and B past 2 GB are legal (each tile's buffer starts at its rows); a tile's 256 rows of K
   // are not, and MXFP4's halved bytes count there.
@@ -182,6 +182,6 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
     CHECK(gx::launch<gx::config_narrow>(p, good, 99, nullptr).code() == status_code::bad_config);
     auto small = good;
     small.workspace_bytes = 64;
-    CHECK(gx::launch<gx::config_narrow>(p, small, 2, nullptr).code() == status_code::bad_config);
+    CHECK(gx::launch<gx::config_narrow>(p, small, 2, nullptr).code() == status_code::workspace_too_small);
   }
 }

@@ -104,6 +104,7 @@ TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu
   a.workspace_bytes = 0;
   CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).message() ==
         what + "the workspace must hold " + std::to_string(need) + " bytes (have 0)");
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).code() == status_code::workspace_too_small);
   // The split partials' workspace: null and misaligned each get their own rule.
   a = t.args(split), a.workspace = nullptr;
   CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).message() ==
@@ -198,7 +199,7 @@ TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
     // The other fp8 format: the device does not read it.
     mla::args<test::other_fp8_t<fp8>> wrong{};
     CHECK(wavekit::mla_decode(paged.p, paged.view(), wrong, mla::split_plan{32, 2}, nullptr).code() ==
-          status_code::bad_config);
+          status_code::bad_format);
   });
   test::mla_case<bf16> t(16, {5}, {1}, 0, 43);
   auto a = t.args(mla::split_plan{32, 1});

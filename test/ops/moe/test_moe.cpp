@@ -96,7 +96,7 @@ TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]"
   a = t.args(), a.x = reinterpret_cast<const bf16*>(reinterpret_cast<const char*>(t.d_x) + 2);
   CHECK(status_of(p, a).code() == status_code::bad_alignment);
   a = t.args(), a.workspace_bytes = 100;
-  CHECK(status_of(p, a).code() == status_code::bad_config);
+  CHECK(status_of(p, a).code() == status_code::workspace_too_small);
   CHECK(status_of({8, 120, 64, 4, 2, 0, 4, layout::mn_contiguous}, t.args()).message() ==
         "moe 8 tokens, hidden 120, expert dim 64, top 2 of 4 experts (local [0, 4)), weights mn_contiguous: hidden "
         "must be a positive multiple of 16");

@@ -150,7 +150,7 @@ TEST_CASE("moe batched fp8: every bad input gets its status before any launch", 
           status_code::bad_config);  // 64-row tiles do not divide 32 rows
     // The other fp8 format: the device does not read it.
     CHECK(wavekit::moe_batched(p, moe::batched_blockscale_args<bf16, test::other_fp8_t<fp8>>{}, nullptr).code() ==
-          status_code::bad_config);
+          status_code::bad_format);
   });
 }
 

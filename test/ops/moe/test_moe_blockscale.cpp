@@ -111,7 +111,7 @@ TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 for
     // The other fp8 format: the device does not read it.
     using other = test::other_fp8_t<fp8>;
     const moe::blockscale_args<bf16, other> wrong{};
-    CHECK(wavekit::moe(p, wrong, nullptr).code() == status_code::bad_config);
+    CHECK(wavekit::moe(p, wrong, nullptr).code() == status_code::bad_format);
     CHECK(
         !moe::workspace_bytes({48, 192, 128, 8, 3, 0, 8, layout::k_contiguous}, 2, moe::weight_format::fp8_blockscale));
   });
@@ -150,7 +150,7 @@ TEST_CASE("moe fp8: every bad input gets its status before any launch", "[emu][m
     a = t.args(), a.gate = nullptr;
     CHECK(status_of(p, a).message() == what + "argument gate is null");
     a = t.args(), a.workspace_bytes = 100;
-    CHECK(status_of(p, a).code() == status_code::bad_config);
+    CHECK(status_of(p, a).code() == status_code::workspace_too_small);
     CHECK(status_of({8, 192, 128, 4, 2, 0, 4, layout::k_contiguous}, t.args()).message() ==
           "moe 8 tokens, hidden 192, expert dim 128, top 2 of 4 experts (local [0, 4)), weights k_contiguous: with fp8 "
           "block-scaled weights hidden and expert_dim must be multiples of 128 (the 128x128 scale blocks)");

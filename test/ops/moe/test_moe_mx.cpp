@@ -378,7 +378,7 @@ TEST_CASE("moe mxfp4: every bad input gets its status before any launch", "[emu]
   a.up_scale = nullptr;
   CHECK(status_of(p, a).message() == what + "argument up_scale is null");
   a = t.args(), a.workspace_bytes = 64;
-  CHECK(status_of(p, a).code() == status_code::bad_config);
+  CHECK(status_of(p, a).code() == status_code::workspace_too_small);
   a = t.args(), a.out = nullptr;
   CHECK(status_of(p, a).message() == what + "arguments out and out_unreduced are both null");
   // MXFP8 weights: no pre-shuffled layout (aiter's is of fp4 bytes).

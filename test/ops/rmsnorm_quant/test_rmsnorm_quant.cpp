@@ -374,7 +374,7 @@ TEST_CASE("rmsnorm_quant: bad inputs are refused before any launch, naming the a
     const rq::args<fp16, other> wrong{t, t, t, reinterpret_cast<other*>(memory), scales, 0.5f, 1e-6f};
     const status s = wavekit::rmsnorm_quant(p, wrong, nullptr);
     INFO(s.message());
-    CHECK(s.code() == status_code::bad_config);
+    CHECK(s.code() == status_code::bad_format);
     CHECK(s.message().find("rmsnorm_quant") != std::string::npos);
   });
 }

@@ -304,7 +304,7 @@ TEST_CASE("swiglu_quant: bad inputs are refused before any launch, naming the ar
     const sq::args<bf16, other> wrong{x, reinterpret_cast<other*>(memory), scales, 0.5f};
     const status s = wavekit::swiglu_quant(p, wrong, nullptr);
     INFO(s.message());
-    CHECK(s.code() == status_code::bad_config);
+    CHECK(s.code() == status_code::bad_format);
     CHECK(s.message().find("swiglu_quant") != std::string::npos);
   });
 }

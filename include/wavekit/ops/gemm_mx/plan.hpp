@@ -150,7 +150,7 @@ inline status check_target(const problem& p, arch::target t) {
   const std::string what = "gemm_mx " + p.str();
   if (status s = block::check_plan_target(what, t); !s.ok()) return s;
   if (t != arch::target::gfx950)
-    return {status_code::bad_config,
+    return {status_code::unsupported_target,
             what + ": MX formats run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
   return status::success();
 }

@@ -128,13 +128,13 @@ inline status validate_shape(const problem& p) {
   const std::string what = "gemm_mx " + p.str() + ": ";
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
   if (p.format != mx_format::mxfp8 && p.format != mx_format::mxfp4)
-    return {status_code::bad_shape, what + "format must be mx_format::mxfp8 or mx_format::mxfp4"};
+    return {status_code::bad_format, what + "format must be mx_format::mxfp8 or mx_format::mxfp4"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
   if (p.k % scale_block) return {status_code::bad_shape, what + "K must be a multiple of 32 (the MX scale block)"};
   if (p.a != a_storage::mx && p.format != mx_format::mxfp4)
-    return {status_code::bad_shape, what + "a 16-bit A is quantized to MXFP4 only (the format must be mxfp4)"};
+    return {status_code::bad_format, what + "a 16-bit A is quantized to MXFP4 only (the format must be mxfp4)"};
   if (p.b == b_layout::preshuffled && p.format != mx_format::mxfp4)
-    return {status_code::bad_shape, what + "a pre-shuffled B is MXFP4 (shuffle_weight of fp4 bytes)"};
+    return {status_code::bad_format, what + "a pre-shuffled B is MXFP4 (shuffle_weight of fp4 bytes)"};
   if (p.b == b_layout::preshuffled && p.k % 64)
     return {status_code::bad_shape, what + "a pre-shuffled B needs K a multiple of 64 (its 32-byte tiles)"};
   // A and B may pass 2 GB: a block's buffers start at its tile's first row (block/gemm_block.hpp),
@@ -154,7 +154,7 @@ status validate(const problem& p, const args<Elem, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "gemm_mx " + p.str() + ": ";
   if (p.format != a.format || p.a != a_storage::mx)
-    return {status_code::bad_config, what + "the arguments hold " + to_string(a.format) +
+    return {status_code::bad_format, what + "the arguments hold " + to_string(a.format) +
                                          " tensors, the problem says " + to_string(p.format) +
                                          (p.a == a_storage::mx ? "" : std::string(" with A ") + to_string(p.a))};
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
@@ -169,7 +169,7 @@ status validate(const problem& p, const args_quantizing_a<T, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   const std::string what = "gemm_mx " + p.str() + ": ";
   if (p.format != mx_format::mxfp4 || p.a != a.a_stored)
-    return {status_code::bad_config, what + "the arguments hold a " + to_string(a.a_stored) +
+    return {status_code::bad_format, what + "the arguments hold a " + to_string(a.a_stored) +
                                          " A and MXFP4 B; the problem says " + to_string(p.format) + " with A " +
                                          to_string(p.a)};
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},

@@ -526,8 +526,8 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
   if (need && reinterpret_cast<std::uintptr_t>(a.workspace) % 16)
     return {status_code::bad_alignment, what + "argument workspace must be 16-byte aligned (the split partials)"};
   if (a.workspace_bytes < need)
-    return {status_code::bad_config, what + "the workspace must hold " + std::to_string(need) + " bytes (have " +
-                                         std::to_string(a.workspace_bytes) + ")"};
+    return {status_code::workspace_too_small, what + "the workspace must hold " + std::to_string(need) +
+                                                  " bytes (have " + std::to_string(a.workspace_bytes) + ")"};
   return status::success();
 }
 

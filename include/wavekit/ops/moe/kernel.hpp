@@ -292,8 +292,8 @@ status check_layer_arguments(const std::string& what, const pointer_argument& x,
       !s.ok())
     return s;
   if (workspace_bytes < need)
-    return {status_code::bad_config, what + "the workspace must hold " + std::to_string(need) + " bytes (have " +
-                                         std::to_string(workspace_bytes) + ")"};
+    return {status_code::workspace_too_small, what + "the workspace must hold " + std::to_string(need) +
+                                                  " bytes (have " + std::to_string(workspace_bytes) + ")"};
   return status::success();
 }
 

@@ -289,7 +289,7 @@ inline status validate_mx_shape(const problem& p) {
 template <class Elem>
 status check_mx_layout(const std::string& what, bool preshuffled) {
   if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
-    return {status_code::bad_config, what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)"};
+    return {status_code::bad_format, what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)"};
   return status::success();
 }
 
@@ -303,7 +303,7 @@ inline status check_mx_rounding(const std::string& what, mx_rounding r) {
 // The target rule: MX weights run on gfx950's scaled MFMAs.
 inline status check_mx_target(const problem& p, arch::target t) {
   if (t == arch::target::gfx950) return status::success();
-  return {status_code::bad_config,
+  return {status_code::unsupported_target,
           "moe " + p.str() + ": MX weights run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
 }
 

@@ -100,7 +100,7 @@ status supports(const problem& p, arch::target t, bool preshuffled = false) {
     return check_mx_target(p, t);
   }
   if (preshuffled)
-    return {status_code::bad_config, what + "only MX weights have a pre-shuffled layout (mx_args::preshuffled)"};
+    return {status_code::bad_format, what + "only MX weights have a pre-shuffled layout (mx_args::preshuffled)"};
   return status::success();
 }
 
