@@ -44,7 +44,7 @@ int run(const gb::problem& p) {
   float *das, *dbs;
   bf16* dc;
   void* workspace = nullptr;
-  const result<std::size_t> wanted = gemm_fp8_blockscale_workspace_bytes(p);
+  const result<std::size_t> wanted = gemm_fp8_blockscale_workspace_bytes<ops::gemm_fp8_blockscale::args<Fp8>>(p);
   if (!wanted) {
     std::printf("%s\n", wanted.error().message().c_str());
     return 2;

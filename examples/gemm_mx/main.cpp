@@ -52,7 +52,7 @@ std::vector<float> random_values(int rows, int cols, std::mt19937& rng) {
 template <class Args>
 int run_and_check(const char* what, const gx::problem& p, Args args, const void* weights, double weight_bytes,
                   const std::vector<float>& a, const std::vector<float>& b) {
-  const std::size_t ws = gemm_mx_workspace_bytes(p).value();
+  const std::size_t ws = gemm_mx_workspace_bytes<Args>(p).value();
   void* workspace = nullptr;
   hipMalloc(&workspace, std::max<std::size_t>(ws, 1));
   args.workspace = workspace, args.workspace_bytes = ws;

@@ -61,7 +61,7 @@ int run(int batch, int heads, int max_len) {
   const mla::sequences_view s{qo, {}, lens, table};
   const result<mla::split_plan> plan = mla_decode_plan(p, s);
   if (!plan) return std::printf("%s\n", plan.error().message().c_str()), 2;
-  const std::size_t ws = mla::workspace_bytes(p, s, plan.value());
+  const std::size_t ws = mla::workspace_bytes(p, s, plan.value()).value();
   void* workspace = nullptr;
   if (ws) hipMalloc(&workspace, ws);
   bf16 *d_q = upload(q), *d_cache = upload(cache), *d_out = nullptr;

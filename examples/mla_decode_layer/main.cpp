@@ -97,7 +97,7 @@ struct gemm_runner {
   std::size_t bytes = 0;
   status operator()(int m, int n, int k, const bf16* a, const bf16* b, bf16* c) {
     const gh::problem p{m, n, k, layout::k_contiguous};
-    const result<std::size_t> need = gemm_half_workspace_bytes(p);
+    const result<std::size_t> need = gemm_half_workspace_bytes<gh::args<bf16, bf16>>(p);
     if (!need) return need.error();
     if (need.value() > bytes) {
       hipFree(workspace);
@@ -209,7 +209,7 @@ int run(const layer& c) {
   const mla::sequences_view s{qo, {}, lens, pages};
   const result<mla::split_plan> plan = mla_decode_plan(p, s);
   if (!plan) return std::printf("%s\n", plan.error().message().c_str()), 1;
-  const std::size_t ws = mla::workspace_bytes(p, s, plan.value());
+  const std::size_t ws = mla::workspace_bytes(p, s, plan.value()).value();
   void* workspace = ws ? device_array<unsigned char>(ws) : nullptr;
   int *d_qo = upload(qo), *d_lens = upload(lens), *d_pages = upload(pages);
   WAVEKIT_TRY(

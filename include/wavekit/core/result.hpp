@@ -1,7 +1,7 @@
 // A value or the status that says why there is none: what wavekit's queries return, so that a
 // question about an illegal problem gets the same message a launch would.
 //
-//   wavekit::result<std::size_t> ws = wavekit::gemm_fp8_blockscale_workspace_bytes(p);
+//   wavekit::result<std::size_t> ws = wavekit::gemm_fp8_blockscale_workspace_bytes<Args>(p);
 //   if (!ws) return ws.error();            // e.g. "... K must be a multiple of 128"
 //   allocate(ws.value());
 #pragma once
@@ -19,7 +19,7 @@
 namespace wavekit {
 
 template <class T>
-class result {
+class [[nodiscard]] result {
  public:
   result(T value) : value_(std::move(value)) {}  // NOLINT: implicit, as a return value
   // A failure; an ok status carries no value and is a programming error.

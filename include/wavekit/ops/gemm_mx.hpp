@@ -4,8 +4,9 @@
 //
 //   namespace gx = wavekit::ops::gemm_mx;
 //   gx::problem p{m, n, k, gx::mx_format::mxfp4};
-//   std::size_t ws = wavekit::gemm_mx_workspace_bytes(p).value();
-//   gx::args<wavekit::fp4_e2m1, wavekit::bf16> args{a, b, a_scale, b_scale, c, workspace, ws};
+//   using Args = gx::args<wavekit::fp4_e2m1, wavekit::bf16>;
+//   std::size_t ws = wavekit::gemm_mx_workspace_bytes<Args>(p).value();
+//   Args args{a, b, a_scale, b_scale, c, workspace, ws};
 //   wavekit::status s = wavekit::gemm_mx(p, args, stream);
 //
 // MXFP4 with A in bf16 / fp16, quantized as the kernel loads it (amd-mxfp4-mm):
@@ -33,12 +34,28 @@
 
 namespace wavekit {
 
-inline result<std::size_t> gemm_mx_workspace_bytes(const ops::gemm_mx::problem& p) {
-  return ops::gemm_mx::workspace_bytes(p, arch::current_device_arch().kind);
+namespace ops::gemm_mx {
+// The element types of a call with arguments of type Args (the problem says A's and B's).
+template <class Args>
+  requires(is_args_v<Args>)
+std::string tuning_dtypes_of(const problem& p) {
+  return tuning_dtypes<std::remove_cvref_t<decltype(*Args{}.c)>>(p);
 }
-inline result<ops::gemm_mx::plan_info> gemm_mx_select_plan(const ops::gemm_mx::problem& p,
-                                                           std::size_t workspace_bytes) {
-  return ops::gemm_mx::select_plan(p, workspace_bytes, arch::current_device_arch().kind);
+}  // namespace ops::gemm_mx
+
+// The plan queries for the current device and a call with arguments of type Args (gx::args<Elem,
+// Out> or gx::args_quantizing_a<T, Out>): the tuned tables key on the output type. With the
+// workspace this query gives, the call runs its preferred plan.
+template <class Args>
+  requires(ops::gemm_mx::is_args_v<Args>)
+result<std::size_t> gemm_mx_workspace_bytes(const ops::gemm_mx::problem& p) {
+  return ops::gemm_mx::workspace_bytes(p, arch::current_device_arch().kind, ops::gemm_mx::tuning_dtypes_of<Args>(p));
+}
+template <class Args>
+  requires(ops::gemm_mx::is_args_v<Args>)
+result<ops::gemm_mx::plan_info> gemm_mx_select_plan(const ops::gemm_mx::problem& p, std::size_t workspace_bytes) {
+  return ops::gemm_mx::select_plan(p, workspace_bytes, arch::current_device_arch().kind,
+                                   ops::gemm_mx::tuning_dtypes_of<Args>(p));
 }
 
 // Validates, picks the plan and launches: both MX operands (args), or MXFP4 with a 16-bit A
@@ -50,10 +67,9 @@ status gemm_mx(const ops::gemm_mx::problem& p, const Args& args, hipStream_t str
                ops::gemm_mx::plan_info* ran = nullptr) {
   namespace gx = ops::gemm_mx;
   if (status s = gx::validate(p, args); !s.ok()) return s;
-  const arch::device_arch device = arch::current_device_arch();
-  using out = std::remove_cvref_t<decltype(*args.c)>;
+  const arch::device_arch& device = arch::current_device_arch();
   const result<gx::plan_info> plan =
-      gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind, gx::tuning_dtypes<out>(p));
+      gx::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind, gx::tuning_dtypes_of<Args>(p));
   if (!plan) return plan.error();
   const status s = gx::launch_plan(p, args, plan.value().plan, device.kind, stream);
   if (s.ok() && ran) *ran = plan.value();

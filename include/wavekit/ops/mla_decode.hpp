@@ -6,7 +6,7 @@
 //   mla::problem p{batch, heads, mla::kv_layout::ragged, 1, cache_rows, 0, 1.0f / std::sqrt(576.0f)};
 //   mla::sequences_view s{qo_indptr_host, kv_indptr_host, {}, {}};   // host copies of the tables
 //   mla::split_plan plan = wavekit::mla_decode_plan(p, s).value();   // checks every rule, splits KV
-//   std::size_t ws = mla::workspace_bytes(p, s, plan);
+//   std::size_t ws = mla::workspace_bytes(p, s, plan).value();
 //   mla::args a{q, cache, qo_indptr, kv_indptr, nullptr, nullptr, out, lse, workspace, ws};
 //   wavekit::status st = wavekit::mla_decode(p, s, a, plan, stream);
 //

@@ -41,7 +41,7 @@ int run_api(const gb::problem& p, std::uint32_t seed) {
   const status s = gemm_fp8_blockscale(p, t.args(), nullptr, &ran);
   INFO(p.str() << ": " << s.message());
   REQUIRE(s.ok());
-  CHECK(ran.name == gemm_fp8_blockscale_select_plan(p, t.workspace_bytes).value().name);
+  CHECK(ran.name == gemm_fp8_blockscale_select_plan<gb::args<Fp8>>(p, t.workspace_bytes).value().name);
 #if defined(WAVEKIT_EMULATOR)
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   // The plan's launches move the bytes the model the plan was chosen with says.
@@ -234,7 +234,7 @@ TEST_CASE("blockscale GEMM: the call reports the plan that ran, workspace fallba
     // 16 x 128 x 8192: the model splits K on both targets (64 scale blocks, one column of tiles;
     // at gfx950's fp8 rate 2048 of K no longer pays for a split).
     const gb::problem p{16, 128, 8192, layout::k_contiguous};
-    const gb::plan_info preferred = gemm_fp8_blockscale_select_plan(p, ~std::size_t{0}).value();
+    const gb::plan_info preferred = gemm_fp8_blockscale_select_plan<gb::args<fp8>>(p, ~std::size_t{0}).value();
     REQUIRE(preferred.plan.splits > 1);
     test::blockscale_case<fp8> t(p, 77, preferred.plan.splits);
     gb::plan_info ran;
@@ -268,17 +268,20 @@ TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's stat
                {{40, 64, 256, layout::mn_contiguous}, status_code::bad_alignment, "M must be a multiple of 16"},
                {{64, 64, 256, static_cast<layout>(7)}, status_code::bad_shape, "order must be"},
                {{65536, 64, 65536, layout::k_contiguous}, status_code::too_large, "32-bit buffer offsets"}};
-  for (const auto& c : cases) {
-    const result<std::size_t> ws = gemm_fp8_blockscale_workspace_bytes(c.p);
-    const result<gb::plan_info> plan = gemm_fp8_blockscale_select_plan(c.p, 1 << 20);
-    INFO(ws.error().message());
-    CHECK(!ws);
-    CHECK(!plan);
-    CHECK(ws.error().code() == c.code);
-    CHECK(plan.error().code() == c.code);
-    CHECK_THAT(ws.error().message(), Catch::Contains(c.text));
-    CHECK(plan.error().message() == ws.error().message());
-  }
+  test::with_device_fp8([&](auto fp8_format) {
+    using device_args = gb::args<decltype(fp8_format)>;
+    for (const auto& c : cases) {
+      const result<std::size_t> ws = gemm_fp8_blockscale_workspace_bytes<device_args>(c.p);
+      const result<gb::plan_info> plan = gemm_fp8_blockscale_select_plan<device_args>(c.p, 1 << 20);
+      INFO(ws.error().message());
+      CHECK(!ws);
+      CHECK(!plan);
+      CHECK(ws.error().code() == c.code);
+      CHECK(plan.error().code() == c.code);
+      CHECK_THAT(ws.error().message(), Catch::Contains(c.text));
+      CHECK(plan.error().message() == ws.error().message());
+    }
+  });
   // Plans are for gfx942 or gfx950.
   const gb::problem legal{64, 64, 256, layout::k_contiguous};
   const result<gb::plan_info> host_plan = gb::select_plan(legal, 0, arch::target::host);

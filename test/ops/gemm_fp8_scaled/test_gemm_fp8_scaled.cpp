@@ -94,7 +94,7 @@ TEST_CASE("gemm_fp8_scaled: the one-call API runs the plan it reports, workspace
             }).empty());
       REQUIRE(one_call.ok());
       REQUIRE(hipDeviceSynchronize() == hipSuccess);
-      CHECK(ran.name == gemm_fp8_scaled_select_plan(p, t.workspace_bytes).value().name);
+      CHECK(ran.name == gemm_fp8_scaled_select_plan<decltype(t.args())>(p, t.workspace_bytes).value().name);
       CHECK(t.check(ran.plan.splits, ran.name.c_str(), ran.plan.config == gs::config_id::pairs) == 0);
       auto no_workspace = t.args();
       no_workspace.workspace = nullptr, no_workspace.workspace_bytes = 0;

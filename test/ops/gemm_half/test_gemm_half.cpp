@@ -82,7 +82,7 @@ TEST_CASE("gemm_half: the one-call API runs the plan it reports, workspace fallb
           }).empty());
     REQUIRE(one_call.ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    CHECK(ran.name == gemm_half_select_plan(p, t.workspace_bytes).value().name);
+    CHECK(ran.name == gemm_half_select_plan<decltype(t.args())>(p, t.workspace_bytes).value().name);
     CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
     auto no_workspace = t.args();
     no_workspace.workspace = nullptr, no_workspace.workspace_bytes = 0;
@@ -136,7 +136,7 @@ TEST_CASE("gemm_half: a tuned entry the call cannot run gives the model's plan a
     INFO(p.str() << ": decode with " << splits << " splits; the model's plan " << gh::plan_name(model));
     test::load_tuned_entry(gh::tuning_key(p, t, arch::facts_for(t).compute_units, gh::tuning_dtypes<bf16, bf16>()),
                            {"decode", splits}, "test_gemm_half_unusable_" + std::to_string(p.k) + ".txt");
-    const std::size_t ws = gemm_half_workspace_bytes(p).value();
+    const std::size_t ws = gemm_half_workspace_bytes<gh::args<bf16, bf16>>(p).value();
     REQUIRE(ws == gh::workspace_bytes(p, model.splits));
     test::gemm_half_case<bf16, bf16> call(p, 11, 16);
     REQUIRE(ws <= call.workspace_bytes);
@@ -207,6 +207,7 @@ TEST_CASE("gemm_half: every bad input gets its status before any launch", "[emu]
   auto small = good;
   small.workspace_bytes = 64;
   CHECK(gh::launch<gh::config_narrow>(p, small, 2, nullptr).code() == status_code::workspace_too_small);
-  CHECK(gemm_half_workspace_bytes(gh::problem{64, 40, 256, layout::k_contiguous}).error().code() ==
-        status_code::bad_shape);
+  CHECK(
+      gemm_half_workspace_bytes<gh::args<bf16, bf16>>(gh::problem{64, 40, 256, layout::k_contiguous}).error().code() ==
+      status_code::bad_shape);
 }

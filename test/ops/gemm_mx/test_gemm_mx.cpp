@@ -76,7 +76,7 @@ TEST_CASE("gemm_mx: the one-call API runs the plan it reports, workspace fallbac
 #if defined(WAVEKIT_EMULATOR)
     test::check_model_traffic_summed(gx::model_launches(p, ran.plan), emu::accumulated_counters());
 #endif
-    CHECK(ran.name == gemm_mx_select_plan(p, t.workspace_bytes).value().name);
+    CHECK(ran.name == gemm_mx_select_plan<decltype(t.args())>(p, t.workspace_bytes).value().name);
     CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
     auto no_workspace = t.args();
     no_workspace.workspace = nullptr, no_workspace.workspace_bytes = 0;
@@ -154,7 +154,7 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
     // gfx942 has no scaled MFMAs: refused by the launcher and by the one-call API, nothing runs.
     CHECK(status_of(p, good).message() == what + "MX formats run on gfx950's scaled MFMAs; gfx942 has none");
     CHECK(gemm_mx(p, good, nullptr).code() == status_code::unsupported_target);
-    CHECK(!gemm_mx_workspace_bytes(p));
+    CHECK(!gemm_mx_workspace_bytes<decltype(good)>(p));
   }
   auto a = good;
   a.a_scale = nullptr;

@@ -109,7 +109,7 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
     gx::plan_info ran;
     REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    CHECK(ran.name == gemm_mx_select_plan(p, t.workspace_bytes).value().name);
+    CHECK(ran.name == gemm_mx_select_plan<decltype(t.args())>(p, t.workspace_bytes).value().name);
     CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
   }
 }

@@ -80,7 +80,7 @@ TEST_CASE("gemm_mx, A quantized in the kernel: the one-call API runs the plan it
     gx::plan_info ran;
     REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    CHECK(ran.name == gemm_mx_select_plan(p, t.workspace_bytes).value().name);
+    CHECK(ran.name == gemm_mx_select_plan<decltype(t.args())>(p, t.workspace_bytes).value().name);
     CHECK(gx::quantizes_a(ran.plan.config));
     CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
   }

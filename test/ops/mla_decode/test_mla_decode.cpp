@@ -105,6 +105,10 @@ TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu
   CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).message() ==
         what + "the workspace must hold " + std::to_string(need) + " bytes (have 0)");
   CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).code() == status_code::workspace_too_small);
+  // The workspace query answers with the launch's plan rules (chunks of whole 32-row tiles) or the bytes.
+  CHECK(mla::workspace_bytes(t.p, t.view(), split).value() == need);
+  CHECK(mla::workspace_bytes(t.p, t.view(), mla::split_plan{32, 1}).value() == 0);
+  CHECK(mla::workspace_bytes(t.p, t.view(), mla::split_plan{48, 2}).error().code() == status_code::bad_config);
   // The split partials' workspace: null and misaligned each get their own rule.
   a = t.args(split), a.workspace = nullptr;
   CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).message() ==

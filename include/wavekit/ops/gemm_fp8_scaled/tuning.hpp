@@ -30,6 +30,12 @@ std::string tuning_dtypes(arch::target t) {
   return fp8 + "," + fp8 + "," + tuning::dtype_name<Out>();
 }
 
+// The element types of a call with these arguments on target t.
+template <class Fp8, class Out>
+std::string tuning_dtypes_of(const args<Fp8, Out>&, arch::target t) {
+  return tuning_dtypes<Out>(t);
+}
+
 // The key of p with element types `dtypes` (tuning_dtypes) on a device of target t with `cus`
 // compute units.
 inline tuning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {

@@ -28,6 +28,12 @@ std::string tuning_dtypes() {
   return std::string(tuning::dtype_name<T>()) + "," + tuning::dtype_name<T>() + "," + tuning::dtype_name<Out>();
 }
 
+// The element types of a call with these arguments.
+template <class T, class Out>
+std::string tuning_dtypes_of(const args<T, Out>&) {
+  return tuning_dtypes<T, Out>();
+}
+
 // The key of p with element types `dtypes` (tuning_dtypes) on a device of target t with `cus`
 // compute units.
 inline tuning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {

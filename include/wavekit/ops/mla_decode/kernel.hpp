@@ -490,10 +490,18 @@ struct args {
 };
 
 // The partial buffers of a split plan (none with one split): outputs, then LSEs.
-inline std::size_t workspace_bytes(const problem& p, const sequences_view& s, const split_plan& plan) {
+inline std::size_t split_partial_bytes(const problem& p, const sequences_view& s, const split_plan& plan) {
   if (!plan.reduce()) return 0;
   const std::size_t rows = std::size_t(s.q_rows()) * p.heads * plan.splits;
   return (rows * v_dim * 4 + 255) / 256 * 256 + rows * 4;
+}
+
+// The workspace a launch of p over s with this plan needs (0 with one split), or the status of the
+// problem's or the plan's rules (the launch's own; the cache type's rule is the plan's record).
+inline result<std::size_t> workspace_bytes(const problem& p, const sequences_view& s, const split_plan& plan) {
+  if (status st = validate_shape(p); !st.ok()) return st;
+  if (status st = check_plan(p, plan, plan.kv_element_bytes); !st.ok()) return st;
+  return split_partial_bytes(p, s, plan);
 }
 
 template <class KV, class Q>
@@ -519,7 +527,7 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
     if (!plan.covers(s.kv_len(b)))
       return {status_code::bad_config, what + "the split plan does not cover sequence " + std::to_string(b) + "'s " +
                                            std::to_string(s.kv_len(b)) + " KV rows"};
-  const std::size_t need = workspace_bytes(p, s, plan);
+  const std::size_t need = split_partial_bytes(p, s, plan);
   if (need && !a.workspace)
     return {status_code::null_pointer,
             what + "argument workspace is null and the split partials need " + std::to_string(need) + " bytes of it"};
