@@ -80,7 +80,7 @@ decltype(auto) with_device_fp8(F&& f) {
 #if WAVEKIT_TARGET_DEVICE
   return f(fp8_of<current_target>{});
 #else
-  const device_arch device = current_device_arch();
+  const device_arch& device = current_device_arch();
   if (device.kind == target::host) {
     std::fprintf(stderr, "wavekit: device '%s' is neither gfx942 nor gfx950: no fp8 format to use\n",
                  device.name.c_str());

@@ -29,8 +29,8 @@ status check_fp8_format(target t, const std::string& op) {
   if (status s = check_kernel_target(op, t); !s.ok()) return s;
   if (!reads_fp8<Fp8>(t))
     return {status_code::bad_format, op + ": " + to_string(t) + " reads fp8 as " +
-                                                 (t == target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
-                                                 "; the operands are another fp8 type"};
+                                         (t == target::gfx942 ? "e4m3fnuz" : "OCP e4m3fn") +
+                                         "; the operands are another fp8 type"};
   return status::success();
 }
 

@@ -65,7 +65,7 @@ status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequ
                   const ops::mla_decode::args<KV, Q>& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
-  const arch::device_arch device = arch::current_device_arch();
+  const arch::device_arch& device = arch::current_device_arch();
   if constexpr (!std::is_same_v<KV, bf16>)
     if (status st = arch::check_device_fp8_format<KV>(device, "mla_decode"); !st.ok()) return st;
   if constexpr (!std::is_same_v<Q, bf16>)

@@ -8,19 +8,19 @@
 //   wavekit::moe_route(rp, moe::softmax_topk{}, moe::routing_args<float>{logits, ids, weights}, stream);
 //   // 2. The experts: sort, gate, SiLU(gate) * up, down times the routing weight, combine.
 //   moe::problem p{tokens, hidden, expert_dim, experts, top_k, 0, experts, wavekit::layout::mn_contiguous};
-//   std::size_t ws = moe::workspace_bytes(p).value();
+//   std::size_t ws = wavekit::moe_workspace_bytes<moe::args<wavekit::fp16>>(p).value();  // this device
 //   moe::args<wavekit::fp16> a{x, ids, weights, gate_table, up_table, down_table, out, workspace, ws};
 //   wavekit::status s = wavekit::moe(p, a, stream);
 //
 //   // fp8 block-scaled weights (DeepSeek-V3's 128x128 scales; x quantized 1x128 inside):
-//   std::size_t ws8 = moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value();
+//   std::size_t ws8 = wavekit::moe_workspace_bytes<moe::blockscale_args<wavekit::bf16, Fp8>>(p).value();
 //   moe::blockscale_args<wavekit::bf16, Fp8> b{x, ids, weights, gate8, up8, down8,
 //                                               gate_scales, up_scales, down_scales, out, workspace, ws8};
 //   s = wavekit::moe(p, b, stream);
 //
 //   // MXFP4 weights on gfx950 (amd-moe-mxfp4; x and the gated product quantized to MXFP4 inside;
 //   // k_contiguous weights, plain or pre-shuffled; MXFP8 likewise with moe::mxfp8_args, plain):
-//   std::size_t ws4 = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
+//   std::size_t ws4 = wavekit::moe_workspace_bytes<moe::mxfp4_args<wavekit::bf16>>(p).value();
 //   moe::mxfp4_args<wavekit::bf16> c{x, ids, weights, gate4, up4, down4, gate_e8m0, up_e8m0, down_e8m0,
 //                                    /*preshuffled=*/true, out, workspace, ws4};
 //   // The extents the weights are stored at (amd-moe-mxfp4's: padded to 256) and the bytes behind
@@ -55,6 +55,26 @@
 
 namespace wavekit {
 
+// The workspace wavekit::moe needs on the current device for a call with arguments of type Args
+// (moe::args<T>, blockscale_args<T, Fp8> or mx_args<T, Elem>): the config the call picks with
+// unlimited workspace (the tuned tables key on T and the weights' format), so with this many bytes
+// it runs its preferred config. The call's rules come first (moe::supports: the shape, the fp8
+// format or MX target, the sort at the config's M tile), as its status.
+template <class Args>
+result<std::size_t> moe_workspace_bytes(const ops::moe::problem& p) {
+  namespace m = ops::moe;
+  using form = m::detail::form_of<Args>;
+  static_assert(!form::batched, "moe_workspace_bytes: batched arguments go with moe::batched_workspace_bytes");
+  using T = typename form::activation;
+  const arch::device_arch& device = arch::current_device_arch();
+  if (device.name.empty()) return status{status_code::launch_failed, "moe: cannot query the device"};
+  if (status s = m::supports<Args>(p, device.kind); !s.ok()) return s;
+  const m::config_id id = m::choose_config(p, form::weights, device.kind, m::unlimited_workspace,
+                                           m::tuning_dtypes<T>(form::weights, device.kind));
+  const int tile_m = m::with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
+  return m::plan_workspace(p, tile_m, sizeof(T), form::weights).bytes;
+}
+
 template <class Rule, class Logit>
 status moe_route(const ops::moe::routing_problem& p, const Rule& rule, const ops::moe::routing_args<Logit>& a,
                  hipStream_t stream) {
@@ -82,7 +102,7 @@ status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& 
            std::string* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_blockscale_shape(p); !s.ok()) return s;
-  const arch::device_arch device = arch::current_device_arch();
+  const arch::device_arch& device = arch::current_device_arch();
   if (status s = arch::check_device_fp8_format<Fp8>(device, "moe"); !s.ok()) return s;
   const m::blockscale::config_id id = m::choose_blockscale_config(
       p, device.kind, a.workspace_bytes, m::tuning_dtypes<T>(m::weight_format::fp8_blockscale, device.kind));

@@ -28,7 +28,7 @@ template <class T, class Fp8>
 status rmsnorm_quant(const ops::rmsnorm_quant::problem& p, const ops::rmsnorm_quant::args<T, Fp8>& args,
                      hipStream_t stream) {
   if (status s = ops::rmsnorm_quant::validate(p, args); !s.ok()) return s;
-  const arch::device_arch device = arch::current_device_arch();
+  const arch::device_arch& device = arch::current_device_arch();
   if (status s = arch::check_device_fp8_format<Fp8>(device, "rmsnorm_quant"); !s.ok()) return s;
   return ops::rmsnorm_quant::launch(p, args, device.kind, stream);
 }

@@ -246,6 +246,18 @@ TEST_CASE("blockscale GEMM: the call reports the plan that ran, workspace fallba
     CHECK(!ran.workspace_limited);
     CHECK(ran.name == preferred.name);
     CHECK(t.check(t.reference(), ran.plan.splits, "full workspace") == 0);
+    // The workspace query sizes the call exactly (its one element-type set), and the other fp8
+    // format is the call's status.
+    const std::size_t ws = gemm_fp8_blockscale_workspace_bytes<gb::args<fp8>>(p).value();
+    CHECK(ws == preferred.workspace_bytes);
+    auto exact = t.args();
+    exact.workspace_bytes = ws;
+    REQUIRE(gemm_fp8_blockscale(p, exact, nullptr, &ran).ok());
+    CHECK(!ran.workspace_limited);
+    CHECK(ran.name == preferred.name);
+    using other = gb::args<test::other_fp8_t<fp8>>;
+    CHECK(gemm_fp8_blockscale_workspace_bytes<other>(p).error().code() == status_code::bad_format);
+    CHECK(gemm_fp8_blockscale_select_plan<other>(p, ws).error().code() == status_code::bad_format);
     auto small = t.args();
     small.workspace_bytes = preferred.workspace_bytes - 1;  // one byte short: fewer splits
     REQUIRE(gemm_fp8_blockscale(p, small, nullptr, &ran).ok());

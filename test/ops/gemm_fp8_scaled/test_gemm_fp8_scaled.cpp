@@ -106,6 +106,44 @@ TEST_CASE("gemm_fp8_scaled: the one-call API runs the plan it reports, workspace
   });
 }
 
+// Each element-type set (the device's fp8, C bf16 or fp16): the call given exactly the workspace
+// its query says runs the plan the query says with unlimited workspace; the other fp8 format is
+// the call's status.
+template <class Fp8, class Out>
+void check_query_sizes_call(const gs::problem& p) {
+  using Args = gs::args<Fp8, Out>;
+  const result<std::size_t> ws = gemm_fp8_scaled_workspace_bytes<Args>(p);
+  REQUIRE(ws.ok());
+  const gs::plan_info preferred = gemm_fp8_scaled_select_plan<Args>(p, ~std::size_t{0}).value();
+  INFO(p.str() << ": " << preferred.name << ", " << ws.value() << " bytes");
+  CHECK(preferred.workspace_bytes == ws.value());
+  test::gemm_fp8_scaled_case<Fp8, Out> call(p, 23, 16);
+  REQUIRE(ws.value() <= call.workspace_bytes);
+  auto a = call.args();
+  a.workspace_bytes = ws.value();
+  gs::plan_info ran;
+  REQUIRE(gemm_fp8_scaled(p, a, nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran.name == preferred.name);
+  CHECK(!ran.workspace_limited);
+  CHECK(call.check(ran.plan.splits, ran.name.c_str(), ran.plan.config == gs::config_id::pairs) == 0);
+  using other = gs::args<test::other_fp8_t<Fp8>, Out>;
+  CHECK(gemm_fp8_scaled_workspace_bytes<other>(p).error().code() == status_code::bad_format);
+  CHECK(gemm_fp8_scaled_select_plan<other>(p, ws.value()).error().code() == status_code::bad_format);
+}
+
+TEST_CASE("gemm_fp8_scaled: each workspace query sizes its call, for every element-type set", "[emu][gemm]") {
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    using enum scale_granularity;
+    for (const gs::problem p : {gs::problem{8, 128, 4096, layout::k_contiguous, channel, tensor},
+                                gs::problem{64, 64, 512, layout::mn_contiguous, tensor, channel}}) {
+      check_query_sizes_call<fp8, bf16>(p);
+      check_query_sizes_call<fp8, fp16>(p);
+    }
+  });
+}
+
 TEST_CASE("gemm_fp8_scaled: the plan uses each target's K step and fp8 rate", "[gemm]") {
   using enum scale_granularity;
   const gs::problem decode{1, 1024, 8192, layout::k_contiguous, channel, channel};

@@ -119,6 +119,53 @@ TEST_CASE("gemm_half: the one-call API asks the tuned tables with the call's ele
         gh::plan_name(tuned));
   CHECK(gh::select_plan(p, fp16_call.workspace_bytes, t).value().name == gh::plan_name(model));
   CHECK(gh::workspace_bytes(p, t, gh::tuning_dtypes<fp16, float>()).value() == gh::workspace_bytes(p, tuned.splits));
+  // The one-call queries take the call's argument type: the fp16 -> fp32 call's tuned plan splits
+  // K more than the bf16 one's, and given exactly the workspace its query says, it runs that plan.
+  using fp16_args = gh::args<fp16, float>;
+  CHECK(gemm_half_workspace_bytes<fp16_args>(p).value() == gh::workspace_bytes(p, tuned.splits));
+  CHECK(gemm_half_workspace_bytes<gh::args<bf16, bf16>>(p).value() == gh::workspace_bytes(p, model.splits));
+  auto exact = fp16_call.args();
+  exact.workspace_bytes = gemm_half_workspace_bytes<fp16_args>(p).value();
+  REQUIRE(gemm_half(p, exact, nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran.name == gh::plan_name(tuned));
+  CHECK(!ran.workspace_limited);
+  CHECK(gemm_half_select_plan<fp16_args>(p, exact.workspace_bytes).value().name == ran.name);
+}
+
+// Every element-type set: the call given exactly the workspace its query says runs the plan the
+// query says (the one with unlimited workspace, not a workspace-limited one), with the reference's
+// result.
+template <class T, class Out>
+void check_query_sizes_call(const gh::problem& p) {
+  using Args = gh::args<T, Out>;
+  const result<std::size_t> ws = gemm_half_workspace_bytes<Args>(p);
+  REQUIRE(ws.ok());
+  const gh::plan_info preferred = gemm_half_select_plan<Args>(p, ~std::size_t{0}).value();
+  INFO(p.str() << ", " << gh::tuning_dtypes<T, Out>() << ": " << preferred.name << ", " << ws.value() << " bytes");
+  CHECK(preferred.workspace_bytes == ws.value());
+  test::gemm_half_case<T, Out> call(p, 21, 16);
+  REQUIRE(ws.value() <= call.workspace_bytes);
+  auto a = call.args();
+  a.workspace_bytes = ws.value();
+  gh::plan_info ran;
+  REQUIRE(gemm_half(p, a, nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran.name == preferred.name);
+  CHECK(!ran.workspace_limited);
+  CHECK(call.check(ran.plan.splits, ran.name.c_str()) == 0);
+}
+
+TEST_CASE("gemm_half: each workspace query sizes its call, for every element-type set", "[emu][gemm]") {
+  for (const gh::problem p :
+       {gh::problem{16, 128, 4096, layout::k_contiguous}, gh::problem{64, 64, 256, layout::mn_contiguous}}) {
+    check_query_sizes_call<bf16, bf16>(p);
+    check_query_sizes_call<bf16, fp16>(p);
+    check_query_sizes_call<bf16, float>(p);
+    check_query_sizes_call<fp16, bf16>(p);
+    check_query_sizes_call<fp16, fp16>(p);
+    check_query_sizes_call<fp16, float>(p);
+  }
 }
 
 TEST_CASE("gemm_half: a tuned entry the call cannot run gives the model's plan and workspace and result",

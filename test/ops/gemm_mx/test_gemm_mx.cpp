@@ -9,6 +9,7 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "support/gemm_mx_run.hpp"
 #include "support/graph_safety.hpp"
@@ -87,6 +88,47 @@ TEST_CASE("gemm_mx: the one-call API runs the plan it reports, workspace fallbac
   };
   run(fp4_e2m1{}, gx::problem{1, 256, 4096, gx::mx_format::mxfp4});
   run(fp8_e4m3fn{}, gx::problem{96, 128, 1024, gx::mx_format::mxfp8});
+}
+
+// Each argument type (MXFP8 / MXFP4 operands, MXFP4 with a bf16 / fp16 A; C bf16 or fp16): the
+// call given exactly the workspace its query says runs the plan the query says with unlimited
+// workspace.
+template <class Case>
+void check_query_sizes_call(const gx::problem& p) {
+  using Args = decltype(std::declval<const Case&>().args());
+  const result<std::size_t> ws = gemm_mx_workspace_bytes<Args>(p);
+  REQUIRE(ws.ok());
+  const gx::plan_info preferred = gemm_mx_select_plan<Args>(p, ~std::size_t{0}).value();
+  INFO(p.str() << ": " << preferred.name << ", " << ws.value() << " bytes");
+  CHECK(preferred.workspace_bytes == ws.value());
+  Case call(p, 25, 16);
+  auto a = call.args();
+  a.workspace_bytes = ws.value();
+  gx::plan_info ran;
+  REQUIRE(gemm_mx(p, a, nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran.name == preferred.name);
+  CHECK(!ran.workspace_limited);
+  CHECK(call.check(ran.plan.splits, ran.name.c_str()) == 0);
+}
+
+TEST_CASE("gemm_mx: each workspace query sizes its call, for every element-type set", "[emu][gemm]") {
+  if (!device_is_gfx950()) {
+    CHECK(gemm_mx_workspace_bytes<gx::args<fp4_e2m1, bf16>>(gx::problem{16, 128, 4096, gx::mx_format::mxfp4})
+              .error()
+              .code() == status_code::unsupported_target);
+    return;
+  }
+  for (int m : {8, 64}) {
+    check_query_sizes_call<test::gemm_mx_case<fp8_e4m3fn, bf16>>({m, 128, 4096, gx::mx_format::mxfp8});
+    check_query_sizes_call<test::gemm_mx_case<fp8_e4m3fn, fp16>>({m, 128, 4096, gx::mx_format::mxfp8});
+    check_query_sizes_call<test::gemm_mx_case<fp4_e2m1, bf16>>({m, 128, 4096, gx::mx_format::mxfp4});
+    check_query_sizes_call<test::gemm_mx_case<fp4_e2m1, fp16>>({m, 128, 4096, gx::mx_format::mxfp4});
+    check_query_sizes_call<test::gemm_mx_quantizing_a_case<bf16, bf16>>(
+        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::bf16});
+    check_query_sizes_call<test::gemm_mx_quantizing_a_case<fp16, fp16>>(
+        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::fp16});
+  }
 }
 
 TEST_CASE("gemm_mx: plans are gfx950's, at the format's K step and rate", "[gemm]") {

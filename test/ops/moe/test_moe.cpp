@@ -188,6 +188,37 @@ TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][m
   CHECK(!moe::workspace_bytes({48, 100, 64, 8, 3, 0, 8, layout::k_contiguous}));
 }
 
+// The one-call query for each activation type: the device's config with unlimited workspace, for
+// that element type, and the call given exactly its bytes runs that config; an illegal problem gets
+// the call's status.
+template <class T>
+void check_query_sizes_call(const moe::problem& p) {
+  const arch::target device = arch::current_device_arch().kind;
+  const result<std::size_t> bytes = wavekit::moe_workspace_bytes<moe::args<T>>(p);
+  REQUIRE(bytes.ok());
+  const moe::config_id preferred = moe::choose_config(p, moe::weight_format::half, device, moe::unlimited_workspace,
+                                                      moe::tuning_dtypes<T>(moe::weight_format::half, device));
+  CHECK(bytes.value() ==
+        moe::with_config(preferred, [&](auto cfg) { return moe::workspace_bytes_for<decltype(cfg), T>(p); }));
+  test::moe_case<T> t(p, test::random_ids(p.tokens, p.top_k, p.experts, 31), 32, bytes.value());
+  std::string ran;
+  REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran == moe::config_name(preferred));
+  CHECK(t.check(ran.c_str()) == 0);
+  const moe::problem bad{p.tokens, p.hidden + 4, p.expert_dim, p.experts, p.top_k, 0, p.experts, p.weight_order};
+  CHECK(wavekit::moe_workspace_bytes<moe::args<T>>(bad).error().message() ==
+        wavekit::moe(bad, t.args(), nullptr).message());
+}
+
+TEST_CASE("moe: the one-call workspace query sizes its call, for each activation type", "[emu][moe]") {
+  for (const moe::problem p : {moe::problem{8, 256, 64, 8, 2, 0, 8, layout::k_contiguous},
+                               moe::problem{96, 256, 64, 8, 3, 0, 8, layout::mn_contiguous}}) {
+    check_query_sizes_call<bf16>(p);
+    check_query_sizes_call<fp16>(p);
+  }
+}
+
 TEST_CASE("moe: the unreduced output holds each choice's result, zeros for other ranks' experts", "[emu][moe]") {
   using C = moe::config_decode;
   // Expert parallelism: experts [4, 12) of 16 here; the reduced output is checked against the

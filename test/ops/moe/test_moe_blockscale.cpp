@@ -114,6 +114,21 @@ TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 for
     CHECK(wavekit::moe(p, wrong, nullptr).code() == status_code::bad_format);
     CHECK(
         !moe::workspace_bytes({48, 192, 128, 8, 3, 0, 8, layout::k_contiguous}, 2, moe::weight_format::fp8_blockscale));
+    // The one-call query with the call's argument type: the device's preferred config for these
+    // element types, whose bytes the call then runs it in; the other fp8 format is its status too.
+    const auto typed = wavekit::moe_workspace_bytes<moe::blockscale_args<bf16, fp8>>(p);
+    REQUIRE(typed);
+    const moe::blockscale::config_id preferred = moe::choose_blockscale_config(
+        p, arch::current_device_arch().kind, moe::unlimited_workspace,
+        moe::tuning_dtypes<bf16>(moe::weight_format::fp8_blockscale, arch::current_device_arch().kind));
+    CHECK(typed.value() == moe::blockscale::with_config(preferred, [&](auto cfg) {
+            return moe::blockscale_workspace_bytes_for<decltype(cfg), bf16>(p);
+          }));
+    test::moe_blockscale_case<bf16, fp8> exact(p, test::random_ids(96, 3, 8, 33), 34, typed.value());
+    REQUIRE(wavekit::moe(p, exact.args(), nullptr, &ran).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran == moe::config_name(preferred));
+    CHECK(wavekit::moe_workspace_bytes<moe::blockscale_args<bf16, other>>(p).error().code() == status_code::bad_format);
   });
 }
 

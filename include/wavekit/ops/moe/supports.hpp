@@ -43,28 +43,33 @@ template <class T>
 struct form_of<args<T>> {
   static constexpr weight_format weights = weight_format::half;
   static constexpr bool batched = false;
+  using activation = T;
 };
 template <class T, class Fp8>
 struct form_of<blockscale_args<T, Fp8>> {
   static constexpr weight_format weights = weight_format::fp8_blockscale;
   static constexpr bool batched = false;
+  using activation = T;
   using fp8 = Fp8;
 };
 template <class T, class Elem>
 struct form_of<mx_args<T, Elem>> {
   static constexpr weight_format weights = mx_weight_format<Elem>;
   static constexpr bool batched = false;
+  using activation = T;
   using element = Elem;
 };
 template <class T>
 struct form_of<batched_args<T>> {
   static constexpr weight_format weights = weight_format::half;
   static constexpr bool batched = true;
+  using activation = T;
 };
 template <class T, class Fp8>
 struct form_of<batched_blockscale_args<T, Fp8>> {
   static constexpr weight_format weights = weight_format::fp8_blockscale;
   static constexpr bool batched = true;
+  using activation = T;
   using fp8 = Fp8;
 };
 
