@@ -39,10 +39,13 @@ endif()
 
 include(WavekitDependencies)
 
+# ccache with base_dir at the source tree: paths under it are hashed relative to it, so a clone in
+# another folder (a CI checkout) hits the cache a previous build filled. (Debian 12's ccache 4.7
+# takes no KEY=VALUE arguments, hence the environment.)
 find_program(WAVEKIT_CCACHE ccache)
 if(WAVEKIT_CCACHE)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${WAVEKIT_CCACHE})
-  set(CMAKE_HIP_COMPILER_LAUNCHER ${WAVEKIT_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} ${WAVEKIT_CCACHE})
+  set(CMAKE_HIP_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} ${WAVEKIT_CCACHE})
   wavekit_record_dependency(${WAVEKIT_CCACHE} ccache "compiler cache of every compile")
 endif()
 

@@ -11,6 +11,11 @@ becomes
 (KERNEL: a name, possibly qualified, possibly with template arguments), prefixed by a #line
 directive so diagnostics and __FILE__ still name the original file, and compiles that copy with
 the original directory on the quoted-include path. Anything else is compiled unchanged.
+
+The copy is written beside the object file (its -o path plus ".chevron.cpp") and kept there, so
+that the same compile gives the same command line each time (a compiler cache behind this
+launcher, ccache in direct mode, can hit) and the dependency file names a file that exists;
+without -o, in a temporary file, removed after the compile.
 """
 import os
 import re
@@ -107,13 +112,22 @@ def main():
         os.execvp(command[0], command)
     rewritten = '#line 1 "%s"\n' % path + rewrite(text)
     suffix = os.path.splitext(path)[1]
-    with tempfile.NamedTemporaryFile("w", suffix=".chevron" + suffix, delete=False) as tmp:
-        tmp.write(rewritten)
+    out = command[command.index("-o") + 1] if "-o" in command[:-1] else None
+    if out:
+        copy = out + ".chevron" + suffix
+        os.makedirs(os.path.dirname(os.path.abspath(copy)), exist_ok=True)
+        with open(copy, "w") as f:
+            f.write(rewritten)
+    else:
+        with tempfile.NamedTemporaryFile("w", suffix=".chevron" + suffix, delete=False) as tmp:
+            tmp.write(rewritten)
+        copy = tmp.name
+    command = command[:index] + ["-iquote", os.path.dirname(path), copy] + command[index + 1:]
     try:
-        command = command[:index] + ["-iquote", os.path.dirname(path), tmp.name] + command[index + 1:]
         return subprocess.call(command)
     finally:
-        os.unlink(tmp.name)
+        if not out:
+            os.unlink(copy)
 
 
 if __name__ == "__main__":

@@ -142,7 +142,7 @@ void check_query_sizes_call(const gh::problem& p) {
   const result<std::size_t> ws = gemm_half_workspace_bytes<Args>(p);
   REQUIRE(ws.ok());
   const gh::plan_info preferred = gemm_half_select_plan<Args>(p, ~std::size_t{0}).value();
-  INFO(p.str() << ", " << gh::tuning_dtypes<T, Out>() << ": " << preferred.name << ", " << ws.value() << " bytes");
+  INFO(p.str() << ", " << (gh::tuning_dtypes<T, Out>()) << ": " << preferred.name << ", " << ws.value() << " bytes");
   CHECK(preferred.workspace_bytes == ws.value());
   test::gemm_half_case<T, Out> call(p, 21, 16);
   REQUIRE(ws.value() <= call.workspace_bytes);

@@ -24,6 +24,7 @@ struct launch_counters {
   std::uint64_t lds_instructions = 0;          // wave-level LDS instructions through arch helpers
   std::uint64_t lds_bank_conflict_cycles = 0;  // extra cycles beyond the conflict-free phase count
   std::uint64_t blocks = 0, waves = 0;
+  std::uint64_t launches = 0;  // kernel launches (1 for one launch's counters; summed when merged)
 
   // Bytes read from the allocation starting at p (0 if none).
   std::uint64_t bytes_read_from(const void* p) const {
@@ -51,6 +52,7 @@ struct launch_counters {
     lds_bank_conflict_cycles += o.lds_bank_conflict_cycles;
     blocks += o.blocks;
     waves += o.waves;
+    launches += o.launches;
   }
   std::string summary() const {
     std::string s = "blocks " + std::to_string(blocks) + ", waves " + std::to_string(waves) + ", barriers " +

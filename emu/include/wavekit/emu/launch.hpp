@@ -249,16 +249,32 @@ class worker_pool {
 
 }  // namespace detail
 
+namespace detail {
+// The launch configuration's rule: 1 to 1024 threads a block and at least one block.
+inline std::string check_launch_configuration(dim3 grid, dim3 block) {
+  const std::uint64_t threads = std::uint64_t(block.x) * block.y * block.z;
+  const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
+  if (threads == 0 || threads > 1024 || blocks == 0)
+    return "invalid launch configuration: " + std::to_string(threads) + " threads per block (1..1024), " +
+           std::to_string(blocks) + " blocks";
+  return {};
+}
+}  // namespace detail
+
+// A launch checked and counted but not run (runtime.hpp's host_only_launches).
+inline launch_result launch_without_running(dim3 grid, dim3 block) {
+  launch_result result;
+  result.error = detail::check_launch_configuration(grid, block);
+  if (result.error.empty()) result.counters.launches = 1;
+  return result;
+}
+
 // Runs body(arg) as every thread of every block of the grid.
 inline launch_result run_grid(dim3 grid, dim3 block, std::size_t dynamic_lds, void (*body)(void*), void* arg) {
   launch_result result;
-  const std::uint64_t threads = std::uint64_t(block.x) * block.y * block.z;
+  result.error = detail::check_launch_configuration(grid, block);
+  if (!result.error.empty()) return result;
   const std::uint64_t blocks = std::uint64_t(grid.x) * grid.y * grid.z;
-  if (threads == 0 || threads > 1024 || blocks == 0) {
-    result.error = "invalid launch configuration: " + std::to_string(threads) + " threads per block (1..1024), " +
-                   std::to_string(blocks) + " blocks";
-    return result;
-  }
   if (detail::worker_pool::on_worker()) {
     result.error = "kernel launch from inside an emulated kernel (HIP has no device-side launches)";
     return result;
@@ -296,6 +312,7 @@ inline launch_result run_grid(dim3 grid, dim3 block, std::size_t dynamic_lds, vo
     r.block.footprint = nullptr;
   });
   detail::sync_acquire(&detail::launch_end_sync);
+  if (result.error.empty()) result.counters.launches = 1;
   return result;
 }
 

@@ -63,6 +63,7 @@ struct runtime_state {
   int capture_checks = 0;       // live capture_check scopes
   std::vector<std::string> graph_unsafe_calls;
   int launch_logs = 0;                  // live launch_log scopes
+  int host_only_scopes = 0;             // live host_only_launches scopes
   std::vector<launch_counters> logged;  // each launch's counters while one lives
 };
 inline runtime_state& runtime() {
@@ -121,10 +122,24 @@ inline hipError_t record(hipError_t e, std::string message = {}) {
   return e;
 }
 
+// Host cost. While a host_only_launches lives, a launch from this host thread is checked (its
+// configuration) and counted but runs no thread: the host code around launches (validation, plan
+// queries, argument set-up) can be timed alone (bench/bench_host_overhead.cpp), against the same
+// scope's empty-kernel launch as the cost of a launch itself.
+class host_only_launches {
+ public:
+  host_only_launches() { ++runtime().host_only_scopes; }
+  ~host_only_launches() { --runtime().host_only_scopes; }
+  host_only_launches(const host_only_launches&) = delete;
+  host_only_launches& operator=(const host_only_launches&) = delete;
+};
+
 template <class... Params, class... Args>
 hipError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t dynamic_lds, hipStream_t,
                          Args&&... args) {
-  launch_result r = launch(kernel, grid, block, dynamic_lds, std::forward<Args>(args)...);
+  launch_result r = runtime().host_only_scopes > 0
+                        ? launch_without_running(grid, block)
+                        : launch(kernel, grid, block, dynamic_lds, std::forward<Args>(args)...);
   runtime().last_counters = r.counters;
   runtime().accumulated.merge(r.counters);
   if (runtime().launch_logs > 0) runtime().logged.push_back(r.counters);
