@@ -196,7 +196,7 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
     // gfx942 has no scaled MFMAs: refused by the launcher and by the one-call API, nothing runs.
     CHECK(status_of(p, good).message() == what + "MX formats run on gfx950's scaled MFMAs; gfx942 has none");
     CHECK(gemm_mx(p, good, nullptr).code() == status_code::unsupported_target);
-    CHECK(!gemm_mx_workspace_bytes<decltype(good)>(p));
+    CHECK(!gemm_mx_workspace_bytes<std::remove_cvref_t<decltype(good)>>(p));
   }
   auto a = good;
   a.a_scale = nullptr;
