@@ -18,6 +18,7 @@
 
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
+#include "support/empty_problem.hpp"
 #include "support/graph_safety.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
@@ -276,7 +277,7 @@ TEST_CASE("blockscale GEMM: queries on an illegal problem return the call's stat
     const char* text;
   } cases[] = {{{64, 64, 200, layout::k_contiguous}, status_code::bad_shape, "K must be a multiple of 128"},
                {{64, 72, 256, layout::k_contiguous}, status_code::bad_shape, "N must be a multiple of 16"},
-               {{-1, 64, 256, layout::k_contiguous}, status_code::bad_shape, "must be positive"},
+               {{-1, 64, 256, layout::k_contiguous}, status_code::bad_shape, "M must be >= 0"},
                {{40, 64, 256, layout::mn_contiguous}, status_code::bad_alignment, "M must be a multiple of 16"},
                {{64, 64, 256, static_cast<layout>(7)}, status_code::bad_shape, "order must be"},
                {{65536, 64, 65536, layout::k_contiguous}, status_code::too_large, "32-bit buffer offsets"}};
@@ -349,7 +350,10 @@ TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", 
     const auto good = t.args();
     expect({64, 64, 200, layout::k_contiguous}, good, status_code::bad_shape, "K must be a multiple of 128");
     expect({64, 72, 256, layout::k_contiguous}, good, status_code::bad_shape, "N must be a multiple of 16");
-    expect({0, 64, 256, layout::k_contiguous}, good, status_code::bad_shape, "must be positive");
+    expect({-16, 64, 256, layout::k_contiguous}, good, status_code::bad_shape, "M must be >= 0");
+    // M = 0 is empty: no pointer is checked, nothing is launched.
+    test::check_launches_nothing(
+        [] { return gemm_fp8_blockscale(gb::problem{0, 64, 256, layout::mn_contiguous}, gb::args<fp8>{}, nullptr); });
     expect({40, 64, 256, layout::mn_contiguous}, good, status_code::bad_alignment, "M must be a multiple of 16");
     // Each pointer's status names it.
     const gb::problem shape{64, 64, 256, layout::k_contiguous};

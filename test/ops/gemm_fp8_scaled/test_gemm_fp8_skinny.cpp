@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/device_fp8.hpp"
+#include "support/empty_problem.hpp"
 #include "support/gemm_fp8_scaled_case.hpp"
 #include "wavekit/ops/gemm_fp8_scaled.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
@@ -226,8 +227,13 @@ TEST_CASE("gemm_fp8_scaled skinny: bad input gets its status before any launch",
           status_code::bad_shape);
     CHECK(gemm_fp8_scaled(gs::problem{4, 256, 1000, layout::k_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
           status_code::bad_shape);
-    CHECK(gemm_fp8_scaled(gs::problem{0, 256, 1024, layout::k_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
+    CHECK(gemm_fp8_scaled(gs::problem{-1, 256, 1024, layout::k_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
           status_code::bad_shape);
+    // M = 0 is empty: no pointer is checked, nothing is launched.
+    test::check_launches_nothing([&] {
+      return gemm_fp8_scaled(gs::problem{0, 256, 1024, layout::k_contiguous, tensor, tensor}, gs::args<fp8, fp16>{},
+                             nullptr);
+    });
     // M <= 16 in the M/N-contiguous order: M must be 16 there (vector loads along M).
     CHECK(gemm_fp8_scaled(gs::problem{4, 256, 1024, layout::mn_contiguous, tensor, tensor}, t.args(), nullptr).code() ==
           status_code::bad_alignment);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/empty_problem.hpp"
 #include "support/gemm_half_case.hpp"
 #include "support/graph_safety.hpp"
 #include "support/tuned_entry.hpp"
@@ -240,8 +241,17 @@ TEST_CASE("gemm_half: every bad input gets its status before any launch", "[emu]
         "gemm_half 64x64x256 k_contiguous: argument b must be 16-byte aligned (16-byte vector loads)");
   a = good, a.c = reinterpret_cast<bf16*>(reinterpret_cast<char*>(good.c) + 2);
   CHECK(status_of(p, a).code() == status_code::bad_alignment);
-  CHECK(status_of(gh::problem{0, 64, 256, layout::k_contiguous}, good).message() ==
-        "gemm_half 0x64x256 k_contiguous: M, N and K must be positive");
+  CHECK(status_of(gh::problem{-16, 64, 256, layout::k_contiguous}, good).message() ==
+        "gemm_half -16x64x256 k_contiguous: M must be >= 0 (0: nothing to do), N and K positive");
+  // M = 0 is empty: no pointer is checked, nothing is launched; N's and K's rules still apply.
+  test::check_launches_nothing(
+      [] { return gemm_half(gh::problem{0, 64, 256, layout::k_contiguous}, gh::args<bf16, bf16>{}, nullptr); });
+  test::check_launches_nothing([] {
+    return gh::launch<gh::config_narrow>(gh::problem{0, 64, 256, layout::mn_contiguous}, gh::args<fp16, float>{}, 2,
+                                         nullptr);
+  });
+  CHECK(gemm_half(gh::problem{0, 40, 256, layout::k_contiguous}, gh::args<bf16, bf16>{}, nullptr).code() ==
+        status_code::bad_shape);
   CHECK(status_of(gh::problem{64, 40, 256, layout::k_contiguous}, good).message() ==
         "gemm_half 64x40x256 k_contiguous: N must be a multiple of 16");
   CHECK(status_of(gh::problem{64, 64, 252, layout::k_contiguous}, good).message() ==

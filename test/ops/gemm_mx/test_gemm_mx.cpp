@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "support/empty_problem.hpp"
 #include "support/gemm_mx_run.hpp"
 #include "support/graph_safety.hpp"
 #include "wavekit/ops/gemm_mx.hpp"
@@ -208,7 +209,15 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
   CHECK(status_of(gx::problem{64, 64, 240, gx::mx_format::mxfp8}, good).message() ==
         "gemm_mx 64x64x240 mxfp8: K must be a multiple of 32 (the MX scale block)");
   CHECK(status_of(gx::problem{64, 24, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
-  CHECK(status_of(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
+  CHECK(status_of(gx::problem{-1, 64, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
+  // M = 0 is empty: the format rule holds, no pointer is checked, nothing is launched (on gfx950;
+  // gfx942 has no MX target).
+  CHECK(gx::validate(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, gx::args<fp8_e4m3fn, bf16>{}).ok());
+  CHECK(gx::validate(gx::problem{0, 64, 256, gx::mx_format::mxfp4}, gx::args<fp8_e4m3fn, bf16>{}).code() ==
+        status_code::bad_format);
+  if (device_is_gfx950())
+    test::check_launches_nothing(
+        [] { return gemm_mx(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, gx::args<fp8_e4m3fn, bf16>{}, nullptr); });
   CHECK(status_of(gx::problem{64, 64, 256, static_cast<gx::mx_format>(7)}, good).code() == status_code::bad_format);
   CHECK(status_of(gx::problem{1 << 20, 4096, 4096, gx::mx_format::mxfp8}, good).code() == status_code::too_large);
   // A and B past 2 GB are legal (each tile's buffer starts at its rows); a tile's 256 rows of K

@@ -18,6 +18,7 @@
 
 #include "support/device_fp8.hpp"
 #include "support/device_upload.hpp"
+#include "support/empty_problem.hpp"
 #include "support/fp8_rows_check.hpp"
 #include "support/graph_safety.hpp"
 #include "wavekit/host/reference_rmsnorm_quant.hpp"
@@ -340,10 +341,17 @@ TEST_CASE("rmsnorm_quant: bad inputs are refused before any launch, naming the a
     expect(p, with([&](auto& a) { a.q = q + 4; }), status_code::bad_alignment, "argument q must be 8-byte aligned");
     expect(p, with([&](auto& a) { a.q_scale = reinterpret_cast<float*>(memory + 2); }), status_code::bad_alignment,
            "argument q_scale must be 4-byte aligned");
-    expect(rq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
-           "tokens must be positive");
     expect(rq::problem{-3, 256, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
-           "tokens must be positive");
+           "tokens must be >= 0");
+    // No tokens: no pointer is checked, nothing is launched; the value rules (eps, scale) hold.
+    test::check_launches_nothing([] {
+      return wavekit::rmsnorm_quant(rq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous, add},
+                                    rq::args<bf16, fp8>{nullptr, nullptr, nullptr, nullptr, nullptr, 0.5f, 1e-6f},
+                                    nullptr);
+    });
+    CHECK(rq::validate(rq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous, add},
+                       rq::args<bf16, fp8>{nullptr, nullptr, nullptr, nullptr, nullptr, -1.0f, 1e-6f})
+              .code() == status_code::bad_shape);
     expect(rq::problem{4, 0, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
            "hidden must be a positive multiple of 8");
     expect(rq::problem{4, 100, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,

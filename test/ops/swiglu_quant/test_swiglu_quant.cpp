@@ -19,6 +19,7 @@
 
 #include "support/device_fp8.hpp"
 #include "support/device_upload.hpp"
+#include "support/empty_problem.hpp"
 #include "support/fp8_rows_check.hpp"
 #include "support/graph_safety.hpp"
 #include "wavekit/host/reference_swiglu_quant.hpp"
@@ -279,8 +280,13 @@ TEST_CASE("swiglu_quant: bad inputs are refused before any launch, naming the ar
     expect(p, with([&](auto& a) { a.q = q + 4; }), status_code::bad_alignment, "argument q must be 8-byte aligned");
     expect(p, with([&](auto& a) { a.q_scale = reinterpret_cast<float*>(memory + 2); }), status_code::bad_alignment,
            "argument q_scale must be 4-byte aligned");
-    expect(sq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::bad_shape,
-           "tokens must be positive");
+    expect(sq::problem{-1, 256, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::bad_shape,
+           "tokens must be >= 0");
+    // No tokens: no pointer is checked, nothing is launched.
+    test::check_launches_nothing([] {
+      return wavekit::swiglu_quant(sq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous},
+                                   sq::args<bf16, fp8>{nullptr, nullptr, nullptr, 0.5f}, nullptr);
+    });
     expect(sq::problem{4, -8, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::bad_shape,
            "d must be a positive multiple of 8");
     expect(sq::problem{4, 20, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::bad_shape,

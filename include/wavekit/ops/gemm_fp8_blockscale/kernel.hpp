@@ -89,6 +89,7 @@ status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stre
                                             "K/128");
       !s.ok())
     return s;
+  if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(p.k_groups(), splits);
   const params<Fp8> params{
       a.a,       a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n, p.k,

@@ -46,6 +46,7 @@ status launch(const typename op<Fp8>::args& p, hipStream_t stream) {
   if (status s = kernel::validate(p); !s.ok()) return s;
   if (status s = arch::check_device_fp8_format<Fp8>(arch::current_device_arch(), kernel::name().c_str()); !s.ok())
     return s;
+  if (p.m == 0) return status::success();  // an empty problem launches nothing
   const dim3 grid(static_cast<unsigned>(p.n / kernel::tile_n), static_cast<unsigned>(p.m / kernel::tile_m));
   hipLaunchKernelGGL(gemm_fp8_direct_kernel<Fp8>, grid, dim3(kernel::threads), 0, stream, p);
   if (hipError_t e = hipGetLastError(); e != hipSuccess)

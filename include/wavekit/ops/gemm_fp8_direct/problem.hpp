@@ -46,7 +46,8 @@ struct op {
 
   // The shape's rules: every load and store stays inside the three tensors.
   static status validate_shape(const problem& p) {
-    if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, name() + ": m, n, k must be positive"};
+    if (p.m < 0 || p.n <= 0 || p.k <= 0)
+      return {status_code::bad_shape, name() + ": m must be >= 0 (0: nothing to do), n and k positive"};
     if (p.m % tile_m || p.n % tile_n || p.k % tile_k)
       return {status_code::bad_shape, name() + ": needs m % 32 == 0, n % 32 == 0, k % 16 == 0 (got " +
                                           std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
@@ -60,6 +61,7 @@ struct op {
   // Checked before any launch: the shape, then the pointers.
   static status validate(const args& p) {
     if (status s = validate_shape({p.m, p.n, p.k}); !s.ok()) return s;
+    if (p.m == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
     for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}, {"c", p.c}})
       if (!ptr) return {status_code::null_pointer, name() + ": argument " + arg + " is null"};
     for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}})

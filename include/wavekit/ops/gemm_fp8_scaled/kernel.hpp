@@ -92,6 +92,7 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
   if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
       !s.ok())
     return s;
+  if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   const params<Fp8, Out> kp{a.a,
                             a.b,

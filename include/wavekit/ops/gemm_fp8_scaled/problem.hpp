@@ -66,7 +66,8 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 
 inline status validate_shape(const problem& p) {
   const std::string what = "gemm_fp8_scaled " + p.str() + ": ";
-  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
+  if (p.m < 0 || p.n <= 0 || p.k <= 0)
+    return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
   if (p.k % 16) return {status_code::bad_shape, what + "K must be a multiple of 16 (16-byte rows of K)"};
   if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
@@ -87,6 +88,7 @@ inline status validate_shape(const problem& p) {
 template <class Fp8, class Out>
 status validate(const problem& p, const args<Fp8, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
+  if (p.m == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
   const std::string what = "gemm_fp8_scaled " + p.str() + ": ";
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
                                         {"b", a.b, 16, "16-byte vector loads"},

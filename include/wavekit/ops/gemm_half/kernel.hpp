@@ -74,6 +74,7 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
   if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
       !s.ok())
     return s;
+  if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   const params<T, Out> kp{a.a,
                           a.b,

@@ -141,6 +141,7 @@ status launch_checked(const problem& p, const Args& a, int splits, arch::target 
   if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
       !s.ok())
     return s;
+  if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
   start(grid, per_split, steps * step_k - p.k, need ? static_cast<float*>(a.workspace) : nullptr);

@@ -126,7 +126,8 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 
 inline status validate_shape(const problem& p) {
   const std::string what = "gemm_mx " + p.str() + ": ";
-  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {status_code::bad_shape, what + "M, N and K must be positive"};
+  if (p.m < 0 || p.n <= 0 || p.k <= 0)
+    return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
   if (p.format != mx_format::mxfp8 && p.format != mx_format::mxfp4)
     return {status_code::bad_format, what + "format must be mx_format::mxfp8 or mx_format::mxfp4"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
@@ -157,6 +158,7 @@ status validate(const problem& p, const args<Elem, Out>& a) {
     return {status_code::bad_format, what + "the arguments hold " + to_string(a.format) +
                                          " tensors, the problem says " + to_string(p.format) +
                                          (p.a == a_storage::mx ? "" : std::string(" with A ") + to_string(p.a))};
+  if (p.m == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
                                         {"b", a.b, 16, "16-byte vector loads"},
                                         {"a_scale", a.a_scale, 1, "e8m0 bytes"},
@@ -172,6 +174,7 @@ status validate(const problem& p, const args_quantizing_a<T, Out>& a) {
     return {status_code::bad_format, what + "the arguments hold a " + to_string(a.a_stored) +
                                          " A and MXFP4 B; the problem says " + to_string(p.format) + " with A " +
                                          to_string(p.a)};
+  if (p.m == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
                                         {"b", a.b, 16, "16-byte vector loads"},
                                         {"b_scale", a.b_scale, 1, "e8m0 bytes"},

@@ -72,7 +72,7 @@ struct args {
 // The problem's own rules, with the scalars that are part of it (eps, the per-tensor scale).
 inline status validate_shape(const problem& p, float eps, float scale) {
   const std::string what = "rmsnorm_quant " + p.str() + ": ";
-  if (p.tokens <= 0) return {status_code::bad_shape, what + "tokens must be positive"};
+  if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0 (0: nothing to do)"};
   if (p.hidden <= 0 || p.hidden % 8)
     return {status_code::bad_shape, what + "hidden must be a positive multiple of 8 (16-byte rows)"};
   if (p.hidden > max_hidden)
@@ -98,6 +98,7 @@ inline status validate_shape(const problem& p, float eps, float scale) {
 template <class T, class Fp8>
 status validate(const problem& p, const args<T, Fp8>& a) {
   if (status s = validate_shape(p, a.eps, a.scale); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
   const std::string what = "rmsnorm_quant " + p.str() + ": ";
   if (status s = check_pointer_arguments(
           what, {{"x", a.x, 16, "16-byte vector loads"},

@@ -97,6 +97,7 @@ decltype(auto) with_variant(const problem& p, F&& f) {
 template <class T, class Fp8>
 status launch(const problem& p, const args<T, Fp8>& a, hipStream_t stream) {
   if (status s = validate(p, a); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();  // an empty problem launches nothing
   const params<T, Fp8> kp{a.x, {a.q, a.q_scale, a.scale, p.tokens, p.d}, p.tokens, p.d};
   with_variant(p, [&](auto s, auto o) {
     hipLaunchKernelGGL((swiglu_quant_kernel<T, Fp8, decltype(s)::value, decltype(o)::value>),

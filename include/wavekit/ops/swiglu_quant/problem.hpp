@@ -56,7 +56,7 @@ struct args {
 // The problem's own rules, with the per-tensor scale.
 inline status validate_shape(const problem& p, float scale) {
   const std::string what = "swiglu_quant " + p.str() + ": ";
-  if (p.tokens <= 0) return {status_code::bad_shape, what + "tokens must be positive"};
+  if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0 (0: nothing to do)"};
   if (p.d <= 0 || p.d % 8)
     return {status_code::bad_shape, what + "d must be a positive multiple of 8 (16-byte gate and up rows)"};
   if (p.scaling != fp8_scaling::per_tensor && p.scaling != fp8_scaling::group_1x128)
@@ -77,6 +77,7 @@ inline status validate_shape(const problem& p, float scale) {
 template <class T, class Fp8>
 status validate(const problem& p, const args<T, Fp8>& a) {
   if (status s = validate_shape(p, a.scale); !s.ok()) return s;
+  if (p.tokens == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
   const std::string what = "swiglu_quant " + p.str() + ": ";
   if (status s = check_pointer_arguments(
           what, {{"x", a.x, 16, "16-byte vector loads"},
