@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/device_fp8.hpp"
+#include "support/empty_problem.hpp"
 #include "support/graph_safety.hpp"
 #include "support/mla_case.hpp"
 #include "wavekit/ops/mla_decode.hpp"
@@ -109,6 +110,14 @@ TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu
   CHECK(mla::workspace_bytes(t.p, t.view(), split).value() == need);
   CHECK(mla::workspace_bytes(t.p, t.view(), mla::split_plan{32, 1}).value() == 0);
   CHECK(mla::workspace_bytes(t.p, t.view(), mla::split_plan{48, 2}).error().code() == status_code::bad_config);
+  // No sequences: no pointer is checked, nothing is launched; the plan's rules still hold.
+  const std::vector<int> no_sequences{0};
+  const mla::problem empty{0, 16, mla::kv_layout::ragged, 1, 64, 0, 0.0625f};
+  const mla::sequences_view none{no_sequences, no_sequences, {}, {}};
+  test::check_launches_nothing(
+      [&] { return wavekit::mla_decode(empty, none, mla::args<bf16>{}, mla::split_plan{32, 1}, nullptr); });
+  CHECK(wavekit::mla_decode(empty, none, mla::args<bf16>{}, mla::split_plan{48, 1}, nullptr).code() ==
+        status_code::bad_config);
   // The split partials' workspace: null and misaligned each get their own rule.
   a = t.args(split), a.workspace = nullptr;
   CHECK(wavekit::mla_decode(t.p, t.view(), a, split, nullptr).message() ==

@@ -509,6 +509,9 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
   if (status st = validate_sequences(p, s); !st.ok()) return st;
   const std::string what = "mla_decode " + p.str() + ": ";
   if (status st = check_scales<KV, Q>(p, a.kv_scale, a.q_scale); !st.ok()) return st;
+  if (status st = check_plan(p, plan, static_cast<int>(sizeof(KV))); !st.ok()) return st;
+  // No sequences or no query rows: nothing is read or written, no pointer is checked.
+  if (p.batch == 0 || s.q_rows() == 0) return status::success();
   const bool paged = p.layout == kv_layout::paged;
   if (status st =
           check_pointer_arguments(what, {{"q", a.q, 16 * static_cast<int>(sizeof(Q)) / 2,
@@ -522,7 +525,6 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
   if (paged && !a.page_table) return {status_code::null_pointer, what + "argument page_table is null"};
   if (reinterpret_cast<std::uintptr_t>(a.lse) % 4)
     return {status_code::bad_alignment, what + "argument lse must be 4-byte aligned (fp32)"};
-  if (status st = check_plan(p, plan, static_cast<int>(sizeof(KV))); !st.ok()) return st;
   for (int b = 0; b < p.batch; ++b)
     if (!plan.covers(s.kv_len(b)))
       return {status_code::bad_config, what + "the split plan does not cover sequence " + std::to_string(b) + "'s " +
