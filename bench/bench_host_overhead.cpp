@@ -176,7 +176,7 @@ void moe_decode_bf16(benchmark::State& state) {
                m.get<bf16>(std::size_t(tokens) * hidden),
                m.get<char>(ws),
                ws};
-  time_call(state, [&] { return moe(p, a, nullptr); });
+  time_call(state, [&] { return wavekit::moe(p, a, nullptr); });
 }
 
 void mla_decode_bf16(benchmark::State& state) {
