@@ -52,7 +52,10 @@ struct tile_loader_k_contiguous {
 
   // Bytes of `elements` K elements (whole bytes: packed rows hold an even number).
   WAVEKIT_HOST_DEVICE static constexpr int bytes(int elements) {
-    return ElementBits >= 8 ? elements * (ElementBits / 8) : elements / (8 / ElementBits);
+    if constexpr (ElementBits >= 8)
+      return elements * (ElementBits / 8);
+    else
+      return elements / (8 / ElementBits);
   }
 
   arch::u32x4 regs[per_thread];

@@ -45,6 +45,7 @@
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/result.hpp"
 #include "wavekit/core/status.hpp"
 #include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
