@@ -28,7 +28,8 @@ using mx_mma = warp::warp_mma<arch::mfma_scaled_atom<fp8_e4m3fn, fp8_e4m3fn, 16,
                               warp::from_lds<layout128>, warp::from_lds<layout128>, warp::k_order::atom>;
 
 struct mma_without_clear {  // a warp MMA missing clear()
-  static constexpr int tiles_m = 1, tiles_n = 1, m = 16, regs = 4;
+  static constexpr int tiles_m = 1, tiles_n = 1, m = 16;
+  [[maybe_unused]] static constexpr int regs = 4;
   floatx4 acc[1][1];
   static int acc_row(int, int) { return 0; }
   static int acc_col(int) { return 0; }
