@@ -139,7 +139,7 @@ TEST_CASE("gemm_mx, A quantized in the kernel: statuses", "[emu][gemm]") {
       "of 64 (its 32-byte tiles)");
   CHECK(
       gx::validate_shape(gx::problem{16, 128, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::preshuffled})
-          .code() == status_code::bad_shape);
+          .code() == status_code::bad_format);
   // Past a tile's 32-bit offsets: A's 16-bit bytes count.
   CHECK(gx::validate_shape(gx::problem{16, 16, 1 << 22, gx::mx_format::mxfp4, gx::a_storage::bf16}).code() ==
         status_code::too_large);

@@ -61,7 +61,7 @@ TEST_CASE("gemm_mx supports every legal form on gfx950 only", "[ops][supports]")
 
 TEST_CASE("gemm_mx supports says no with the launch's status", "[ops][supports]") {
   for (arch::target t : test::kernel_targets) {
-    check_refusal({0, 16, 32, gx::mx_format::mxfp8}, t);
+    check_refusal({-1, 16, 32, gx::mx_format::mxfp8}, t);
     check_refusal({16, 16, 32, static_cast<gx::mx_format>(4)}, t);
     check_refusal({16, 24, 32, gx::mx_format::mxfp4}, t);
     check_refusal({16, 16, 48, gx::mx_format::mxfp8}, t);

@@ -51,7 +51,7 @@ TEST_CASE("rmsnorm_quant supports says no with the launch's status", "[ops][supp
   const auto none = rq::residual_mode::none;
   const auto k = layout::k_contiguous;
   for (arch::target t : test::kernel_targets) {
-    check_refusal<fp8_e4m3fnuz>({0, 128, fp8_scaling::per_tensor, k, none}, t);
+    check_refusal<fp8_e4m3fnuz>({-1, 128, fp8_scaling::per_tensor, k, none}, t);
     check_refusal<fp8_e4m3fn>({4, 100, fp8_scaling::per_tensor, k, none}, t);
     check_refusal<fp8_e4m3fnuz>({4, 16392, fp8_scaling::per_tensor, k, none}, t);
     check_refusal<fp8_e4m3fn>({4, 128, static_cast<fp8_scaling>(5), k, none}, t);
