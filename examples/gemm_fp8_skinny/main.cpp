@@ -47,7 +47,8 @@ int run(int m, int n, int k) {
   float *sa = upload(std::vector<float>{scales[0]}), *sb = upload(std::vector<float>{scales[1]});
   fp16* c = nullptr;
   hipMalloc(&c, std::size_t(m) * n * sizeof(fp16));
-  const result<std::size_t> need = wavekit::gemm_fp8_scaled_workspace_bytes<gs::args<Fp8, fp16>>(p);  // also validates the shape
+  const result<std::size_t> need =
+      wavekit::gemm_fp8_scaled_workspace_bytes<gs::args<Fp8, fp16>>(p);  // also validates the shape
   if (!need) {
     std::fprintf(stderr, "%s\n", need.error().message().c_str());
     std::exit(1);

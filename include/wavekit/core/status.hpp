@@ -19,7 +19,7 @@ enum class status_code {
   bad_config,           // a tile configuration or plan that cannot run this problem, a bad setting
   workspace_too_small,  // the workspace given holds fewer bytes than the plan needs
   unsupported_target,   // the device or target is neither gfx942 nor gfx950
-  bad_format,   // an element format this op, path or target does not read
+  bad_format,           // an element format this op, path or target does not read
   launch_failed,        // the runtime refused the launch
 };
 
