@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "support/gemm_mx_run.hpp"
@@ -102,6 +103,15 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
     CHECK(gx::model_seconds(p, pl) <= 1.02 * gx::model_seconds(p, {gx::config_id::decode, 1, rows}));
   }
   CHECK(gx::choose_plan(gx::problem{1, 6144, 6144, gx::mx_format::mxfp4}, ~std::size_t{0}).gemv_rows == 0);
+  // The plans docs/mx-gemm.md names for the reference decode shapes (the model's today, issue 29):
+  // a change of the model that changes them changes that paragraph too.
+  for (const auto& [m, n, k, name] : {std::tuple{1, 1536, 6144, "gemm_mx<16x128x128B, w1x4, mfma16, sk8>"},
+                                      std::tuple{2, 1536, 6144, "gemm_mx<16x128x128B, w1x4, mfma16, sk4>"},
+                                      std::tuple{1, 6144, 2304, "gemm_mx<32x64x128B, w1x2, mfma16>"},
+                                      std::tuple{1, 7168, 2048, "gemm_mx<16x128x128B, w1x4, mfma16>"}}) {
+    const gx::problem p{m, n, k, gx::mx_format::mxfp8};
+    CHECK(gx::select_plan(p, ~std::size_t{0}, arch::target::gfx950, gx::tuning_dtypes<bf16>(p)).value().name == name);
+  }
   if (!device_is_gfx950()) return;
   for (int m : {1, 2, 3, 16}) {
     const gx::problem p{m, 1024, 2048, gx::mx_format::mxfp8};
