@@ -10,7 +10,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #if defined(WAVEKIT_EMULATOR)
@@ -43,18 +45,72 @@ class counters_reporter : public benchmark::BenchmarkReporter {
   int width_;
 };
 
+// The same counters as JSON on stdout (--benchmark_format=json): the emulated target, then per run
+// its name, label and counters; no time fields, for the reason above.
+class counters_json_reporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override {
+    std::printf("{\n  \"context\": {\"wavekit_emulated_target\": \"%s\"},\n  \"benchmarks\": [",
+                arch::to_string(arch::current_target));
+    return true;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      std::printf("%s\n    {\"name\": %s, \"label\": %s", first_ ? "" : ",", quoted(run.benchmark_name()).c_str(),
+                  quoted(run.report_label).c_str());
+      for (const auto& [name, counter] : run.counters) {
+        if (std::isfinite(counter.value))
+          std::printf(", %s: %.17g", quoted(name).c_str(), counter.value);
+        else
+          std::printf(", %s: null", quoted(name).c_str());  // JSON has no NaN or infinity
+      }
+      std::printf("}");
+      first_ = false;
+    }
+    std::fflush(stdout);
+  }
+  void Finalize() override { std::printf("\n  ]\n}\n"); }
+
+ private:
+  static std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const unsigned char c : text) {
+      if (c == '"' || c == '\\') {
+        out += '\\', out += static_cast<char>(c);
+      } else if (c < 0x20) {
+        char escaped[8];
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+        out += escaped;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out + "\"";
+  }
+  bool first_ = true;
+};
+
+// Whether the command line asks for JSON on stdout (Google Benchmark keeps its own flag private).
+inline bool json_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--benchmark_format=json") return true;
+  return false;
+}
+
 }  // namespace wavekit::test
 
-#define WAVEKIT_BENCHMARK_MAIN(what, name_width)                      \
-  int main(int argc, char** argv) {                                   \
-    benchmark::Initialize(&argc, argv);                               \
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1; \
-    wavekit::test::add_device_context();                              \
-    wavekit::test::counters_reporter reporter(what, name_width);      \
-    benchmark::RunSpecifiedBenchmarks(&reporter);                     \
-    benchmark::Shutdown();                                            \
-    return 0;                                                         \
-  }                                                                   \
+#define WAVEKIT_BENCHMARK_MAIN(what, name_width)                                                                  \
+  int main(int argc, char** argv) {                                                                               \
+    const bool json = wavekit::test::json_requested(argc, argv);                                                  \
+    benchmark::Initialize(&argc, argv);                                                                           \
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;                                             \
+    wavekit::test::add_device_context();                                                                          \
+    wavekit::test::counters_reporter text(what, name_width);                                                      \
+    wavekit::test::counters_json_reporter json_reporter;                                                          \
+    benchmark::RunSpecifiedBenchmarks(json ? static_cast<benchmark::BenchmarkReporter*>(&json_reporter) : &text); \
+    benchmark::Shutdown();                                                                                        \
+    return 0;                                                                                                     \
+  }                                                                                                               \
   int main(int, char**)  // so that the use ends with a semicolon, as BENCHMARK_MAIN's does
 #else
 #include <hip/hip_runtime.h>
