@@ -318,28 +318,63 @@ def plot_points(joined):
              "measured": j["measured"]["us"], "error": j["error"]} for j in joined if "measured" in j]
 
 
-def draw(points, path):
+# --- the plots' colours ---
+
+# One colour per op in every plot (the roofline of each target, predicted vs published, predicted vs
+# measured): the op's place in the report's OPS list picks it. matplotlib's tab10 without its grey
+# (the plots draw y = x and the roofs in grey and black), then tab20's light tones.
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
+           "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5"]
+TARGET_MARKERS = {"gfx942": "o", "gfx950": "^"}
+
+
+def op_colours(ops, extra=()):
+    """{op: colour} for the op names `ops` (the report's OPS order), then any `extra` ops after them."""
+    names = list(ops) + sorted(set(extra) - set(ops))
+    if len(names) > len(PALETTE):
+        raise ValueError(f"{len(names)} ops, {len(PALETTE)} colours: add colours to perf_measured.PALETTE")
+    return {op: PALETTE[i] for i, op in enumerate(names)}
+
+
+def op_legend_handles(colours, present, marker="o"):
+    """Legend entries, one per op of `present`, in the colour order."""
+    from matplotlib.lines import Line2D
+    return [Line2D([], [], ls="none", marker=marker, color=colours[op], label=op) for op in colours if op in present]
+
+
+def target_legend_handles(targets, products=None):
+    from matplotlib.lines import Line2D
+    return [Line2D([], [], ls="none", marker=TARGET_MARKERS[a], mfc="none", color="k",
+                   label=f"{products[a]} ({a})" if products else a) for a in sorted(targets)]
+
+
+def draw(points, path, ops, products=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 5))
-    markers = {"gfx942": "o", "gfx950": "^"}
-    for op in sorted({p["op"] for p in points}):
+    colours = op_colours(ops, {p["op"] for p in points})
+    fig, ax = plt.subplots(figsize=(8.5, 5), layout="constrained")
+    for op in colours:
         for arch in sorted({p["arch"] for p in points if p["op"] == op}):
             sel = [p for p in points if p["op"] == op and p["arch"] == arch]
-            ax.scatter([p["measured"] for p in sel], [p["predicted"] for p in sel], s=14, marker=markers[arch],
-                       label=f"{op} ({arch})")
+            ax.scatter([p["measured"] for p in sel], [p["predicted"] for p in sel], s=16,
+                       marker=TARGET_MARKERS[arch], color=colours[op])
     values = [p["measured"] for p in points] + [p["predicted"] for p in points]
-    lo, hi = min(values + [1.0]) / 1.5, max(values + [10.0]) * 1.5
-    ax.plot([lo, hi], [lo, hi], color="grey", lw=1)
-    ax.fill_between([lo, hi], [lo * 0.75, hi * 0.75], [lo * 1.25, hi * 1.25], color="grey", alpha=0.15, label="+-25%")
+    lo, hi = min(values) / 1.5, max(values) * 1.5
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=1, label="y = x (model exact)")
+    ax.fill_between([lo, hi], [lo * 0.75, hi * 0.75], [lo * 1.25, hi * 1.25], color="grey", alpha=0.15,
+                    label="within +-25%")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("measured us (bench/, real GPU)")
-    ax.set_ylabel("predicted us (model)")
-    ax.set_title("Predicted vs measured")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("measured time per call (us; bench/ on a real GPU)")
+    ax.set_ylabel("predicted time per call (us; the model)")
+    ax.set_title("wavekit's kernels: the model's prediction vs the measured time (same kernels)", fontsize=10)
+    fig.legend(handles=op_legend_handles(colours, {p["op"] for p in points}), title="op", loc="outside right upper",
+               fontsize=7, title_fontsize=8)
+    fig.legend(handles=target_legend_handles({p["arch"] for p in points}, products) + ax.get_legend_handles_labels()[0],
+               title="target, guides", loc="outside right lower", fontsize=7, title_fontsize=8)
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
 
@@ -357,7 +392,8 @@ def write_measured(data, directory, out, ops, arch_override=None, plot=True):
     with open(os.path.join(plot_dir, "measured_data.json"), "w") as fh:
         fh.write(json.dumps({"runs": runs, "points": points}, indent=1, sort_keys=True) + "\n")
     if plot_name:
-        draw(points, os.path.join(plot_dir, plot_name))
+        draw(points, os.path.join(plot_dir, plot_name), [op for op, _ in ops],
+             {a: t["product"] for a, t in data["targets"].items()})
     n = len(points)
     shown = [j for j in joined if j["arch"] in {r["arch"] for r in runs}]
     print(f"{out}: {n} of {len(shown)} rows measured" +

@@ -17,7 +17,9 @@ times, as docs/performance.md and plots under docs/perf/.
 
 BIN is the wavekit_perf_model binary or its output saved as a .json file. The plots are drawn from
 docs/perf/plot_data.json, which --check compares (PNG bytes depend on the plotting package's
-version, the data they show does not). tools/perf_measured.py holds the measured side.
+version, the data they show does not). Every plot gives an op one colour, from its place in OPS
+(perf_measured.op_colours); a roofline draws one roof per dtype whose peak its target's rows carry
+(none for rows the model gives no peak). tools/perf_measured.py holds the measured side.
 
 Each row's LDS column joins the LDS census (docs/perf/lds_census_<target>.json, written by
 tools/lds_census: the emulator's counters of each kernel config on a small problem); a row without
@@ -190,62 +192,156 @@ def render(data, census):
     return "".join(text)
 
 
+class PlotError(Exception):
+    pass
+
+
+# The dtype of the dense peak a row's flops run at (tools/perf_model/perf_model.cpp passes each row
+# the target's fp8, fp4 or bf16 dense TFLOPS; bf16 and fp16 share theirs). MoE's comes from the
+# weight format its shape names.
+ROOF_DTYPE = {"gemm_fp8_blockscale": "fp8", "gemm_fp8_scaled": "fp8", "gemm_fp8_direct": "fp8", "gemm_mx": "mxfp4",
+              "gemm_half": "bf16/fp16"}
+MOE_ROOF_DTYPE = {"MXFP4": "mxfp4", "fp8 block-scaled": "fp8", "fp16": "bf16/fp16", "bf16": "bf16/fp16"}
+
+
+def roof_dtype(r):
+    """The dtype of the row's compute roof; None where the model gives the row no peak (0)."""
+    if not r["peak_tflops"]:
+        return None
+    if r["op"] == "moe":
+        dtype = MOE_ROOF_DTYPE.get(r["shape"].rsplit(", ", 1)[-1])
+    else:
+        dtype = ROOF_DTYPE.get(r["op"])
+    if dtype is None:
+        raise PlotError(f"{r['op']} {r['arch']} {r['shape']}: a peak of {r['peak_tflops']:g} TFLOPS of no known "
+                        "dtype; name its dtype in tools/perf_report.py (ROOF_DTYPE, MOE_ROOF_DTYPE)")
+    return dtype
+
+
+def roofs(rows, arch):
+    """The compute roofs of a target: each dtype's peak, as its rows carry it, highest first."""
+    peaks = {}
+    for r in rows:
+        dtype = roof_dtype(r)
+        if r["arch"] != arch or dtype is None:
+            continue
+        if peaks.setdefault(dtype, r["peak_tflops"]) != r["peak_tflops"]:
+            raise PlotError(f"{arch} {dtype}: rows carry two peaks, {peaks[dtype]:g} and {r['peak_tflops']:g} TFLOPS "
+                            f"({r['op']} {r['shape']})")
+    return [{"dtype": d, "peak_tflops": p} for d, p in sorted(peaks.items(), key=lambda dp: (-dp[1], dp[0]))]
+
+
 def plot_data(data):
     points = {}
+    targets = {}
     for arch in data["targets"]:
-        points[arch] = [{"op": r["op"], "shape": r["shape"],
-                         "intensity": (r["flops"] / r["dram_bytes"]) if r["flops"] else None,
-                         "achieved": r["flops"] / r["us"] / 1e6 if r["flops"] else None,
-                         "peak_tflops": r["peak_tflops"]}
+        points[arch] = [{"op": r["op"], "shape": r["shape"], "intensity": r["flops"] / r["dram_bytes"],
+                         "achieved": r["flops"] / r["us"] / 1e6, "peak_tflops": r["peak_tflops"],
+                         "dtype": roof_dtype(r)}
                         for r in data["rows"] if r["arch"] == arch and r["flops"]]
-    return {"targets": data["targets"], "roofline": points, "predicted_vs_published": comparisons(data["rows"]),
-            "validation": data["validation"]}
+        targets[arch] = dict(data["targets"][arch], roofs=roofs(data["rows"], arch))
+    return {"ops": [op for op, _ in OPS], "targets": targets, "roofline": points,
+            "predicted_vs_published": comparisons(data["rows"]), "validation": data["validation"]}
+
+
+def log_limits(values, margin=1.6):
+    return min(values) / margin, max(values) * margin
+
+
+ROOF_STYLES = ["-", "--", "-.", ":"]
+DTYPE_MARKERS = {"mxfp4": "D", "fp8": "o", "bf16/fp16": "s", None: "v"}
+
+
+def draw_roofline(arch, pts, target, colours, path):
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    hbm, product, rfs = target["hbm_tb_per_s"], target["product"], target["roofs"]
+    ridges = [r["peak_tflops"] / hbm for r in rfs]
+    xlo, xhi = log_limits([p["intensity"] for p in pts] + ridges, 2.5)
+    ylo, yhi = log_limits([p["achieved"] for p in pts] + [r["peak_tflops"] for r in rfs] + [xlo * hbm], 1.6)
+    fig, ax = plt.subplots(figsize=(9, 5), layout="constrained")
+    top = max(ridges) if ridges else xhi
+    ax.plot([xlo, top], [xlo * hbm, top * hbm], color="k", lw=1.2)
+    ax.text(top / 1.2, top * hbm, f"HBM {hbm:g} TB/s", ha="right", va="bottom", fontsize=8)
+    roof_handles = [Line2D([], [], color="k", lw=1.2, label=f"HBM {hbm:g} TB/s")]
+    for i, (r, ridge) in enumerate(zip(rfs, ridges)):
+        style = ROOF_STYLES[i % len(ROOF_STYLES)]
+        ax.plot([ridge, xhi], [r["peak_tflops"]] * 2, color="dimgrey", lw=1.2, ls=style)
+        ax.text(1.01, r["peak_tflops"], f"{r['dtype']} roof\n{r['peak_tflops']:g} TFLOPS", ha="left", va="center",
+                fontsize=7, transform=ax.get_yaxis_transform())
+        roof_handles.append(Line2D([], [], color="dimgrey", lw=1.2, ls=style, marker=DTYPE_MARKERS[r["dtype"]],
+                                   mfc="none", mec="k", label=f"{r['dtype']} roof {r['peak_tflops']:g} TFLOPS"))
+    if any(p["dtype"] is None for p in pts):
+        ops = sorted({p["op"] for p in pts if p["dtype"] is None}, key=list(colours).index)
+        roof_handles.append(Line2D([], [], ls="none", marker=DTYPE_MARKERS[None], mfc="none", mec="k",
+                                   label=f"no compute roof modelled ({', '.join(ops)})"))
+    for op in colours:
+        for dtype in sorted({p["dtype"] for p in pts if p["op"] == op}, key=list(DTYPE_MARKERS).index):
+            sel = [p for p in pts if p["op"] == op and p["dtype"] == dtype]
+            ax.scatter([p["intensity"] for p in sel], [p["achieved"] for p in sel], s=18, color=colours[op],
+                       marker=DTYPE_MARKERS[dtype], zorder=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(xlo, xhi)
+    ax.set_ylim(ylo, yhi)
+    ax.set_xlabel("arithmetic intensity (FLOPs per DRAM byte moved)")
+    ax.set_ylabel("throughput (TFLOPS; predicted by the model)")
+    ax.set_title(f"{product} ({arch}): wavekit's kernels on every modelled shape (model's prediction)", fontsize=10)
+    fig.legend(handles=perf_measured.op_legend_handles(colours, {p["op"] for p in pts}), title="op (colour)",
+               loc="outside right upper", fontsize=7, title_fontsize=8)
+    ax.legend(handles=roof_handles, title="roofs (a point's marker: its roof)", loc="lower right", fontsize=7,
+              title_fontsize=8)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def draw_published(pd, colours, path):
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    comp, val = pd["predicted_vs_published"], pd["validation"]
+    fig, ax = plt.subplots(figsize=(9, 6), layout="constrained")
+    for op in colours:
+        for arch in sorted({c["arch"] for c in comp if c["op"] == op}):
+            sel = [c for c in comp if c["op"] == op and c["arch"] == arch]
+            ax.scatter([c["published"] for c in sel], [c["predicted"] for c in sel], s=16, color=colours[op],
+                       marker=perf_measured.TARGET_MARKERS[arch])
+    ax.scatter([v["published_us"] for v in val], [v["us"] for v in val], marker="x", s=40, color="k", zorder=3)
+    lo, hi = log_limits([c["published"] for c in comp] + [c["predicted"] for c in comp] +
+                        [v["published_us"] for v in val] + [v["us"] for v in val], 1.5)
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=1)
+    ax.fill_between([lo, hi], [lo * 0.75, hi * 0.75], [lo * 1.25, hi * 1.25], color="grey", alpha=0.15)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("published time per call (us; peer kernels measured on a real GPU)")
+    ax.set_ylabel("predicted time per call (us; the model)")
+    ax.set_title("wavekit (model) vs peer kernels (published, real GPU): different kernels\n"
+                 "only the validation points (x) model the same kernel that was measured", fontsize=10)
+    fig.legend(handles=perf_measured.op_legend_handles(colours, {c["op"] for c in comp}),
+               title="wavekit's kernel (model) vs\npeers' kernels (published):\ndifferent kernels, by op",
+               loc="outside right upper", fontsize=7, title_fontsize=8)
+    products = {a: t["product"] for a, t in pd["targets"].items()}
+    seeds = sorted({v["kernel"].split(" ")[0] for v in val})
+    fig.legend(handles=perf_measured.target_legend_handles({c["arch"] for c in comp}, products) +
+               [Line2D([], [], ls="none", marker="x", color="k",
+                       label=f"validation: the seed's kernel ({', '.join(seeds)})\nmodelled vs its published time "
+                             "(same kernel)"),
+                Line2D([], [], color="grey", lw=1, label="y = x"),
+                plt.Rectangle((0, 0), 1, 1, color="grey", alpha=0.15, label="within +-25% of y = x")],
+               title="target (marker), validation", loc="outside right lower", fontsize=7, title_fontsize=8)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
 
 
 def draw(pd):
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    plt.rcParams["svg.hashsalt"] = "wavekit"
-    meta = {"Software": None}
+    ops = {p["op"] for pts in pd["roofline"].values() for p in pts} | {c["op"] for c in pd["predicted_vs_published"]}
+    colours = perf_measured.op_colours(pd["ops"], ops)
     for arch, pts in pd["roofline"].items():
-        hbm, product = pd["targets"][arch]["hbm_tb_per_s"], pd["targets"][arch]["product"]
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        xs = [10 ** (i / 20) for i in range(0, 101)]
-        for peak in sorted({p["peak_tflops"] for p in pts}):
-            ax.plot(xs, [min(peak, x * hbm) for x in xs], lw=1, label=f"roof {peak:g} TFLOPS, {hbm:g} TB/s")
-        for op in sorted({p["op"] for p in pts}):
-            sel = [p for p in pts if p["op"] == op]
-            ax.scatter([p["intensity"] for p in sel], [p["achieved"] for p in sel], s=14, label=op)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("FLOPs per DRAM byte")
-        ax.set_ylabel("predicted TFLOPS")
-        ax.set_title(f"{product} ({arch}): every modelled shape (predicted)")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(PLOT_DIR, f"roofline_{arch}.png"), dpi=110, metadata=meta)
-        plt.close(fig)
-    fig, ax = plt.subplots(figsize=(6, 5))
-    comp = pd["predicted_vs_published"]
-    for op in sorted({c["op"] for c in comp}):
-        sel = [c for c in comp if c["op"] == op]
-        ax.scatter([c["published"] for c in sel], [c["predicted"] for c in sel], s=14, label=f"wavekit {op} vs peer")
-    val = pd["validation"]
-    ax.scatter([v["published_us"] for v in val], [v["us"] for v in val], marker="x", color="k",
-               label="seed kernel modelled (validation)")
-    lo, hi = 1, max([c["published"] for c in comp] + [v["published_us"] for v in val]) * 1.5
-    ax.plot([lo, hi], [lo, hi], color="grey", lw=1)
-    ax.fill_between([lo, hi], [lo * 0.75, hi * 0.75], [lo * 1.25, hi * 1.25], color="grey", alpha=0.15, label="+-25%")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("published us (peer, real GPU)")
-    ax.set_ylabel("predicted us (model)")
-    ax.set_title("Predicted vs published")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(PLOT_DIR, "predicted_vs_published.png"), dpi=110, metadata=meta)
-    plt.close(fig)
+        draw_roofline(arch, pts, pd["targets"][arch], colours, os.path.join(PLOT_DIR, f"roofline_{arch}.png"))
+    draw_published(pd, colours, os.path.join(PLOT_DIR, "predicted_vs_published.png"))
 
 
 def main():
@@ -280,7 +376,11 @@ def main():
     except CensusError as e:
         print(f"FAIL {e}")
         return 1
-    pd = json.dumps(plot_data(data), indent=1, sort_keys=True) + "\n"
+    try:
+        pd = json.dumps(plot_data(data), indent=1, sort_keys=True) + "\n"
+    except PlotError as e:
+        print(f"FAIL {e}")
+        return 1
     if args.check:
         stale = []
         for path, want in ((REPORT, text), (PLOT_DATA, pd)):
