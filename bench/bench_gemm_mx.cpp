@@ -77,7 +77,7 @@ void mxfp4_gemm(benchmark::State& state) {
 
 void mxfp8_decode(benchmark::State& state) {
   const int m = int(state.range(0)), n = int(state.range(1)), k = int(state.range(2));
-  const gx::problem p{m, n, k, gx::mx_format::mxfp8};
+  const gx::problem p{m, n, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   run_case<test::gemm_mx_case<fp8_e4m3fn, bf16>>(state, p, double(m) * k * (1 + 1.0 / 32));
 }
 

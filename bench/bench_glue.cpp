@@ -47,8 +47,8 @@ std::vector<T> random_values(std::size_t n, std::uint32_t seed, float offset = 0
   return v;
 }
 
-fp8_scaling scaling_of(benchmark::State& state) {
-  return state.range(2) ? fp8_scaling::group_1x128 : fp8_scaling::per_tensor;
+scale_granularity scaling_of(benchmark::State& state) {
+  return state.range(2) ? scale_granularity::group_1x128 : scale_granularity::tensor;
 }
 
 bool failed(benchmark::State& state, const status& s, const test::fp8_rows_diff* d) {
@@ -85,19 +85,19 @@ void rmsnorm(benchmark::State& state) {
 #endif
   test::fp8_rows_diff d;
   if (s.ok()) {
-    const auto ref = host::reference_rmsnorm_quant<T, Fp8>(x, residual, weight, tokens, hidden, 1e-6f, p.scaling, 0.05f,
-                                                           rq::row_threads);
+    const auto ref = host::reference_rmsnorm_quant<T, Fp8>(x, residual, weight, tokens, hidden, 1e-6f, p.out_scales,
+                                                           0.05f, rq::row_threads);
     std::vector<Fp8> q(n);
     std::vector<float> scales(n / 128);
     hipMemcpy(q.data(), d_q, n, hipMemcpyDeviceToHost);
     hipMemcpy(scales.data(), d_scale, n / 128 * 4, hipMemcpyDeviceToHost);
     d = test::compare_fp8_rows(ref.out, q, scales, p.order);
   }
-  const double scales = p.scaling == fp8_scaling::group_1x128 ? double(n) / 128 * 4 : 0.0;
+  const double scales = p.out_scales == scale_granularity::group_1x128 ? double(n) / 128 * 4 : 0.0;
   const double ideal_read = double(n) * 2 * sizeof(T) + hidden * double(sizeof(T));
   const double ideal_written = double(n) * (sizeof(T) + 1) + scales;
   if (!failed(state, s, &d)) {
-    state.SetLabel(std::string(std::is_same_v<T, fp16> ? "fp16" : "bf16") + ", " + to_string(p.scaling));
+    state.SetLabel(std::string(std::is_same_v<T, fp16> ? "fp16" : "bf16") + ", " + to_string(p.out_scales));
 #if defined(WAVEKIT_EMULATOR)
     for (auto _ : state) {
     }
@@ -136,7 +136,7 @@ void swiglu(benchmark::State& state) {
 #endif
   test::fp8_rows_diff diff;
   if (s.ok()) {
-    const auto ref = host::reference_swiglu_quant<T, Fp8>(x, tokens, d, p.scaling, 0.02f);
+    const auto ref = host::reference_swiglu_quant<T, Fp8>(x, tokens, d, p.out_scales, 0.02f);
     std::vector<Fp8> q(n);
     std::vector<float> scales(n / 128);
     hipMemcpy(q.data(), d_q, n, hipMemcpyDeviceToHost);
@@ -144,9 +144,9 @@ void swiglu(benchmark::State& state) {
     diff = test::compare_fp8_rows(ref.out, q, scales, p.order, expf_steps);
   }
   const double ideal_read = double(n) * 2 * sizeof(T);
-  const double ideal_written = double(n) + (p.scaling == fp8_scaling::group_1x128 ? double(n) / 128 * 4 : 0.0);
+  const double ideal_written = double(n) + (p.out_scales == scale_granularity::group_1x128 ? double(n) / 128 * 4 : 0.0);
   if (!failed(state, s, &diff)) {
-    state.SetLabel(std::string(std::is_same_v<T, fp16> ? "fp16" : "bf16") + ", " + to_string(p.scaling));
+    state.SetLabel(std::string(std::is_same_v<T, fp16> ? "fp16" : "bf16") + ", " + to_string(p.out_scales));
 #if defined(WAVEKIT_EMULATOR)
     for (auto _ : state) {
     }

@@ -133,8 +133,7 @@ void gemm_fp8_scaled_skinny(benchmark::State& state) {
   arch::with_device_fp8([&](auto fp8_format) {
     using Fp8 = decltype(fp8_format);
     arena m;
-    const gs::problem p{
-        4, 7168, 2048, layout::k_contiguous, gs::scale_granularity::channel, gs::scale_granularity::tensor};
+    const gs::problem p{4, 7168, 2048, layout::k_contiguous, gs::scale_granularity::row, gs::scale_granularity::tensor};
     using Args = gs::args<Fp8, bf16>;
     const std::size_t ws = gemm_fp8_scaled_workspace_bytes<Args>(p).value();
     const Args a{m.get<Fp8>(std::size_t(4) * 2048),
@@ -212,7 +211,7 @@ void rmsnorm_quant_decode(benchmark::State& state) {
     using Fp8 = decltype(fp8_format);
     arena m;
     const int tokens = 16, hidden = 7168;
-    const rq::problem p{tokens, hidden, fp8_scaling::group_1x128, layout::k_contiguous, rq::residual_mode::add};
+    const rq::problem p{tokens, hidden, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::add};
     const rq::args<bf16, Fp8> a{m.get<bf16>(std::size_t(tokens) * hidden),
                                 m.get<bf16>(std::size_t(tokens) * hidden),
                                 m.get<bf16>(hidden),
@@ -230,7 +229,7 @@ void swiglu_quant_decode(benchmark::State& state) {
     using Fp8 = decltype(fp8_format);
     arena m;
     const int tokens = 16, d = 2048;
-    const sq::problem p{tokens, d, fp8_scaling::group_1x128, layout::mn_contiguous};
+    const sq::problem p{tokens, d, scale_granularity::group_1x128, layout::mn_contiguous};
     const sq::args<bf16, Fp8> a{m.get<bf16>(std::size_t(tokens) * 2 * d), m.get<Fp8>(std::size_t(tokens) * d),
                                 m.get<float>(std::size_t(tokens) * d / 128)};
     time_call(state, [&] { return swiglu_quant(p, a, nullptr); });

@@ -42,15 +42,15 @@ std::optional<std::string> run_once(benchmark::State& state, const moe::problem&
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
-  std::string ran;
+  moe::plan_info ran;
   if (status s = wavekit::moe(p, a, nullptr, &ran); !s.ok()) {
     std::fprintf(stderr, "ERROR OCCURRED: %s\n", s.message().c_str());
     state.SkipWithError(s.message().c_str());
     return std::nullopt;
   }
   hipDeviceSynchronize();
-  state.SetLabel(ran);
-  return ran;
+  state.SetLabel(ran.name);
+  return ran.name;
 }
 
 #if defined(WAVEKIT_EMULATOR)

@@ -47,15 +47,15 @@ void gemm_fp8_blockscale(benchmark::State& state) {
 }
 void gemm_fp8_scaled(benchmark::State& state) {
   namespace gs = ops::gemm_fp8_scaled;
-  const gs::problem p{int(state.range(0)),           13312, 16384, layout::k_contiguous, gs::scale_granularity::channel,
-                      gs::scale_granularity::channel};
+  const gs::problem p{int(state.range(0)),       13312, 16384, layout::k_contiguous, gs::scale_granularity::row,
+                      gs::scale_granularity::row};
   run(
       state, [&] { return gs::choose_plan(p, any_workspace, mi300x); },
       [&] { return gs::model_plan(p, any_workspace, mi300x); });
 }
 void gemm_mx(benchmark::State& state) {
   namespace gx = ops::gemm_mx;
-  const gx::problem p{int(state.range(0)), 7168, 2048, gx::mx_format::mxfp4, gx::a_storage::bf16};
+  const gx::problem p{int(state.range(0)), 7168, 2048, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain};
   run(state, [&] { return gx::choose_plan(p, any_workspace); }, [&] { return gx::model_plan(p, any_workspace); });
 }
 void moe(benchmark::State& state) {

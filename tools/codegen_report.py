@@ -224,7 +224,9 @@ def short_name(demangled):
     name = name.replace("(stage)0", "gate_up").replace("(stage)1", "down_weighted").replace("(stage)2", "down")
     # ops::gemm_mx::config's K step is bytes of a row (128 MXFP8 or 256 MXFP4 elements).
     name = re.sub(r"^(gemm_mx_kernel<\d+x\d+x\d+)", r"\1B", name)
-    name = name.replace("(scale_granularity)0", "tensor").replace("(scale_granularity)1", "channel")
+    # core/scale_granularity.hpp's kinds.
+    for value, kind in enumerate(("tensor", "row", "group_1x128")):
+        name = name.replace(f"(scale_granularity){value}", kind)
     # The MX quantizer's element rounding (core/mx_rounding.hpp): the default, nearest even, unnamed.
     name = name.replace(", (mx_rounding)0>", ">").replace("(mx_rounding)1", "ties_away")
     return name.replace("(layout)0", "k_contiguous").replace("(layout)1", "mn_contiguous")

@@ -7,9 +7,9 @@
 
 namespace sq = wavekit::ops::swiglu_quant;
 using fp8 = wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>;
-template __global__ void sq::swiglu_quant_kernel<wavekit::fp16, fp8, wavekit::fp8_scaling::per_tensor,
+template __global__ void sq::swiglu_quant_kernel<wavekit::fp16, fp8, wavekit::scale_granularity::tensor,
                                                  wavekit::layout::k_contiguous>(sq::params<wavekit::fp16, fp8>);
-template __global__ void sq::swiglu_quant_kernel<wavekit::bf16, fp8, wavekit::fp8_scaling::group_1x128,
+template __global__ void sq::swiglu_quant_kernel<wavekit::bf16, fp8, wavekit::scale_granularity::group_1x128,
                                                  wavekit::layout::k_contiguous>(sq::params<wavekit::bf16, fp8>);
-template __global__ void sq::swiglu_quant_kernel<wavekit::bf16, fp8, wavekit::fp8_scaling::group_1x128,
+template __global__ void sq::swiglu_quant_kernel<wavekit::bf16, fp8, wavekit::scale_granularity::group_1x128,
                                                  wavekit::layout::mn_contiguous>(sq::params<wavekit::bf16, fp8>);

@@ -63,7 +63,8 @@ void report(const char* op, const status& s, int bad = 0) {
 
 void run_gemm_mx() {
   namespace gx = ops::gemm_mx;
-  test::gemm_mx_case<fp4_e2m1, bf16> t(gx::problem{40, 80, 512, gx::mx_format::mxfp4}, 1);
+  test::gemm_mx_case<fp4_e2m1, bf16> t(
+      gx::problem{40, 80, 512, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain}, 1);
   gx::plan_info ran;
   const status s = wavekit::gemm_mx(t.p, t.args(), nullptr, &ran);
   report("gemm_mx", s, s.ok() ? t.check(ran.plan.splits, "gemm_mx") : 0);
@@ -101,7 +102,7 @@ void run_gemm_fp8_blockscale() {
 void run_gemm_fp8_scaled() {
   namespace gs = ops::gemm_fp8_scaled;
   test::gemm_fp8_scaled_case<fp8, bf16> t(
-      {40, 80, 256, layout::k_contiguous, gs::scale_granularity::channel, gs::scale_granularity::tensor}, 3);
+      {40, 80, 256, layout::k_contiguous, gs::scale_granularity::row, gs::scale_granularity::tensor}, 3);
   gs::plan_info ran;
   const status s = wavekit::gemm_fp8_scaled(t.p, t.args(), nullptr, &ran);
   report("gemm_fp8_scaled", s, s.ok() ? t.check(ran.plan.splits, "gemm_fp8_scaled") : 0);
@@ -180,7 +181,7 @@ std::vector<T> random_values(std::size_t n, std::uint32_t seed) {
 
 void run_rmsnorm_quant() {
   namespace rq = ops::rmsnorm_quant;
-  const rq::problem p{7, 256, fp8_scaling::group_1x128, layout::k_contiguous, rq::residual_mode::add};
+  const rq::problem p{7, 256, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::add};
   const std::size_t n = std::size_t(p.tokens) * p.hidden;
   bf16 *x = test::upload(random_values<bf16>(n, 8)), *residual = test::upload(random_values<bf16>(n, 9)),
        *weight = test::upload(random_values<bf16>(p.hidden, 10));
@@ -192,7 +193,7 @@ void run_rmsnorm_quant() {
 
 void run_swiglu_quant() {
   namespace sq = ops::swiglu_quant;
-  const sq::problem p{7, 256, fp8_scaling::group_1x128, layout::k_contiguous};
+  const sq::problem p{7, 256, scale_granularity::group_1x128, layout::k_contiguous};
   const std::size_t n = std::size_t(p.tokens) * p.d;
   bf16* x = test::upload(random_values<bf16>(2 * n, 11));
   fp8* q = test::upload(std::vector<fp8>(n));

@@ -106,7 +106,7 @@ int run(int m, int n, int k) {
   {  // 1. MXFP8 x MXFP8.
     const auto qa = host::quantize_mx<fp8_e4m3fn>(std::span<const float>(random_values(m, k, rng)), m, k);
     const auto qb = host::quantize_mx<fp8_e4m3fn>(std::span<const float>(random_values(n, k, rng)), n, k);
-    const gx::problem p{m, n, k, gx::mx_format::mxfp8};
+    const gx::problem p{m, n, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
     fp8_e4m3fn* b = upload(qb.data);
     const gx::args<fp8_e4m3fn, bf16> args{upload(qa.data), b, upload(qa.scales), upload(qb.scales), c};
     outside +=

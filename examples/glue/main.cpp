@@ -79,8 +79,8 @@ int run(int tokens, int hidden, int d, layout order) {
   float *d_sn = nullptr, *d_ss = nullptr;
   hipMalloc(&d_qn, n), hipMalloc(&d_sn, n / 128 * 4), hipMalloc(&d_qs, m), hipMalloc(&d_ss, m / 128 * 4);
 
-  const rq::problem pn{tokens, hidden, fp8_scaling::group_1x128, order, rq::residual_mode::add};
-  const sq::problem ps{tokens, d, fp8_scaling::group_1x128, order};
+  const rq::problem pn{tokens, hidden, scale_granularity::group_1x128, order, rq::residual_mode::add};
+  const sq::problem ps{tokens, d, scale_granularity::group_1x128, order};
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
@@ -102,8 +102,9 @@ int run(int tokens, int hidden, int d, layout order) {
   if (!s.ok()) return std::printf("%s\n", s.message().c_str()), 1;
 
   const auto norm_ref = host::reference_rmsnorm_quant<bf16, Fp8>(x, residual, weight, tokens, hidden, 1e-6f,
-                                                                 fp8_scaling::group_1x128, 1.0f, rq::row_threads);
-  const auto swiglu_ref = host::reference_swiglu_quant<bf16, Fp8>(gate_up, tokens, d, fp8_scaling::group_1x128, 1.0f);
+                                                                 scale_granularity::group_1x128, 1.0f, rq::row_threads);
+  const auto swiglu_ref =
+      host::reference_swiglu_quant<bf16, Fp8>(gate_up, tokens, d, scale_granularity::group_1x128, 1.0f);
   const int steps = 1;  // SwiGLU: the device's expf against the host's
   long bad_residual = 0;
   const auto new_residual = download(d_res, n);

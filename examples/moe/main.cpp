@@ -86,7 +86,7 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
                        ops::gemm_half::args<T, float>{d_x, d_router, d_logits, nullptr, 0}, nullptr);
   if (s.ok())
     s = moe_route(rp, moe::softmax_topk{}, moe::routing_args<float>{d_logits, d_ids, d_weights, routed}, nullptr);
-  std::string ran;
+  moe::plan_info ran;
   if (s.ok())
     s = wavekit::moe(p, moe::args<T>{d_x, d_ids, d_weights, d_gate, d_up, d_down, d_out, workspace, bytes.value()},
                      nullptr, &ran);
@@ -124,7 +124,7 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
   }
   std::printf("moe: %d tokens, top %d of %d routed experts + 1 shared, hidden %d, expert dim %d, bf16\n", tokens, top_k,
               routed, hidden, dim);
-  std::printf("config: %s; %zu experts had tokens\n", ran.c_str(), active.size());
+  std::printf("config: %s; %zu experts had tokens\n", ran.name.c_str(), active.size());
   std::printf("routing: %d choices differ from the host's\n", routing_differs);
   std::printf("largest error %.3g (its bound %.3g); %d outputs outside their bounds\n", worst, worst_bound, bad);
 #if defined(WAVEKIT_EMULATOR)

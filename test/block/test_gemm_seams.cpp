@@ -49,8 +49,7 @@ static_assert(warp::warp_accumulators<mma>);
 static_assert(!warp::warp_accumulators<mma_without_clear>);
 static_assert(block::scale_policy<block::scale_none<mma, 32>, mma>);
 static_assert(
-    block::scale_policy<
-        block::scale_epilogue<mma, 32, block::scale_granularity::channel, block::scale_granularity::tensor>, mma>);
+    block::scale_policy<block::scale_epilogue<mma, 32, scale_granularity::row, scale_granularity::tensor>, mma>);
 using shape = block::gemm_tile_shape<64, 64, 64, 1, 1, 16, 2>;
 static_assert(block::scale_policy<block::scale_group_promotion<shape, mma, layout::k_contiguous>, mma>);
 static_assert(block::scale_policy<block::scale_in_instruction<mx_mma, 128>, mx_mma>);

@@ -34,12 +34,12 @@ TEST_CASE("every MX plan the dispatch makes for the benchmark's forms has a prof
   namespace gx = ops::gemm_mx;
   for (gx::mx_format f : {gx::mx_format::mxfp4, gx::mx_format::mxfp8})
     for (auto id : gx::all_configs) {
-      const gx::problem p{64, 1024, 1024, f};
+      const gx::problem p{64, 1024, 1024, f, gx::a_storage::mx, gx::b_layout::plain};
       INFO(gx::plan_name({id, 1}));
       CHECK(gx::model_profile(p, {id, 1}) != nullptr);
     }
   for (int rows : {1, 2, 4, 8, 16}) {
-    const gx::problem p{rows, 1024, 1024, gx::mx_format::mxfp8};
+    const gx::problem p{rows, 1024, 1024, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
     CHECK(gx::model_profile(p, {gx::config_id::decode, 1, rows}) != nullptr);
   }
   // The quantizing-A form (amd-mxfp4-mm's): the configs that can quantize A, pre-shuffled B.

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "wavekit/core/fp8_scaling.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/host/quantize_fp8_rows.hpp"
 
 namespace wavekit::test {

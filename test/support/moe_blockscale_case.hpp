@@ -180,7 +180,7 @@ struct moe_blockscale_case {
     std::vector<float> f(xs.size());
     for (std::size_t i = 0; i < f.size(); ++i) f[i] = widen_to_float(xs[i]);
     if (input == moe_input::fp8_per_token) {
-      xq.scaling = ops::moe::activation_scaling::per_token;
+      xq.scaling = ops::moe::scale_granularity::row;
       const auto q = host::quantize_blockscale<Fp8>(f, p.tokens, p.hidden, 1, p.hidden);
       xq.q = q.data, xq.scale = q.scales;
     } else if (p.tokens > 0) {
@@ -202,7 +202,7 @@ struct moe_blockscale_case {
                                         d_out,
                                         workspace,
                                         workspace_bytes};
-    if (input != moe_input::half) a.x_fp8 = d_x_fp8, a.x_scale = d_x_scale, a.x_scaling = xq.scaling;
+    if (input != moe_input::half) a.x_fp8 = d_x_fp8, a.x_scale = d_x_scale, a.x_scales = xq.scaling;
     return a;
   }
 

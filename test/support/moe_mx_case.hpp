@@ -187,8 +187,8 @@ struct moe_mx_case {
     if (down_bytes == 0) {  // no expert has slots: the sizes the query gives
       gate_bytes = up_bytes = ops::moe::mx_weight_bytes<Elem>(ep, hp);
       down_bytes = ops::moe::mx_weight_bytes<Elem>(hp, ep);
-      gate_scale_bytes = up_scale_bytes = ops::moe::mx_scale_bytes(ep, hp, preshuffled);
-      down_scale_bytes = ops::moe::mx_scale_bytes(hp, ep, preshuffled);
+      gate_scale_bytes = up_scale_bytes = ops::moe::mx_scale_bytes(ep, hp, layout());
+      down_scale_bytes = ops::moe::mx_scale_bytes(hp, ep, layout());
     }
     d_gate = upload(gate), d_up = upload(up), d_down = upload(down);
     d_gate_scale = upload(gate_s), d_up_scale = upload(up_s), d_down_scale = upload(down_s);
@@ -255,9 +255,24 @@ struct moe_mx_case {
     return d;
   }
 
+  ops::moe::b_layout layout() const {
+    return preshuffled ? ops::moe::b_layout::preshuffled : ops::moe::b_layout::plain;
+  }
+
   ops::moe::mx_args<T, Elem> args() const {
-    ops::moe::mx_args<T, Elem> a{d_x,        d_ids,        d_weights,   d_gate, d_up,      d_down,         d_gate_scale,
-                                 d_up_scale, d_down_scale, preshuffled, d_out,  workspace, workspace_bytes};
+    ops::moe::mx_args<T, Elem> a{.x = d_x,
+                                 .ids = d_ids,
+                                 .weights = d_weights,
+                                 .gate = d_gate,
+                                 .up = d_up,
+                                 .down = d_down,
+                                 .gate_scale = d_gate_scale,
+                                 .up_scale = d_up_scale,
+                                 .down_scale = d_down_scale,
+                                 .out = d_out,
+                                 .workspace = workspace,
+                                 .workspace_bytes = workspace_bytes};
+    a.weight_layout = layout();
     a.rounding = rounding;
     a.hidden_pad = pad.hidden, a.expert_dim_pad = pad.expert_dim;
     a.gate_bytes = gate_bytes, a.up_bytes = up_bytes, a.down_bytes = down_bytes;

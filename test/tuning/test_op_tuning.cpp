@@ -65,10 +65,9 @@ TEST_CASE("gemm_fp8_scaled: key and values", "[tuning]") {
   // The scale granularities are not in the key.
   using gs::scale_granularity;
   const gs::problem tensor{8, 2304, 16384, layout::k_contiguous, scale_granularity::tensor, scale_granularity::tensor};
-  const gs::problem channel{
-      8, 2304, 16384, layout::k_contiguous, scale_granularity::channel, scale_granularity::channel};
+  const gs::problem row{8, 2304, 16384, layout::k_contiguous, scale_granularity::row, scale_granularity::row};
   const std::string d = gs::tuning_dtypes<bf16>(target::gfx942);
-  CHECK(gs::tuning_key(tensor, target::gfx942, 304, d) == gs::tuning_key(channel, target::gfx942, 304, d));
+  CHECK(gs::tuning_key(tensor, target::gfx942, 304, d) == gs::tuning_key(row, target::gfx942, 304, d));
   CHECK(gs::tuning_key(tensor, target::gfx942, 304, d).m_bucket == 8);
 }
 
@@ -86,8 +85,8 @@ TEST_CASE("gemm_mx: key and values, the GEMV's among them", "[tuning]") {
     CHECK(back->config == gx::config_id::decode);
   }
   CHECK_FALSE(gx::tuned_plan({"gemv3", 1}));
-  const gx::problem fp4{1, 7168, 2048, gx::mx_format::mxfp4};
-  const gx::problem fp8{1, 7168, 2048, gx::mx_format::mxfp8};
+  const gx::problem fp4{1, 7168, 2048, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain};
+  const gx::problem fp8{1, 7168, 2048, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   const gx::problem quantizing{1, 7168, 2048, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
   CHECK(gx::tuning_dtypes<bf16>(fp4) == "mxfp4,mxfp4,bf16");
   CHECK(gx::tuning_dtypes<fp16>(fp8) == "mxfp8,mxfp8,fp16");

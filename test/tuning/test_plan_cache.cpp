@@ -23,18 +23,23 @@ TEST_CASE("the plan cache computes each query once and keeps it", "[tuning]") {
       return answer;
     };
   };
-  const std::string a = tuning::query_text("op", target::gfx942, "bf16", 0, {1, 2, 3}),
-                    b = tuning::query_text("op", target::gfx942, "bf16", 0, {1, 2, 4});
-  CHECK(a == "op gfx942 bf16 0 1 2 3");
+  const tuning::query a("op", target::gfx942, "bf16", 0, {1, 2, 3}), b("op", target::gfx942, "bf16", 0, {1, 2, 4});
+  CHECK(a.str() == "op gfx942 bf16 0 1 2 3");
   CHECK(cache.get(a, compute(7)) == 7);
   CHECK(cache.get(a, compute(8)) == 7);  // kept
   CHECK(computed == 1);
   CHECK(cache.get(b, compute(9)) == 9);
   CHECK(computed == 2);
   // Every field counts: target, dtypes, workspace.
-  CHECK(tuning::query_text("op", target::gfx950, "bf16", 0, {1, 2, 3}) != a);
-  CHECK(tuning::query_text("op", target::gfx942, "fp16", 0, {1, 2, 3}) != a);
-  CHECK(tuning::query_text("op", target::gfx942, "bf16", 1, {1, 2, 3}) != a);
+  CHECK(tuning::query("op", target::gfx950, "bf16", 0, {1, 2, 3}) != a);
+  CHECK(tuning::query("op", target::gfx942, "fp16", 0, {1, 2, 3}) != a);
+  CHECK(tuning::query("op", target::gfx942, "bf16", 1, {1, 2, 3}) != a);
+  CHECK(tuning::query("op2", target::gfx942, "bf16", 0, {1, 2, 3}) != a);
+  // The fields' count counts too: {1, 2} then 0 is not {1, 2, 0}.
+  CHECK(tuning::query("op", target::gfx942, "bf16", 0, {1, 2}) !=
+        tuning::query("op", target::gfx942, "bf16", 0, {1, 2, 0}));
+  CHECK(tuning::query("op", target::gfx942, "bf16", 0, {1, 2, 3}) == a);
+  CHECK(tuning::query("op", target::gfx942, "bf16", 0, {1, 2, 3}).hash() == a.hash());
 
   // A merged table may change answers: everything is computed afresh.
   const tuning::key unrelated{.op = "plan_cache_test",
@@ -51,7 +56,7 @@ TEST_CASE("the plan cache computes each query once and keeps it", "[tuning]") {
 
   // A full cache starts over.
   for (std::size_t i = 0; i < tuning::plan_cache<int>::capacity; ++i)
-    (void)cache.get("fill " + std::to_string(i), compute(0));
+    (void)cache.get(tuning::query("fill", target::gfx942, "bf16", 0, {static_cast<long long>(i)}), compute(0));
   const int before = computed;
   CHECK(cache.get(a, compute(11)) == 11);
   CHECK(computed == before + 1);
@@ -79,7 +84,7 @@ TEST_CASE("the plan cache from many threads", "[tuning]") {
     threads.emplace_back([&, w] {
       for (int i = 0; i < 2000; ++i) {
         const int q = (i * 7 + w) % 64;
-        if (cache.get("q " + std::to_string(q), [q] { return q * q; }) != q * q) ++wrong;
+        if (cache.get(tuning::query("q", target::gfx942, "bf16", 0, {q}), [q] { return q * q; }) != q * q) ++wrong;
       }
     });
   for (std::thread& th : threads) th.join();

@@ -153,8 +153,8 @@ TEST_CASE("gemm_fp8_scaled: splits past K's steps and configs not offered for th
   unusable_lines log;
   const target t = target::gfx942;
   const std::string dtypes = gs::tuning_dtypes<bf16>(t);
-  const gs::problem p{64, 256, 1024, layout::k_contiguous, scale_granularity::channel, scale_granularity::channel};
-  const gs::problem q{64, 256, 2048, layout::k_contiguous, scale_granularity::channel, scale_granularity::channel};
+  const gs::problem p{64, 256, 1024, layout::k_contiguous, scale_granularity::row, scale_granularity::row};
+  const gs::problem q{64, 256, 2048, layout::k_contiguous, scale_granularity::row, scale_granularity::row};
   const int steps = gs::k_steps(p, gs::config_id::decode, t);
   wavekit::test::load_tuned_entry(gs::tuning_key(p, t, 304, dtypes), {"decode", steps + 1},
                                   "test_tuned_or_model_scaled_steps.txt");
@@ -189,7 +189,8 @@ TEST_CASE("gemm_mx: a GEMV of fewer rows than M and splits past K's steps fall b
   namespace gx = wavekit::ops::gemm_mx;
   unusable_lines log;
   const target t = target::gfx950;
-  const gx::problem p{16, 256, 1024, gx::mx_format::mxfp8}, q{16, 256, 2048, gx::mx_format::mxfp8};
+  const gx::problem p{16, 256, 1024, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+      q{16, 256, 2048, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   wavekit::test::load_tuned_entry(gx::tuning_key(p, t, 256, gx::tuning_dtypes<bf16>(p)), {"gemv8", 1},
                                   "test_tuned_or_model_mx_gemv.txt");
   wavekit::test::load_tuned_entry(gx::tuning_key(q, t, 256, gx::tuning_dtypes<bf16>(q)), {"gemv16", INT_MAX},

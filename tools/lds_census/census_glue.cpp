@@ -43,7 +43,7 @@ std::vector<Fp8> download_fp8(const Fp8* d, std::size_t n) {
 template <class Fp8>
 void rmsnorm(entries& out) {
   namespace rq = ops::rmsnorm_quant;
-  const rq::problem p{2, 16384, fp8_scaling::per_tensor, layout::k_contiguous, rq::residual_mode::add};
+  const rq::problem p{2, 16384, scale_granularity::tensor, layout::k_contiguous, rq::residual_mode::add};
   const std::size_t n = std::size_t(p.tokens) * p.hidden;
   const float scale = 0.02f, eps = 1e-5f;
   const std::vector<fp16> x = random_values<fp16>(n, 1), residual = random_values<fp16>(n, 2),
@@ -56,7 +56,7 @@ void rmsnorm(entries& out) {
       [&] { return wavekit::rmsnorm_quant(p, a, nullptr); },
       [&] {
         const auto ref = host::reference_rmsnorm_quant<fp16, Fp8>(x, residual, weight, p.tokens, p.hidden, eps,
-                                                                  p.scaling, scale, rq::row_threads);
+                                                                  p.out_scales, scale, rq::row_threads);
         std::vector<fp16> got_residual(n);
         hipMemcpy(got_residual.data(), d_residual, n * sizeof(fp16), hipMemcpyDeviceToHost);
         long bad = test::compare_fp8_rows(ref.out, download_fp8(d_q, n), {}, p.order).codes;
@@ -69,7 +69,7 @@ void rmsnorm(entries& out) {
 template <class Fp8>
 void swiglu(entries& out) {
   namespace sq = ops::swiglu_quant;
-  const sq::problem p{2, 8192, fp8_scaling::per_tensor, layout::k_contiguous};
+  const sq::problem p{2, 8192, scale_granularity::tensor, layout::k_contiguous};
   const std::size_t n = std::size_t(p.tokens) * p.d;
   const float scale = 0.02f;
   const std::vector<fp16> x = random_values<fp16>(2 * n, 4);  // [tokens][gate | up]
@@ -80,7 +80,7 @@ void swiglu(entries& out) {
       out, "swiglu_quant", perf_report::row_workgroup_config(sq::row_threads), p.str() + ", fp16",
       [&] { return wavekit::swiglu_quant(p, a, nullptr); },
       [&] {
-        const auto ref = host::reference_swiglu_quant<fp16, Fp8>(x, p.tokens, p.d, p.scaling, scale,
+        const auto ref = host::reference_swiglu_quant<fp16, Fp8>(x, p.tokens, p.d, p.out_scales, scale,
                                                                  [](float v) { return emu::device_math::expf(v); });
         return static_cast<int>(test::compare_fp8_rows(ref.out, download_fp8(d_q, n), {}, p.order).codes);
       });

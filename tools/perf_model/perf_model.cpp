@@ -247,7 +247,7 @@ void glue(std::vector<std::string>& out) {
   const double swiglu_us[] = {1.93, 2.00, 2.04, 2.62, 3.58, 5.48, 10.05, 19.90};
   for (target t : {target::gfx942, target::gfx950}) {
     for (int i = 0; i < 9; ++i) {
-      const rq::problem p{rows[i], 16384, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous,
+      const rq::problem p{rows[i], 16384, wavekit::scale_granularity::tensor, wavekit::layout::k_contiguous,
                           rq::residual_mode::add};
       row r{"rmsnorm_quant", to_string(t), std::to_string(rows[i]) + "x16384 fp16",
             wavekit::perf_report::row_workgroup_config(rq::row_threads), "memory"};
@@ -258,7 +258,7 @@ void glue(std::vector<std::string>& out) {
       out.push_back(json(r, 0, t));
     }
     for (int i = 0; i < 8; ++i) {
-      const sq::problem p{swiglu_rows[i], 8192, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous};
+      const sq::problem p{swiglu_rows[i], 8192, wavekit::scale_granularity::tensor, wavekit::layout::k_contiguous};
       row r{"swiglu_quant", to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16",
             wavekit::perf_report::row_workgroup_config(sq::row_threads), "memory"};
       r.ideal_bytes = double(swiglu_rows[i]) * 8192 * (4 + 1);

@@ -69,7 +69,7 @@ template <class Fp8>
 void add_scaled(std::vector<row>& rows) {
   using gran = ops::gemm_fp8_scaled::scale_granularity;
   for (layout order : {layout::k_contiguous, layout::mn_contiguous})
-    for (gran g : {gran::tensor, gran::channel})
+    for (gran g : {gran::tensor, gran::row})
       rows.push_back(
           {"gemm_fp8_scaled", fp8_name<Fp8>() + " -> bf16 / fp16", to_string(order),
            std::string("per ") + (g == gran::tensor ? "tensor" : "row of A / column of C") + " fp32",
@@ -129,10 +129,12 @@ std::vector<row> layer_rows() {
                     [=](target t) { return moe::supports<moe::mxfp8_args<bf16>>(layer(order), t); }});
   }
   rows.push_back({"moe", "MXFP4 weights", "k_contiguous, pre-shuffled", "e8m0 per 32 K", [=](target t) {
-                    return moe::supports<moe::mxfp4_args<bf16>>(layer(layout::k_contiguous), t, true);
+                    return moe::supports<moe::mxfp4_args<bf16>>(layer(layout::k_contiguous), t,
+                                                                moe::b_layout::preshuffled);
                   }});
   rows.push_back({"moe", "MXFP8 weights", "k_contiguous, pre-shuffled", "e8m0 per 32 K", [=](target t) {
-                    return moe::supports<moe::mxfp8_args<bf16>>(layer(layout::k_contiguous), t, true);
+                    return moe::supports<moe::mxfp8_args<bf16>>(layer(layout::k_contiguous), t,
+                                                                moe::b_layout::preshuffled);
                   }});
   // Stored as aiter stores them (mx_args' pads and declared sizes): an expert dim of 320 in
   // tensors padded to 512.
@@ -140,11 +142,11 @@ std::vector<row> layer_rows() {
       {"moe", "MXFP4 weights", "k_contiguous, pre-shuffled, padded (aiter's)", "e8m0 per 32 K", [=](target t) {
          const moe::problem p{64, 7168, 320, 257, 9, 0, 257, layout::k_contiguous};
          moe::mxfp4_args<bf16> a;
-         a.preshuffled = true, a.hidden_pad = 7168, a.expert_dim_pad = 512;
+         a.weight_layout = moe::b_layout::preshuffled, a.hidden_pad = 7168, a.expert_dim_pad = 512;
          a.gate_bytes = a.up_bytes = moe::mx_weight_bytes<fp4_e2m1>(512, 7168);
          a.down_bytes = moe::mx_weight_bytes<fp4_e2m1>(7168, 512);
-         a.gate_scale_bytes = a.up_scale_bytes = moe::mx_scale_bytes(512, 7168, true);
-         a.down_scale_bytes = moe::mx_scale_bytes(7168, 512, true);
+         a.gate_scale_bytes = a.up_scale_bytes = moe::mx_scale_bytes(512, 7168, moe::b_layout::preshuffled);
+         a.down_scale_bytes = moe::mx_scale_bytes(7168, 512, moe::b_layout::preshuffled);
          return moe::supports(p, a, t);
        }});
 
@@ -185,9 +187,9 @@ std::vector<row> layer_rows() {
 
 template <class Fp8>
 void add_rmsnorm(std::vector<row>& rows) {
-  for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+  for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
-      const std::string scales = s == fp8_scaling::per_tensor ? "per tensor fp32" : "1x128 fp32";
+      const std::string scales = s == scale_granularity::tensor ? "per tensor fp32" : "1x128 fp32";
       rows.push_back({"rmsnorm_quant", "bf16 / fp16 -> " + fp8_name<Fp8>(), to_string(order), scales, [=](target t) {
                         namespace rq = ops::rmsnorm_quant;
                         return rq::supports<Fp8>({64, 7168, s, order, rq::residual_mode::add}, t);
@@ -197,9 +199,9 @@ void add_rmsnorm(std::vector<row>& rows) {
 
 template <class Fp8>
 void add_swiglu(std::vector<row>& rows) {
-  for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+  for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
     for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
-      const std::string scales = s == fp8_scaling::per_tensor ? "per tensor fp32" : "1x128 fp32";
+      const std::string scales = s == scale_granularity::tensor ? "per tensor fp32" : "1x128 fp32";
       rows.push_back({"swiglu_quant", "bf16 / fp16 -> " + fp8_name<Fp8>(), to_string(order), scales,
                       [=](target t) { return ops::swiglu_quant::supports<Fp8>({64, 2048, s, order}, t); }});
     }

@@ -141,7 +141,7 @@ struct gemm_fp8_scaled_case {
     const result<layout> order = detail::parse_order(layout_name);
     if (!order) return order.error();
     using ops::gemm_fp8_scaled::scale_granularity;
-    const problem p{s.m, s.n, s.k, order.value(), scale_granularity::channel, scale_granularity::channel};
+    const problem p{s.m, s.n, s.k, order.value(), scale_granularity::row, scale_granularity::row};
     if (status st = ops::gemm_fp8_scaled::validate_query(p, t); !st.ok()) return st;
     return p;
   }
@@ -195,7 +195,7 @@ struct gemm_mx_case {
     for (gx::mx_format f : {gx::mx_format::mxfp4, gx::mx_format::mxfp8})
       for (gx::a_storage a : {gx::a_storage::mx, gx::a_storage::bf16})
         if (dtypes == dtypes_of(f, a)) {
-          const problem p{s.m, s.n, s.k, f, a};
+          const problem p{s.m, s.n, s.k, f, a, gx::b_layout::plain};
           if (status st = gx::validate_query(p, t); !st.ok()) return st;
           return p;
         }
@@ -228,7 +228,7 @@ struct gemm_mx_case {
 
  private:
   static std::string dtypes_of(ops::gemm_mx::mx_format f, ops::gemm_mx::a_storage a) {
-    return ops::gemm_mx::tuning_dtypes<bf16>(ops::gemm_mx::problem{16, 16, 32, f, a});
+    return ops::gemm_mx::tuning_dtypes<bf16>(ops::gemm_mx::problem{16, 16, 32, f, a, ops::gemm_mx::b_layout::plain});
   }
 };
 

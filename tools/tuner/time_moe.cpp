@@ -140,14 +140,13 @@ result<std::vector<double>> time_layer(const moe_problem& p, const std::vector<m
                            gate.scales.table<e8m0>(),
                            up.scales.table<e8m0>(),
                            down.scales.table<e8m0>(),
-                           /*preshuffled=*/false,
                            o,
                            workspace.as<void>(),
                            workspace.bytes()};
     a.gate_bytes = a.up_bytes = mo::mx_weight_bytes<Elem>(l.expert_dim, l.hidden);
     a.down_bytes = mo::mx_weight_bytes<Elem>(l.hidden, l.expert_dim);
-    a.gate_scale_bytes = a.up_scale_bytes = mo::mx_scale_bytes(l.expert_dim, l.hidden, false);
-    a.down_scale_bytes = mo::mx_scale_bytes(l.hidden, l.expert_dim, false);
+    a.gate_scale_bytes = a.up_scale_bytes = mo::mx_scale_bytes(l.expert_dim, l.hidden, mo::b_layout::plain);
+    a.down_scale_bytes = mo::mx_scale_bytes(l.hidden, l.expert_dim, mo::b_layout::plain);
     return gpu::time_each(
         plans,
         [&](mo::config_id id) {

@@ -16,7 +16,7 @@ namespace wavekit::arch {
 // Kernels are compiled for gfx942 and gfx950 only. `what` names the op and its problem, as the
 // op's statuses begin. (An op whose launcher does not query the device meets other targets only
 // as a failed launch; its supports() refuses them with this message.)
-inline status check_kernel_target(const std::string& what, target t) {
+inline status check_kernel_target(text_ref what, target t) {
   if (t == target::gfx942 || t == target::gfx950) return status::success();
   return {status_code::unsupported_target, what + ": kernels are built for gfx942 and gfx950, not " + to_string(t)};
 }

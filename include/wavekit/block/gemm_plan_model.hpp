@@ -49,7 +49,7 @@ struct gemm_plan_info {
 
 // The target rule every plan query shares: plans are made for gfx942 or gfx950. `what` names the
 // op and the problem ("gemm_half 64x64x256 k_contiguous").
-inline status check_plan_target(const std::string& what, arch::target t) {
+inline status check_plan_target(text_ref what, arch::target t) {
   if (t != arch::target::gfx942 && t != arch::target::gfx950)
     return {status_code::unsupported_target, what + ": plans are for gfx942 or gfx950, not " + arch::to_string(t)};
   return status::success();
@@ -59,8 +59,7 @@ inline status check_plan_target(const std::string& what, arch::target t) {
 // checks of a tuned plan before taking it (tuning/tuned_or_model.hpp): every split gets at least
 // one of the `steps` K steps. `name` names the config, `problem` the problem, `steps_name` the unit
 // K is split in.
-inline status check_splits(const std::string& name, const std::string& problem, int splits, int steps,
-                           const char* steps_name = "K steps") {
+inline status check_splits(text_ref name, text_ref problem, int splits, int steps, const char* steps_name = "K steps") {
   if (splits < 1 || splits > steps)
     return {status_code::bad_config,
             name + " on " + problem + ": splits must be in [1, " + steps_name + " = " + std::to_string(steps) + "]"};

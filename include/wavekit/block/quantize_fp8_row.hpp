@@ -1,5 +1,5 @@
 // The fp8 output of a row-wise op (RMSNorm, SwiGLU), quantized an octet at a time where its values
-// are computed, so they never go through memory unquantized (core/fp8_scaling.hpp):
+// are computed, so they never go through memory unquantized (core/scale_granularity.hpp):
 //
 //   per_tensor    q = saturate(v / scale), the caller's fp32 scale
 //   group_1x128   block/quantize_1x128.hpp's rule (amax / max_finite per 128 columns), the lanes
@@ -25,10 +25,10 @@
 #include "wavekit/arch/fp8_convert.hpp"
 #include "wavekit/block/quantize_1x128.hpp"
 #include "wavekit/block/row_octets.hpp"
-#include "wavekit/core/fp8_scaling.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 
 namespace wavekit::block {
 
@@ -41,9 +41,9 @@ struct fp8_rows {
   int rows, cols;
 };
 
-template <class Fp8, fp8_scaling Scaling, layout Order>
+template <class Fp8, scale_granularity Scaling, layout Order>
 struct fp8_row_quantizer {
-  static_assert(Scaling == fp8_scaling::per_tensor || Scaling == fp8_scaling::group_1x128,
+  static_assert(Scaling == scale_granularity::tensor || Scaling == scale_granularity::group_1x128,
                 "fp8_row_quantizer: per_tensor or group_1x128 scaling");
   static_assert(Order == layout::k_contiguous || Order == layout::mn_contiguous,
                 "fp8_row_quantizer: k_contiguous or mn_contiguous storage");
@@ -61,7 +61,7 @@ struct fp8_row_quantizer {
   // (the 1x128 amax is a shuffle); a lane with active = false passes zeros and stores nothing.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void put(const float (&v)[octet], int row, int col, bool active) const {
     arch::u32x2 bytes;
-    if constexpr (Scaling == fp8_scaling::per_tensor) {
+    if constexpr (Scaling == scale_granularity::tensor) {
       bytes = arch::u32x2{arch::pack_fp8x4_saturating<Fp8>(v[0] / scale, v[1] / scale, v[2] / scale, v[3] / scale),
                           arch::pack_fp8x4_saturating<Fp8>(v[4] / scale, v[5] / scale, v[6] / scale, v[7] / scale)};
     } else {

@@ -11,10 +11,10 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
-#include "wavekit/block/scale_granularity.hpp"
 #include "wavekit/block/scale_none.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 
 namespace wavekit::block {
 

@@ -73,8 +73,8 @@ struct splitk_cut {
 // The checks every GEMM launcher makes of an explicit number of splits and of the workspace
 // their fp32 partials need (`need` bytes, 0 without split-K). `name` names the config, `problem`
 // the problem, `steps_name` the unit K is split in.
-inline status check_splitk_launch(const std::string& name, const std::string& problem, int splits, int steps,
-                                  std::size_t need, const void* workspace, std::size_t workspace_bytes,
+inline status check_splitk_launch(text_ref name, text_ref problem, int splits, int steps, std::size_t need,
+                                  const void* workspace, std::size_t workspace_bytes,
                                   const char* steps_name = "K steps") {
   if (status s = check_splits(name, problem, splits, steps, steps_name); !s.ok()) return s;
   if (need > 0 && !workspace)
@@ -93,8 +93,8 @@ inline status check_splitk_launch(const std::string& name, const std::string& pr
 // After a GEMM's main kernel was launched: its launch status, then (with split-K) the reduction of
 // `used_splits` partials in `workspace` into the m x n output c.
 template <class Out>
-status finish_splitk_launch(const std::string& name, bool split, const void* workspace, Out* c, int m, int n,
-                            int used_splits, hipStream_t stream) {
+status finish_splitk_launch(text_ref name, bool split, const void* workspace, Out* c, int m, int n, int used_splits,
+                            hipStream_t stream) {
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
   if (split) {

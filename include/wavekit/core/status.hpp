@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "wavekit/core/lazy_text.hpp"
+
 namespace wavekit {
 
 enum class status_code {
@@ -67,7 +69,7 @@ struct pointer_argument {
 
 // The status of the first argument that breaks its rule ("<what>argument a is null", "<what>argument
 // b must be 16-byte aligned (16-byte vector loads)"), or success. `what` names the op and problem.
-inline status check_pointer_arguments(const std::string& what, std::initializer_list<pointer_argument> arguments) {
+inline status check_pointer_arguments(text_ref what, std::initializer_list<pointer_argument> arguments) {
   for (const pointer_argument& arg : arguments) {
     if (!arg.ptr) return {status_code::null_pointer, what + "argument " + arg.name + " is null"};
     if (reinterpret_cast<std::uintptr_t>(arg.ptr) % arg.align)

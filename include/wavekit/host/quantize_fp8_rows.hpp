@@ -1,5 +1,5 @@
 // Host reference of the fp8 output of the row-wise ops (block/quantize_fp8_row.hpp,
-// core/fp8_scaling.hpp), in the k_contiguous order (q [rows][cols], scales [rows][cols / 128];
+// core/scale_granularity.hpp), in the k_contiguous order (q [rows][cols], scales [rows][cols / 128];
 // tests read the mn_contiguous order through fp8_rows::at):
 //
 //   per_tensor    q = saturate_cast(y / scale)
@@ -15,9 +15,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "wavekit/core/fp8_scaling.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 
 namespace wavekit::host {
@@ -38,12 +38,12 @@ struct fp8_rows {
 };
 
 template <class Fp8>
-fp8_rows<Fp8> quantize_fp8_rows(std::span<const float> y, int rows, int cols, fp8_scaling scaling, float scale) {
+fp8_rows<Fp8> quantize_fp8_rows(std::span<const float> y, int rows, int cols, scale_granularity scaling, float scale) {
   if (y.size() != std::size_t(rows) * cols)
     throw std::invalid_argument("quantize_fp8_rows: y holds rows * cols values");
   fp8_rows<Fp8> r;
   r.rows = rows, r.cols = cols, r.q.resize(y.size());
-  if (scaling == fp8_scaling::per_tensor) {
+  if (scaling == scale_granularity::tensor) {
     for (std::size_t i = 0; i < y.size(); ++i) r.q[i] = saturate_cast<Fp8>(y[i] / scale);
     return r;
   }

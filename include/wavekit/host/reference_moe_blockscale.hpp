@@ -56,7 +56,7 @@ template <class Fp8>
 struct moe_blockscale_input {
   std::vector<Fp8> q;
   std::vector<float> scale;
-  ops::moe::activation_scaling scaling = ops::moe::activation_scaling::per_128;
+  ops::moe::scale_granularity scaling = ops::moe::scale_granularity::group_1x128;
 };
 
 struct moe_blockscale_up_result {
@@ -182,7 +182,7 @@ moe_blockscale_up_result reference_moe_blockscale_up(const ops::moe::problem& p,
   for (int e = 0; e < p.local_experts; ++e)
     if (used[e])
       gate[e] = detail::dequantize_nk(w.gate[e], dim, hid, kc), up[e] = detail::dequantize_nk(w.up[e], dim, hid, kc);
-  const bool per_token = x.scaling == ops::moe::activation_scaling::per_token;
+  const bool per_token = x.scaling == ops::moe::scale_granularity::row;
   return reference_moe_up_dequantized<T>(
       p,
       [&](int t, std::vector<double>& xv) {

@@ -27,9 +27,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "wavekit/core/fp8_scaling.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/host/quantize_fp8_rows.hpp"
 
 namespace wavekit::host {
@@ -66,7 +66,7 @@ struct rmsnorm_quant_result {
 template <class T, class Fp8>
 rmsnorm_quant_result<T, Fp8> reference_rmsnorm_quant(std::span<const T> x, std::span<const T> residual,
                                                      std::span<const T> weight, int tokens, int hidden, float eps,
-                                                     fp8_scaling scaling, float scale, int lanes) {
+                                                     scale_granularity scaling, float scale, int lanes) {
   const std::size_t n = std::size_t(tokens) * hidden;
   if (x.size() != n || (!residual.empty() && residual.size() != n) || weight.size() != std::size_t(hidden))
     throw std::invalid_argument("reference_rmsnorm_quant: x and residual hold tokens * hidden values, weight hidden");

@@ -24,9 +24,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "wavekit/core/fp8_scaling.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/silu.hpp"
 #include "wavekit/host/quantize_fp8_rows.hpp"
 
@@ -40,7 +40,7 @@ struct swiglu_quant_result {
 
 // x [tokens][2 * d] as T: gate, then up. exp: e^x of the SiLU (a callable float -> float).
 template <class T, class Fp8, class Exp = plain_expf>
-swiglu_quant_result<Fp8> reference_swiglu_quant(std::span<const T> x, int tokens, int d, fp8_scaling scaling,
+swiglu_quant_result<Fp8> reference_swiglu_quant(std::span<const T> x, int tokens, int d, scale_granularity scaling,
                                                 float scale, Exp exp = {}) {
   if (x.size() != std::size_t(tokens) * 2 * d) throw std::invalid_argument("reference_swiglu_quant: x is tokens x 2d");
   swiglu_quant_result<Fp8> r;

@@ -3,7 +3,7 @@
 // C bf16 or fp16, both storage orders, split-K.
 //
 //   namespace gs = wavekit::ops::gemm_fp8_scaled;
-//   gs::problem p{m, n, k, wavekit::layout::k_contiguous, gs::scale_granularity::channel,
+//   gs::problem p{m, n, k, wavekit::layout::k_contiguous, gs::scale_granularity::row,
 //                 gs::scale_granularity::tensor};
 //   using Args = gs::args<wavekit::arch::gfx942::fp8, wavekit::bf16>;
 //   std::size_t ws = wavekit::gemm_fp8_scaled_workspace_bytes<Args>(p).value();

@@ -3,14 +3,14 @@
 // fp16, split-K.
 //
 //   namespace gx = wavekit::ops::gemm_mx;
-//   gx::problem p{m, n, k, gx::mx_format::mxfp4};
+//   gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain};
 //   using Args = gx::args<wavekit::fp4_e2m1, wavekit::bf16>;
 //   std::size_t ws = wavekit::gemm_mx_workspace_bytes<Args>(p).value();
 //   Args args{a, b, a_scale, b_scale, c, workspace, ws};
 //   wavekit::status s = wavekit::gemm_mx(p, args, stream);
 //
 // MXFP4 with A in bf16 / fp16, quantized as the kernel loads it (amd-mxfp4-mm):
-//   gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16};
+//   gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain};
 //   gx::args_quantizing_a<wavekit::bf16, wavekit::bf16> args{a, b, b_scale, c, workspace, ws};
 //   wavekit::status s = wavekit::gemm_mx(p, args, stream);
 //

@@ -21,16 +21,18 @@
 //   // MXFP4 weights on gfx950 (amd-moe-mxfp4; x and the gated product quantized to MXFP4 inside;
 //   // k_contiguous weights, plain or pre-shuffled; MXFP8 likewise with moe::mxfp8_args, plain):
 //   std::size_t ws4 = wavekit::moe_workspace_bytes<moe::mxfp4_args<wavekit::bf16>>(p).value();
-//   moe::mxfp4_args<wavekit::bf16> c{x, ids, weights, gate4, up4, down4, gate_e8m0, up_e8m0, down_e8m0,
-//                                    /*preshuffled=*/true, out, workspace, ws4};
+//   moe::mxfp4_args<wavekit::bf16> c{.x = x, .ids = ids, .weights = weights, .gate = gate4, .up = up4,
+//                                    .down = down4, .gate_scale = gate_e8m0, .up_scale = up_e8m0,
+//                                    .down_scale = down_e8m0, .out = out, .workspace = workspace,
+//                                    .workspace_bytes = ws4, .weight_layout = moe::b_layout::preshuffled};
 //   // The extents the weights are stored at (amd-moe-mxfp4's: padded to 256) and the bytes behind
 //   // each pointer (ops/moe/mx_storage.hpp; gate and up may be entries of one fused [gate; up]):
 //   const int hp = hidden_pad, ep = expert_dim_pad;
 //   c.hidden_pad = hp, c.expert_dim_pad = ep;
 //   c.gate_bytes = c.up_bytes = moe::mx_weight_bytes<wavekit::fp4_e2m1>(ep, hp);
 //   c.down_bytes = moe::mx_weight_bytes<wavekit::fp4_e2m1>(hp, ep);
-//   c.gate_scale_bytes = c.up_scale_bytes = moe::mx_scale_bytes(ep, hp, /*preshuffled=*/true);
-//   c.down_scale_bytes = moe::mx_scale_bytes(hp, ep, true);
+//   c.gate_scale_bytes = c.up_scale_bytes = moe::mx_scale_bytes(ep, hp, moe::b_layout::preshuffled);
+//   c.down_scale_bytes = moe::mx_scale_bytes(hp, ep, moe::b_layout::preshuffled);
 //   s = wavekit::moe(p, c, stream);
 //
 // Statuses come before any launch (ops/moe/problem.hpp, routing.hpp, sort.hpp name the rules).
@@ -55,24 +57,33 @@
 
 namespace wavekit {
 
-// The workspace wavekit::moe needs on the current device for a call with arguments of type Args
-// (moe::args<T>, blockscale_args<T, Fp8> or mx_args<T, Elem>): the config the call picks with
-// unlimited workspace (the tuned tables key on T and the weights' format), so with this many bytes
-// it runs its preferred config. The call's rules come first (moe::supports: the shape, the fp8
-// format or MX target, the sort at the config's M tile), as its status.
+// The plan wavekit::moe runs on the current device for a call with arguments of type Args
+// (moe::args<T>, blockscale_args<T, Fp8> or mx_args<T, Elem>) and `workspace_bytes` of workspace:
+// its config (the tuned tables key on T and the weights' format), name, M tile and workspace, as the
+// GEMMs' gemm_<op>_select_plan answer. The call's rules come first (moe::supports: the shape, the
+// fp8 format or MX target, the sort at the config's M tile), as its status.
 template <class Args>
-result<std::size_t> moe_workspace_bytes(const ops::moe::problem& p) {
+result<ops::moe::plan_info> moe_select_plan(const ops::moe::problem& p, std::size_t workspace_bytes) {
   namespace m = ops::moe;
   using form = m::detail::form_of<Args>;
-  static_assert(!form::batched, "moe_workspace_bytes: batched arguments go with moe::batched_workspace_bytes");
+  static_assert(!form::batched, "moe_select_plan: batched arguments go with moe::choose_batched_config");
   using T = typename form::activation;
+  static_assert(sizeof(T) == 2, "moe: the plan sizes bf16 / fp16 activations");
   const arch::device_arch& device = arch::current_device_arch();
   if (device.name.empty()) return status{status_code::launch_failed, "moe: cannot query the device"};
   if (status s = m::supports<Args>(p, device.kind); !s.ok()) return s;
-  const m::config_id id = m::choose_config(p, form::weights, device.kind, m::unlimited_workspace,
-                                           m::tuning_dtypes<T>(form::weights, device.kind));
-  const int tile_m = m::with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
-  return m::plan_workspace(p, tile_m, sizeof(T), form::weights).bytes;
+  return m::describe_plan(p, form::weights, device.kind, workspace_bytes,
+                          m::tuning_dtypes<T>(form::weights, device.kind));
+}
+
+// The workspace wavekit::moe needs on the current device for a call with arguments of type Args:
+// what the plan chosen with unlimited workspace uses, so with this many bytes the call runs its
+// preferred config.
+template <class Args>
+result<std::size_t> moe_workspace_bytes(const ops::moe::problem& p) {
+  const result<ops::moe::plan_info> plan = moe_select_plan<Args>(p, ops::moe::unlimited_workspace);
+  if (!plan) return plan.error();
+  return plan.value().preferred_workspace_bytes;
 }
 
 template <class Rule, class Logit>
@@ -82,16 +93,20 @@ status moe_route(const ops::moe::routing_problem& p, const Rule& rule, const ops
 }
 
 // Validates, picks the config for the device within the call's workspace (ops/moe/plan.hpp) and
-// launches the pipeline. When `ran` is given it receives the config's name.
+// launches the pipeline. When `ran` is given it receives the plan that ran (moe_select_plan's answer
+// for the call's workspace), as the GEMMs' one-call APIs do.
 template <class T>
-status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t stream, std::string* ran = nullptr) {
+status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t stream,
+           ops::moe::plan_info* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_shape(p); !s.ok()) return s;
   const arch::target device = arch::current_device_arch().kind;
   const m::config_id id = m::choose_config(p, m::weight_format::half, device, a.workspace_bytes,
                                            m::tuning_dtypes<T>(m::weight_format::half, device));
   const status s = m::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
-  if (s.ok() && ran) *ran = m::config_name(id);
+  if (s.ok() && ran)
+    *ran = m::describe_plan(p, m::weight_format::half, device, a.workspace_bytes,
+                            m::tuning_dtypes<T>(m::weight_format::half, device));
   return s;
 }
 
@@ -99,7 +114,7 @@ status moe(const ops::moe::problem& p, const ops::moe::args<T>& a, hipStream_t s
 // the activations quantized 1x128 inside it. Fp8 must be the format the device reads.
 template <class T, class Fp8>
 status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& a, hipStream_t stream,
-           std::string* ran = nullptr) {
+           ops::moe::plan_info* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_blockscale_shape(p); !s.ok()) return s;
   const arch::device_arch& device = arch::current_device_arch();
@@ -107,7 +122,9 @@ status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& 
   const m::blockscale::config_id id = m::choose_blockscale_config(
       p, device.kind, a.workspace_bytes, m::tuning_dtypes<T>(m::weight_format::fp8_blockscale, device.kind));
   const status s = m::blockscale::with_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, stream); });
-  if (s.ok() && ran) *ran = m::config_name(id);
+  if (s.ok() && ran)
+    *ran = m::describe_plan(p, m::weight_format::fp8_blockscale, device.kind, a.workspace_bytes,
+                            m::tuning_dtypes<T>(m::weight_format::fp8_blockscale, device.kind));
   return s;
 }
 
@@ -116,14 +133,16 @@ status moe(const ops::moe::problem& p, const ops::moe::blockscale_args<T, Fp8>& 
 // MX expert weights (gfx950; MXFP4 or MXFP8): the config of the same M tile among gemm_mx's.
 template <class T, class Elem>
 status moe(const ops::moe::problem& p, const ops::moe::mx_args<T, Elem>& a, hipStream_t stream,
-           std::string* ran = nullptr) {
+           ops::moe::plan_info* ran = nullptr) {
   namespace m = ops::moe;
   if (status s = m::validate_mx_shape(p); !s.ok()) return s;
   const arch::target device = arch::current_device_arch().kind;
   const m::config_id id = m::choose_config(p, m::mx_weight_format<Elem>, device, a.workspace_bytes,
                                            m::tuning_dtypes<T>(m::mx_weight_format<Elem>, device));
   const status s = m::with_mx_config(id, [&](auto cfg) { return m::launch<decltype(cfg)>(p, a, device, stream); });
-  if (s.ok() && ran) *ran = m::with_mx_config(id, [](auto cfg) { return decltype(cfg)::name(); });
+  if (s.ok() && ran)
+    *ran = m::describe_plan(p, m::mx_weight_format<Elem>, device, a.workspace_bytes,
+                            m::tuning_dtypes<T>(m::mx_weight_format<Elem>, device));
   return s;
 }
 

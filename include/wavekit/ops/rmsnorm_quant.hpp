@@ -3,7 +3,7 @@
 // block-scaled GEMM's A and a_scale, either storage order).
 //
 //   namespace rq = wavekit::ops::rmsnorm_quant;
-//   rq::problem p{tokens, hidden, wavekit::fp8_scaling::per_tensor, wavekit::layout::k_contiguous,
+//   rq::problem p{tokens, hidden, wavekit::scale_granularity::tensor, wavekit::layout::k_contiguous,
 //                 rq::residual_mode::add};
 //   rq::args<wavekit::fp16, wavekit::arch::gfx942::fp8> a{x, residual, weight, q, nullptr, scale, 1e-6f};
 //   wavekit::status s = wavekit::rmsnorm_quant(p, a, stream);

@@ -4,7 +4,7 @@
 // same definition (core/silu.hpp, block/gate_up_pair.hpp).
 //
 //   namespace sq = wavekit::ops::swiglu_quant;
-//   sq::problem p{tokens, d, wavekit::fp8_scaling::group_1x128, wavekit::layout::k_contiguous};
+//   sq::problem p{tokens, d, wavekit::scale_granularity::group_1x128, wavekit::layout::k_contiguous};
 //   sq::args<wavekit::bf16, wavekit::arch::gfx942::fp8> a{x, q, q_scale};
 //   wavekit::status s = wavekit::swiglu_quant(p, a, stream);
 //

@@ -34,8 +34,8 @@ void check_refusal(const gs::problem& p, arch::target t) {
 
 TEST_CASE("gemm_fp8_scaled supports legal shapes on each target", "[ops][supports]") {
   for (layout order : {layout::k_contiguous, layout::mn_contiguous})
-    for (gran a : {gran::tensor, gran::channel})
-      for (gran b : {gran::tensor, gran::channel})
+    for (gran a : {gran::tensor, gran::row})
+      for (gran b : {gran::tensor, gran::row})
         for (const gs::problem p : {gs::problem{16, 16, 16, order, a, b}, gs::problem{4096, 8192, 4096, order, a, b}}) {
           CHECK(gs::supports<arch::fp8_of<arch::target::gfx942>>(p, arch::target::gfx942).ok());
           CHECK(gs::supports<arch::fp8_of<arch::target::gfx950>>(p, arch::target::gfx950).ok());
@@ -51,11 +51,11 @@ TEST_CASE("gemm_fp8_scaled supports says no with the launch's status", "[ops][su
     check_refusal<fp8_e4m3fnuz>({16, 16, 24, layout::k_contiguous, gran::tensor, gran::tensor}, t);
     check_refusal<fp8_e4m3fn>({16, 16, 16, static_cast<layout>(5), gran::tensor, gran::tensor}, t);
     check_refusal<fp8_e4m3fnuz>({16, 16, 16, layout::k_contiguous, static_cast<gran>(9), gran::tensor}, t);
-    check_refusal<fp8_e4m3fn>({15, 16, 16, layout::mn_contiguous, gran::channel, gran::tensor}, t);
+    check_refusal<fp8_e4m3fn>({15, 16, 16, layout::mn_contiguous, gran::row, gran::tensor}, t);
     check_refusal<fp8_e4m3fnuz>({65536, 16, 65536, layout::k_contiguous, gran::tensor, gran::tensor}, t);
   }
-  check_refusal<fp8_e4m3fn>({64, 64, 64, layout::k_contiguous, gran::tensor, gran::channel}, arch::target::gfx942);
-  check_refusal<fp8_e4m3fnuz>({64, 64, 64, layout::mn_contiguous, gran::channel, gran::tensor}, arch::target::gfx950);
+  check_refusal<fp8_e4m3fn>({64, 64, 64, layout::k_contiguous, gran::tensor, gran::row}, arch::target::gfx942);
+  check_refusal<fp8_e4m3fnuz>({64, 64, 64, layout::mn_contiguous, gran::row, gran::tensor}, arch::target::gfx950);
   CHECK_FALSE(
       gs::supports<fp8_e4m3fnuz>({64, 64, 64, layout::k_contiguous, gran::tensor, gran::tensor}, arch::target::host)
           .ok());

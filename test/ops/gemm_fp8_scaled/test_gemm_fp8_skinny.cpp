@@ -107,8 +107,8 @@ TEST_CASE("gemm_fp8_scaled skinny: the explicit skinny configs, split-K and per-
         for (int splits : {1, 2, 5}) run(gs::config_pairs{}, m, 528, 64 * 12 + 16, splits, tensor, tensor);
     for (int m : {1, 9, 15, 16})
       for (int splits : {1, 3}) run(gs::config_skinny{}, m, 528, 128 * 6 + 16, splits, tensor, tensor);
-    if (is_gfx942()) run(gs::config_pairs{}, 5, 256, 320, 2, channel, channel);
-    run(gs::config_skinny{}, 12, 512, 256, 1, channel, tensor);
+    if (is_gfx942()) run(gs::config_pairs{}, 5, 256, 320, 2, row, row);
+    run(gs::config_skinny{}, 12, 512, 256, 1, row, tensor);
   });
 }
 

@@ -34,9 +34,11 @@ void run_shapes() {
   const int bm = Cfg::block_m, bn = Cfg::block_n, bk = gx::block_k_of<Cfg>(f);
   for (int m : {1, bm - 1, bm + 1})
     for (int k : {32, bk, 3 * bk + 64})
-      CHECK(run_config<Cfg, Elem, bf16>(gx::problem{m, bn + 16, k, f}, 1, m + k) == 0);
-  CHECK(run_config<Cfg, Elem, fp16>(gx::problem{bm, 16, 5 * bk, f}, 3, 7) == 0);
-  CHECK(run_config<Cfg, Elem, bf16>(gx::problem{bm + 16, bn, 4 * bk - 32, f}, 2, 9) == 0);
+      CHECK(run_config<Cfg, Elem, bf16>(gx::problem{m, bn + 16, k, f, gx::a_storage::mx, gx::b_layout::plain}, 1,
+                                        m + k) == 0);
+  CHECK(run_config<Cfg, Elem, fp16>(gx::problem{bm, 16, 5 * bk, f, gx::a_storage::mx, gx::b_layout::plain}, 3, 7) == 0);
+  CHECK(run_config<Cfg, Elem, bf16>(gx::problem{bm + 16, bn, 4 * bk - 32, f, gx::a_storage::mx, gx::b_layout::plain}, 2,
+                                    9) == 0);
   if constexpr (f == gx::mx_format::mxfp4) {  // B in aiter's pre-shuffled layouts
     const gx::b_layout shuffled = gx::b_layout::preshuffled;
     CHECK(run_config<Cfg, Elem, bf16>(gx::problem{bm + 1, 272, 3 * bk + 64, f, gx::a_storage::mx, shuffled}, 1, 5) ==
@@ -87,8 +89,8 @@ TEST_CASE("gemm_mx: the one-call API runs the plan it reports, workspace fallbac
     CHECK(ran.plan.splits == 1);
     CHECK(t.check(1, ran.name.c_str()) == 0);
   };
-  run(fp4_e2m1{}, gx::problem{1, 256, 4096, gx::mx_format::mxfp4});
-  run(fp8_e4m3fn{}, gx::problem{96, 128, 1024, gx::mx_format::mxfp8});
+  run(fp4_e2m1{}, gx::problem{1, 256, 4096, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain});
+  run(fp8_e4m3fn{}, gx::problem{96, 128, 1024, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain});
 }
 
 // Each argument type (MXFP8 / MXFP4 operands, MXFP4 with a bf16 / fp16 A; C bf16 or fp16): the
@@ -115,42 +117,50 @@ void check_query_sizes_call(const gx::problem& p) {
 
 TEST_CASE("gemm_mx: each workspace query sizes its call, for every element-type set", "[emu][gemm]") {
   if (!device_is_gfx950()) {
-    CHECK(gemm_mx_workspace_bytes<gx::args<fp4_e2m1, bf16>>(gx::problem{16, 128, 4096, gx::mx_format::mxfp4})
+    CHECK(gemm_mx_workspace_bytes<gx::args<fp4_e2m1, bf16>>(
+              gx::problem{16, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain})
               .error()
               .code() == status_code::unsupported_target);
     return;
   }
   for (int m : {8, 64}) {
-    check_query_sizes_call<test::gemm_mx_case<fp8_e4m3fn, bf16>>({m, 128, 4096, gx::mx_format::mxfp8});
-    check_query_sizes_call<test::gemm_mx_case<fp8_e4m3fn, fp16>>({m, 128, 4096, gx::mx_format::mxfp8});
-    check_query_sizes_call<test::gemm_mx_case<fp4_e2m1, bf16>>({m, 128, 4096, gx::mx_format::mxfp4});
-    check_query_sizes_call<test::gemm_mx_case<fp4_e2m1, fp16>>({m, 128, 4096, gx::mx_format::mxfp4});
+    check_query_sizes_call<test::gemm_mx_case<fp8_e4m3fn, bf16>>(
+        {m, 128, 4096, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain});
+    check_query_sizes_call<test::gemm_mx_case<fp8_e4m3fn, fp16>>(
+        {m, 128, 4096, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain});
+    check_query_sizes_call<test::gemm_mx_case<fp4_e2m1, bf16>>(
+        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain});
+    check_query_sizes_call<test::gemm_mx_case<fp4_e2m1, fp16>>(
+        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain});
     check_query_sizes_call<test::gemm_mx_quantizing_a_case<bf16, bf16>>(
-        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::bf16});
+        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain});
     check_query_sizes_call<test::gemm_mx_quantizing_a_case<fp16, fp16>>(
-        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::fp16});
+        {m, 128, 4096, gx::mx_format::mxfp4, gx::a_storage::fp16, gx::b_layout::plain});
   }
 }
 
 TEST_CASE("gemm_mx: plans are gfx950's, at the format's K step and rate", "[gemm]") {
-  const gx::problem decode{1, 1024, 8192, gx::mx_format::mxfp4};
+  const gx::problem decode{1, 1024, 8192, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain};
   const gx::plan pl = gx::choose_plan(decode, ~std::size_t{0});
   INFO(gx::plan_name(pl));
   CHECK(gx::facts(pl.config).block_m <= 32);  // a narrow M tile for M = 1
   CHECK(pl.splits > 1);
   CHECK(gx::choose_plan(decode, 0).splits == 1);
   CHECK(gx::k_steps(decode, gx::config_id::decode) == 8192 / 256);
-  CHECK(gx::k_steps(gx::problem{1, 1024, 8192, gx::mx_format::mxfp8}, gx::config_id::decode) == 8192 / 128);
+  CHECK(gx::k_steps(gx::problem{1, 1024, 8192, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+                    gx::config_id::decode) == 8192 / 128);
   // Decode sizes keep every row in one M tile of one wave row: B and its scales read once.
   for (int m : {1, 16, 17, 33, 64})
     for (gx::a_storage a : {gx::a_storage::mx, gx::a_storage::bf16}) {
-      const gx::plan d = gx::choose_plan(gx::problem{m, 6144, 1536, gx::mx_format::mxfp4, a}, ~std::size_t{0});
+      const gx::plan d =
+          gx::choose_plan(gx::problem{m, 6144, 1536, gx::mx_format::mxfp4, a, gx::b_layout::plain}, ~std::size_t{0});
       INFO("M " << m << ": " << gx::plan_name(d));
       CHECK(gx::facts(d.config).block_m >= m);
       CHECK(gx::facts(d.config).wave_m == gx::facts(d.config).block_m);
     }
   // MXFP4 runs at twice MXFP8's rate: a compute-bound shape's model time halves, or nearly.
-  const gx::problem big4{8192, 8192, 8192, gx::mx_format::mxfp4}, big8{8192, 8192, 8192, gx::mx_format::mxfp8};
+  const gx::problem big4{8192, 8192, 8192, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain},
+      big8{8192, 8192, 8192, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   const gx::plan large{gx::config_id::large, 1};
   CHECK(gx::model_seconds(big4, large) < 0.6 * gx::model_seconds(big8, large));
   const auto refused = gx::select_plan(decode, 0, arch::target::gfx942);
@@ -183,7 +193,7 @@ TEST_CASE("gemm_mx: arguments of a non-MX element type do not form", "[gemm]") {
 }
 
 TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][gemm]") {
-  const gx::problem p{64, 64, 256, gx::mx_format::mxfp8};
+  const gx::problem p{64, 64, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   const std::string what = "gemm_mx 64x64x256 mxfp8: ";
   test::gemm_mx_case<fp8_e4m3fn, bf16> t(p, 1);
   auto status_of = [](const gx::problem& q, const gx::args<fp8_e4m3fn, bf16>& a) {
@@ -206,29 +216,44 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
   CHECK(status_of(p, a).message() == what + "argument b must be 16-byte aligned (16-byte vector loads)");
   a = good, a.c = nullptr;
   CHECK(status_of(p, a).code() == status_code::null_pointer);
-  CHECK(status_of(gx::problem{64, 64, 240, gx::mx_format::mxfp8}, good).message() ==
-        "gemm_mx 64x64x240 mxfp8: K must be a multiple of 32 (the MX scale block)");
-  CHECK(status_of(gx::problem{64, 24, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
-  CHECK(status_of(gx::problem{-1, 64, 256, gx::mx_format::mxfp8}, good).code() == status_code::bad_shape);
+  CHECK(status_of(gx::problem{64, 64, 240, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, good)
+            .message() == "gemm_mx 64x64x240 mxfp8: K must be a multiple of 32 (the MX scale block)");
+  CHECK(
+      status_of(gx::problem{64, 24, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, good).code() ==
+      status_code::bad_shape);
+  CHECK(
+      status_of(gx::problem{-1, 64, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, good).code() ==
+      status_code::bad_shape);
   // M = 0 is empty: the format rule holds, no pointer is checked, nothing is launched (on gfx950;
   // gfx942 has no MX target).
-  CHECK(gx::validate(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, gx::args<fp8_e4m3fn, bf16>{}).ok());
-  CHECK(gx::validate(gx::problem{0, 64, 256, gx::mx_format::mxfp4}, gx::args<fp8_e4m3fn, bf16>{}).code() ==
-        status_code::bad_format);
+  CHECK(gx::validate(gx::problem{0, 64, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+                     gx::args<fp8_e4m3fn, bf16>{})
+            .ok());
+  CHECK(gx::validate(gx::problem{0, 64, 256, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain},
+                     gx::args<fp8_e4m3fn, bf16>{})
+            .code() == status_code::bad_format);
   if (device_is_gfx950())
-    test::check_launches_nothing(
-        [] { return gemm_mx(gx::problem{0, 64, 256, gx::mx_format::mxfp8}, gx::args<fp8_e4m3fn, bf16>{}, nullptr); });
-  CHECK(status_of(gx::problem{64, 64, 256, static_cast<gx::mx_format>(7)}, good).code() == status_code::bad_format);
-  CHECK(status_of(gx::problem{1 << 20, 4096, 4096, gx::mx_format::mxfp8}, good).code() == status_code::too_large);
+    test::check_launches_nothing([] {
+      return gemm_mx(gx::problem{0, 64, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+                     gx::args<fp8_e4m3fn, bf16>{}, nullptr);
+    });
+  CHECK(status_of(gx::problem{64, 64, 256, static_cast<gx::mx_format>(7), gx::a_storage::mx, gx::b_layout::plain}, good)
+            .code() == status_code::bad_format);
+  CHECK(status_of(gx::problem{1 << 20, 4096, 4096, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, good)
+            .code() == status_code::too_large);
   // A and B past 2 GB are legal (each tile's buffer starts at its rows); a tile's 256 rows of K
   // are not, and MXFP4's halved bytes count there.
-  CHECK(gx::validate_shape(gx::problem{1 << 19, 64, 6144, gx::mx_format::mxfp8}).ok());
-  CHECK(gx::validate_shape(gx::problem{16, 1 << 20, 4096, gx::mx_format::mxfp8}).ok());
-  CHECK(gx::validate_shape(gx::problem{16, 64, 1 << 23, gx::mx_format::mxfp4}).ok());
-  CHECK(gx::validate_shape(gx::problem{16, 64, 1 << 23, gx::mx_format::mxfp8}).message() ==
+  CHECK(gx::validate_shape(gx::problem{1 << 19, 64, 6144, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain})
+            .ok());
+  CHECK(gx::validate_shape(gx::problem{16, 1 << 20, 4096, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain})
+            .ok());
+  CHECK(gx::validate_shape(gx::problem{16, 64, 1 << 23, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain})
+            .ok());
+  CHECK(gx::validate_shape(gx::problem{16, 64, 1 << 23, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain})
+            .message() ==
         "gemm_mx 16x64x8388608 mxfp8: 256 rows of K exceed 2^31 - 1 bytes (a tile's 32-bit buffer offsets)");
-  CHECK(status_of(gx::problem{64, 64, 256, gx::mx_format::mxfp4}, good).message() ==
-        "gemm_mx 64x64x256 mxfp4: the arguments hold mxfp8 tensors, the problem says mxfp4");
+  CHECK(status_of(gx::problem{64, 64, 256, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain}, good)
+            .message() == "gemm_mx 64x64x256 mxfp4: the arguments hold mxfp8 tensors, the problem says mxfp4");
   if (device_is_gfx950()) {
     CHECK(gx::launch<gx::config_narrow>(p, good, 99, nullptr).code() == status_code::bad_config);
     auto small = good;

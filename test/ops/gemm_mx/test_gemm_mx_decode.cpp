@@ -55,8 +55,9 @@ TEST_CASE("gemm_mx: PR #3783's dense MXFP8 shapes for every M, N cut to 512", "[
   }
   for (const auto& [k, n] : pr3783_pairs)
     for (int m : pr3783_m)
-      CHECK(run_one_call<test::gemm_mx_case<fp8_e4m3fn, bf16>>(gx::problem{m, 512, k, gx::mx_format::mxfp8},
-                                                               std::uint32_t(m + k)) == 0);
+      CHECK(run_one_call<test::gemm_mx_case<fp8_e4m3fn, bf16>>(
+                gx::problem{m, 512, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+                std::uint32_t(m + k)) == 0);
 }
 
 TEST_CASE("gemm_mx: PR #3783's 6144 x 2304 MXFP8 shape at full size for every M", "[emu][gemm]") {
@@ -65,8 +66,9 @@ TEST_CASE("gemm_mx: PR #3783's 6144 x 2304 MXFP8 shape at full size for every M"
     return;
   }
   for (int m : pr3783_m)
-    CHECK(run_one_call<test::gemm_mx_case<fp8_e4m3fn, bf16>>(gx::problem{m, 2304, 6144, gx::mx_format::mxfp8},
-                                                             std::uint32_t(m)) == 0);
+    CHECK(run_one_call<test::gemm_mx_case<fp8_e4m3fn, bf16>>(
+              gx::problem{m, 2304, 6144, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+              std::uint32_t(m)) == 0);
 }
 
 TEST_CASE("gemm_mx: seeded random problems over every MX form", "[emu][gemm]") {

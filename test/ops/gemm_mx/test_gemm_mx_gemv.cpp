@@ -48,10 +48,12 @@ void run_gemv_shapes() {
   constexpr gx::mx_format f = gx::mx_format::mxfp8;
   for (int m : {1, Rows - 1, Rows}) {
     if (m < 1 || (m == 1 && Rows == 2)) continue;
-    for (int k : {32, 128, 3 * 128 + 64}) CHECK(run_gemv<Rows>(gx::problem{m, 272, k, f}, 1, m + k) == 0);
+    for (int k : {32, 128, 3 * 128 + 64})
+      CHECK(run_gemv<Rows>(gx::problem{m, 272, k, f, gx::a_storage::mx, gx::b_layout::plain}, 1, m + k) == 0);
   }
-  CHECK(run_gemv<Rows>(gx::problem{Rows, 16, 1024, f}, 4, 11) == 0);
-  CHECK(run_gemv<Rows, fp16>(gx::problem{Rows, 512, 5 * 128 - 32, f}, 3, 12) == 0);
+  CHECK(run_gemv<Rows>(gx::problem{Rows, 16, 1024, f, gx::a_storage::mx, gx::b_layout::plain}, 4, 11) == 0);
+  CHECK(run_gemv<Rows, fp16>(gx::problem{Rows, 512, 5 * 128 - 32, f, gx::a_storage::mx, gx::b_layout::plain}, 3, 12) ==
+        0);
 }
 
 }  // namespace
@@ -73,7 +75,7 @@ TEST_CASE("gemm_mx GEMV: a scale byte 0xFF makes its row's or column's results N
     SUCCEED("MX formats are gfx950's");
     return;
   }
-  const gx::problem p{2, 32, 256, gx::mx_format::mxfp8};
+  const gx::problem p{2, 32, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   fp8_case t(p, 5, 1);
   const e8m0 nan_scale = e8m0::from_bits(0xFF);
   REQUIRE(hipMemcpy(t.a_scale + 1 * (p.k / 32) + 3, &nan_scale, 1, hipMemcpyHostToDevice) == hipSuccess);  // A row 1
@@ -93,7 +95,7 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
   // The plan: the performance model's faster of the GEMV (MXFP8, up to 16 rows, the fewest rows
   // that hold M) and the MFMA configs; never the GEMV for MXFP4 or past 16 rows.
   for (int m = 1; m <= 64; ++m) {
-    const gx::problem p{m, 6144, 6144, gx::mx_format::mxfp8};
+    const gx::problem p{m, 6144, 6144, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
     const gx::plan pl = gx::choose_plan(p, ~std::size_t{0});
     INFO("M " << m << ": " << gx::plan_name(pl));
     if (pl.gemv_rows) CHECK((m <= gx::gemv_rows_max && pl.gemv_rows >= m));
@@ -102,19 +104,21 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
     while (rows < m) rows *= 2;
     CHECK(gx::model_seconds(p, pl) <= 1.02 * gx::model_seconds(p, {gx::config_id::decode, 1, rows}));
   }
-  CHECK(gx::choose_plan(gx::problem{1, 6144, 6144, gx::mx_format::mxfp4}, ~std::size_t{0}).gemv_rows == 0);
+  CHECK(gx::choose_plan(gx::problem{1, 6144, 6144, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain},
+                        ~std::size_t{0})
+            .gemv_rows == 0);
   // The plans docs/mx-gemm.md names for the reference decode shapes (the model's today, issue 29):
   // a change of the model that changes them changes that paragraph too.
   for (const auto& [m, n, k, name] : {std::tuple{1, 1536, 6144, "gemm_mx<16x128x128B, w1x4, mfma16, sk8>"},
                                       std::tuple{2, 1536, 6144, "gemm_mx<16x128x128B, w1x4, mfma16, sk4>"},
                                       std::tuple{1, 6144, 2304, "gemm_mx<32x64x128B, w1x2, mfma16>"},
                                       std::tuple{1, 7168, 2048, "gemm_mx<16x128x128B, w1x4, mfma16>"}}) {
-    const gx::problem p{m, n, k, gx::mx_format::mxfp8};
+    const gx::problem p{m, n, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
     CHECK(gx::select_plan(p, ~std::size_t{0}, arch::target::gfx950, gx::tuning_dtypes<bf16>(p)).value().name == name);
   }
   if (!device_is_gfx950()) return;
   for (int m : {1, 2, 3, 16}) {
-    const gx::problem p{m, 1024, 2048, gx::mx_format::mxfp8};
+    const gx::problem p{m, 1024, 2048, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
     fp8_case t(p, 40 + m, 16);
     gx::plan_info ran;
     REQUIRE(gemm_mx(p, t.args(), nullptr, &ran).ok());
@@ -125,7 +129,7 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
 }
 
 TEST_CASE("gemm_mx GEMV: statuses", "[emu][gemm]") {
-  const gx::problem p{5, 64, 256, gx::mx_format::mxfp8};
+  const gx::problem p{5, 64, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   fp8_case t(p, 1);
   CHECK(gx::launch_gemv<4>(p, t.args(), 1, arch::target::gfx950, nullptr).message() ==
         "gemm_mx 5x64x256 mxfp8: gemm_mx_gemv<4x256x128> holds at most 4 rows of A");
@@ -184,9 +188,9 @@ TEST_CASE("gemm_mx: MXFP8 decode over a B past 2 GB (sparse), GEMV and MFMA bloc
     SUCCEED("MX formats are gfx950's");
     return;
   }
-  const gx::problem big{4, big_n, big_k, gx::mx_format::mxfp8};
+  const gx::problem big{4, big_n, big_k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   REQUIRE(gx::validate_shape(big).ok());  // 2 GB of B is legal
-  fp8_case t(gx::problem{4, tail_rows, big_k, gx::mx_format::mxfp8}, 77, 1);
+  fp8_case t(gx::problem{4, tail_rows, big_k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, 77, 1);
   fp8_e4m3fn* b = nullptr;
   e8m0* b_scale = nullptr;
   bf16* c = nullptr;

@@ -36,9 +36,10 @@ void run_shapes() {
   const int bm = Cfg::block_m, bn = Cfg::block_n, bk = gx::block_k_of<Cfg>(f);
   for (int m : {1, bm - 1, bm + 1})
     for (int k : {32, bk, 2 * bk + 64})
-      CHECK(run_config<Cfg, bf16, bf16>(gx::problem{m, bn + 16, k, f, bf}, 1, m + k) == 0);
-  CHECK(run_config<Cfg, fp16, fp16>(gx::problem{bm, 16, 5 * bk, f, gx::a_storage::fp16}, 3, 7) == 0);
-  CHECK(run_config<Cfg, bf16, bf16>(gx::problem{bm + 16, bn, 4 * bk - 32, f, bf}, 2, 9) == 0);
+      CHECK(run_config<Cfg, bf16, bf16>(gx::problem{m, bn + 16, k, f, bf, gx::b_layout::plain}, 1, m + k) == 0);
+  CHECK(run_config<Cfg, fp16, fp16>(gx::problem{bm, 16, 5 * bk, f, gx::a_storage::fp16, gx::b_layout::plain}, 3, 7) ==
+        0);
+  CHECK(run_config<Cfg, bf16, bf16>(gx::problem{bm + 16, bn, 4 * bk - 32, f, bf, gx::b_layout::plain}, 2, 9) == 0);
   // B pre-shuffled (aiter's layouts, scales padded to 256 rows): K one and many steps, ragged
   // (a multiple of 64), N past a 256-row scale tile, split-K.
   for (int k : {64, bk, 3 * bk + 64})
@@ -105,21 +106,26 @@ TEST_CASE("gemm_mx, A quantized in the kernel: amd-mxfp4-mm's test and benchmark
 }
 
 TEST_CASE("gemm_mx, A quantized in the kernel: statuses", "[emu][gemm]") {
-  const gx::problem p{16, 128, 256, gx::mx_format::mxfp4, gx::a_storage::bf16};
+  const gx::problem p{16, 128, 256, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain};
   test::gemm_mx_quantizing_a_case<bf16, bf16> t(p, 5);
   const std::string what = "gemm_mx " + p.str() + ": ";
   if (!device_is_gfx950()) {
     CHECK(gemm_mx(p, t.args(), nullptr).code() == status_code::unsupported_target);  // no scaled MFMAs
     return;
   }
-  CHECK(gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp8, gx::a_storage::bf16}, t.args()).message() ==
-        "gemm_mx 16x128x256 mxfp8, A bf16 quantized in the kernel: a 16-bit A is quantized to MXFP4 only (the "
-        "format must be mxfp4)");
-  CHECK(gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp4}, t.args()).code() == status_code::bad_format);
-  CHECK(gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp4, gx::a_storage::fp16}, t.args()).code() ==
-        status_code::bad_format);
-  CHECK(gx::validate(gx::problem{16, 128, 250, gx::mx_format::mxfp4, gx::a_storage::bf16}, t.args()).code() ==
-        status_code::bad_shape);
+  CHECK(
+      gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp8, gx::a_storage::bf16, gx::b_layout::plain}, t.args())
+          .message() ==
+      "gemm_mx 16x128x256 mxfp8, A bf16 quantized in the kernel: a 16-bit A is quantized to MXFP4 only (the "
+      "format must be mxfp4)");
+  CHECK(gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain}, t.args())
+            .code() == status_code::bad_format);
+  CHECK(
+      gx::validate(gx::problem{16, 128, 256, gx::mx_format::mxfp4, gx::a_storage::fp16, gx::b_layout::plain}, t.args())
+          .code() == status_code::bad_format);
+  CHECK(
+      gx::validate(gx::problem{16, 128, 250, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain}, t.args())
+          .code() == status_code::bad_shape);
   auto a = t.args();
   a.a = nullptr;
   CHECK(gemm_mx(p, a, nullptr).message() == what + "argument a is null");
@@ -141,7 +147,8 @@ TEST_CASE("gemm_mx, A quantized in the kernel: statuses", "[emu][gemm]") {
       gx::validate_shape(gx::problem{16, 128, 256, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::preshuffled})
           .code() == status_code::bad_format);
   // Past a tile's 32-bit offsets: A's 16-bit bytes count.
-  CHECK(gx::validate_shape(gx::problem{16, 16, 1 << 22, gx::mx_format::mxfp4, gx::a_storage::bf16}).code() ==
-        status_code::too_large);
-  CHECK(gx::validate_shape(gx::problem{16, 16, 1 << 22, gx::mx_format::mxfp4}).ok());
+  CHECK(gx::validate_shape(gx::problem{16, 16, 1 << 22, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain})
+            .code() == status_code::too_large);
+  CHECK(gx::validate_shape(gx::problem{16, 16, 1 << 22, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain})
+            .ok());
 }

@@ -41,10 +41,10 @@ void check_refusal(const gx::problem& p, arch::target t) {
 }
 
 const gx::problem legal[] = {
-    {1, 16, 32, gx::mx_format::mxfp8},
-    {256, 7168, 2048, gx::mx_format::mxfp8},
-    {64, 512, 64, gx::mx_format::mxfp4},
-    {64, 512, 64, gx::mx_format::mxfp4, gx::a_storage::bf16},
+    {1, 16, 32, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+    {256, 7168, 2048, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
+    {64, 512, 64, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain},
+    {64, 512, 64, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain},
     {64, 512, 64, gx::mx_format::mxfp4, gx::a_storage::fp16, gx::b_layout::preshuffled},
     {8, 4096, 512, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::preshuffled},
 };
@@ -61,14 +61,14 @@ TEST_CASE("gemm_mx supports every legal form on gfx950 only", "[ops][supports]")
 
 TEST_CASE("gemm_mx supports says no with the launch's status", "[ops][supports]") {
   for (arch::target t : test::kernel_targets) {
-    check_refusal({-1, 16, 32, gx::mx_format::mxfp8}, t);
-    check_refusal({16, 16, 32, static_cast<gx::mx_format>(4)}, t);
-    check_refusal({16, 24, 32, gx::mx_format::mxfp4}, t);
-    check_refusal({16, 16, 48, gx::mx_format::mxfp8}, t);
-    check_refusal({16, 16, 64, gx::mx_format::mxfp8, gx::a_storage::bf16}, t);
+    check_refusal({-1, 16, 32, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, t);
+    check_refusal({16, 16, 32, static_cast<gx::mx_format>(4), gx::a_storage::mx, gx::b_layout::plain}, t);
+    check_refusal({16, 24, 32, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain}, t);
+    check_refusal({16, 16, 48, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, t);
+    check_refusal({16, 16, 64, gx::mx_format::mxfp8, gx::a_storage::bf16, gx::b_layout::plain}, t);
     check_refusal({16, 16, 64, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::preshuffled}, t);
     check_refusal({16, 16, 96, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::preshuffled}, t);
-    check_refusal({16, 16, 1 << 24, gx::mx_format::mxfp8}, t);
-    check_refusal({1 << 16, 1 << 14, 64, gx::mx_format::mxfp4}, t);
+    check_refusal({16, 16, 1 << 24, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain}, t);
+    check_refusal({1 << 16, 1 << 14, 64, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain}, t);
   }
 }

@@ -67,7 +67,7 @@ TEST_CASE("gemm_mx: decode sizes read the weights once", "[emu][gemm]") {
   }
   for (const auto& [k, n] : {std::pair{6144, 1536}, std::pair{1536, 6144}, std::pair{768, 6144}})
     for (int m : {1, 16, 64}) {
-      const gx::problem p{m, n, k, gx::mx_format::mxfp8};
+      const gx::problem p{m, n, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
       check_traffic<test::gemm_mx_case<fp8_e4m3fn, bf16>>(p, double(m) * k, double(m) * k / 32);
     }
   for (const auto& [m, n, k] : {std::tuple{4, 2880, 512}, std::tuple{16, 2112, 7168}}) {

@@ -142,11 +142,11 @@ TEST_CASE("moe: the one-call API asks the tuned tables with its activations' typ
   CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes) == model);
   CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes - 1, fp16_dtypes) != tuned);
   test::moe_case<fp16> call(p, test::random_ids(40, 2, 8, 23), 24, tuned_bytes);
-  std::string ran;
+  moe::plan_info ran;
   REQUIRE(wavekit::moe(p, call.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  CHECK(ran == moe::config_name(tuned));
-  CHECK(call.check(ran.c_str()) == 0);
+  CHECK(ran.name == moe::config_name(tuned));
+  CHECK(call.check(ran.name.c_str()) == 0);
 }
 
 TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][moe]") {
@@ -180,11 +180,11 @@ TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][m
   const moe::config_id id =
       moe::choose_config(p, moe::weight_format::half, arch::current_device_arch().kind, bytes.value());
   test::moe_case<fp16> t(p, test::random_ids(96, 3, 8, 21), 22, bytes.value());
-  std::string ran;
+  moe::plan_info ran;
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  CHECK(ran == moe::config_name(id));
-  CHECK(t.check(ran.c_str()) == 0);
+  CHECK(ran.name == moe::config_name(id));
+  CHECK(t.check(ran.name.c_str()) == 0);
   CHECK(!moe::workspace_bytes({48, 100, 64, 8, 3, 0, 8, layout::k_contiguous}));
 }
 
@@ -201,13 +201,41 @@ void check_query_sizes_call(const moe::problem& p) {
   CHECK(bytes.value() ==
         moe::with_config(preferred, [&](auto cfg) { return moe::workspace_bytes_for<decltype(cfg), T>(p); }));
   test::moe_case<T> t(p, test::random_ids(p.tokens, p.top_k, p.experts, 31), 32, bytes.value());
-  std::string ran;
+  moe::plan_info ran;
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  CHECK(ran == moe::config_name(preferred));
-  CHECK(t.check(ran.c_str()) == 0);
+  CHECK(ran.name == moe::config_name(preferred));
+  CHECK(t.check(ran.name.c_str()) == 0);
+  // The plan query answers what the call runs: config, name, M tile, workspace.
+  const result<moe::plan_info> plan = wavekit::moe_select_plan<moe::args<T>>(p, bytes.value());
+  REQUIRE(plan.ok());
+  CHECK(plan.value().config == ran.config);
+  CHECK(plan.value().name == ran.name);
+  CHECK(plan.value().block_m == ran.block_m);
+  CHECK(ran.workspace_bytes == bytes.value());
+  CHECK(ran.preferred_workspace_bytes == bytes.value());
+  CHECK(!ran.workspace_limited);
+  // With the workspace of the decode config only (the least any config needs), a larger preferred
+  // tile gives way, and the plan says so.
+  const std::size_t decode_bytes = moe::workspace_bytes_for<moe::config_decode, T>(p);
+  const result<moe::plan_info> small = wavekit::moe_select_plan<moe::args<T>>(p, decode_bytes);
+  REQUIRE(small.ok());
+  CHECK(small.value().workspace_bytes <= decode_bytes);
+  CHECK(small.value().preferred_workspace_bytes == bytes.value());
+  CHECK(small.value().workspace_limited == (preferred != moe::config_id::decode));
+  if (small.value().workspace_limited) {
+    test::moe_case<T> limited(p, test::random_ids(p.tokens, p.top_k, p.experts, 31), 32, decode_bytes);
+    moe::plan_info ran_limited;
+    REQUIRE(wavekit::moe(p, limited.args(), nullptr, &ran_limited).ok());
+    REQUIRE(hipDeviceSynchronize() == hipSuccess);
+    CHECK(ran_limited.name == small.value().name);
+    CHECK(ran_limited.workspace_limited);
+    CHECK(limited.check(ran_limited.name.c_str()) == 0);
+  }
   const moe::problem bad{p.tokens, p.hidden + 4, p.expert_dim, p.experts, p.top_k, 0, p.experts, p.weight_order};
   CHECK(wavekit::moe_workspace_bytes<moe::args<T>>(bad).error().message() ==
+        wavekit::moe(bad, t.args(), nullptr).message());
+  CHECK(wavekit::moe_select_plan<moe::args<T>>(bad, bytes.value()).error().message() ==
         wavekit::moe(bad, t.args(), nullptr).message());
 }
 

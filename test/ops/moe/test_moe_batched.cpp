@@ -96,7 +96,7 @@ void check_batched_blockscale(const moe::batched_problem& bp, const std::vector<
   moe::batched_blockscale_args<T, Fp8> a{sa.x,    d_counts,      sa.gate,           sa.up,
                                          sa.down, sa.gate_scale, sa.up_scale,       sa.down_scale,
                                          sa.out,  sa.workspace,  sa.workspace_bytes};
-  a.x_fp8 = sa.x_fp8, a.x_scale = sa.x_scale, a.x_scaling = sa.x_scaling;
+  a.x_fp8 = sa.x_fp8, a.x_scale = sa.x_scale, a.x_scales = sa.x_scales;
   status s;
   const auto unsafe = test::graph_unsafe_calls_of([&](hipStream_t stream) { s = wavekit::moe_batched(bp, a, stream); });
   INFO(bp.str() << ", input " << static_cast<int>(input) << ": " << s.message());

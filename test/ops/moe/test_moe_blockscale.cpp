@@ -103,11 +103,11 @@ TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 for
         moe::choose_blockscale_config(p, arch::current_device_arch().kind, bytes.value());
     const int tile_m = moe::blockscale::with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
     test::moe_blockscale_case<bf16, fp8> t(p, test::random_ids(96, 3, 8, 31), 32, bytes.value());
-    std::string ran;
+    moe::plan_info ran;
     REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    CHECK(ran == moe::config_name(id));
-    CHECK(t.check_standard(tile_m, ran.c_str()) == 0);
+    CHECK(ran.name == moe::config_name(id));
+    CHECK(t.check_standard(tile_m, ran.name.c_str()) == 0);
     // The other fp8 format: the device does not read it.
     using other = test::other_fp8_t<fp8>;
     const moe::blockscale_args<bf16, other> wrong{};
@@ -127,7 +127,7 @@ TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 for
     test::moe_blockscale_case<bf16, fp8> exact(p, test::random_ids(96, 3, 8, 33), 34, typed.value());
     REQUIRE(wavekit::moe(p, exact.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    CHECK(ran == moe::config_name(preferred));
+    CHECK(ran.name == moe::config_name(preferred));
     CHECK(wavekit::moe_workspace_bytes<moe::blockscale_args<bf16, other>>(p).error().code() == status_code::bad_format);
   });
 }
@@ -156,9 +156,12 @@ TEST_CASE("moe fp8: every bad input gets its status before any launch", "[emu][m
           what + "exactly one of the arguments x and x_fp8 must be given (x is null, x_fp8 is null)");
     a.x_fp8 = t.d_x_fp8;
     CHECK(status_of(p, a).message() == what + "argument x_scale is null");
-    a.x_scale = t.d_x_scale, a.x_scaling = static_cast<moe::activation_scaling>(7);
-    CHECK(status_of(p, a).message() == what + "x_scaling must be activation_scaling::per_128 or per_token");
-    a.x_scaling = moe::activation_scaling::per_128, a.x_fp8 = t.d_x_fp8 + 8;
+    a.x_scale = t.d_x_scale, a.x_scales = static_cast<moe::scale_granularity>(7);
+    CHECK(status_of(p, a).message() == what + "x_scales must be scale_granularity::group_1x128 or row");
+    a.x_scales = moe::scale_granularity::tensor;
+    CHECK(status_of(p, a).code() == status_code::bad_format);
+    CHECK(status_of(p, a).message() == what + "x_scales must be scale_granularity::group_1x128 or row");
+    a.x_scales = moe::scale_granularity::group_1x128, a.x_fp8 = t.d_x_fp8 + 8;
     CHECK(status_of(p, a).message() == what + "argument x_fp8 must be 16-byte aligned (16-byte vector loads)");
     a = t.args(), a.x_scale = t.d_x_scale;
     CHECK(status_of(p, a).message() == what + "argument x_scale belongs to x_fp8; x is not quantized");

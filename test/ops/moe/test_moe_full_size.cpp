@@ -33,12 +33,12 @@ TEST_CASE("moe: amd-mixture-of-experts at full size (E 4 + shared, seq 512, 7168
     ids.push_back(routed);  // the shared expert
   }
   test::moe_case<fp16> t(p, ids, 2025, moe::workspace_bytes(p).value());
-  std::string ran;
+  moe::plan_info ran;
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  INFO(ran);
+  INFO(ran.name);
   const auto ref = t.reference();
-  CHECK(t.check_against(ref, ran.c_str()) == 0);
+  CHECK(t.check_against(ref, ran.name.c_str()) == 0);
   // The reference problem's own tolerance.
   const std::vector<fp16> got = t.output();
   int outside = 0;
@@ -63,10 +63,10 @@ TEST_CASE("moe: amd-mixture-of-experts' E 8 configurations at their token counts
       ids.push_back(routed);
     }
     test::moe_case<fp16> t(p, ids, 2026, moe::workspace_bytes(p).value());
-    std::string ran;
+    moe::plan_info ran;
     REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    INFO(ran << " on " << p.str());
-    CHECK(t.check(ran.c_str()) == 0);
+    INFO(ran.name << " on " << p.str());
+    CHECK(t.check(ran.name.c_str()) == 0);
   }
 }

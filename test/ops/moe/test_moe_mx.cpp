@@ -99,13 +99,13 @@ inline fused_path_misses check_against_fused_path(const moe::problem& p, int rou
   const std::size_t ws = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
   test::moe_mx_case<bf16> t(p, ids, seed + 1, ws, true, moe::default_mx_rounding<fp4_e2m1>,
                             test::moe_mx_data::reference_problem);
-  std::string ran;
+  moe::plan_info ran;
   const status st = wavekit::moe(p, t.args(), nullptr, &ran);
   INFO(p.str() << ": " << st.message());
   REQUIRE(st.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   const std::vector<float> x = widened(t.x), got = widened(t.output());
-  const std::string label = p.str() + " (" + ran + ")";
+  const std::string label = p.str() + " (" + ran.name + ")";
   const auto fused = host::reference_moe_mx_fused<bf16>(p, x, ids, t.weights, t.w);
   CHECK(beyond_one_ulp<bf16>(fused.out, got, label.c_str()) == 0);
   CHECK(outside(fused.out, got, 5e-2) == 0);
@@ -137,7 +137,7 @@ void check_padded(const moe::problem& p, const std::vector<int>& ids, std::uint3
   const std::string label = p.str() + ", stored [" + std::to_string(pad.expert_dim) + " / " +
                             std::to_string(pad.hidden) + "] pads" + (preshuffled ? ", pre-shuffled" : ", plain") +
                             (std::is_same_v<Elem, fp4_e2m1> ? ", MXFP4" : ", MXFP8");
-  std::string ran;
+  moe::plan_info ran;
   status s = wavekit::moe(p, plain.args(), nullptr);
   INFO(label << ": " << s.message());
   REQUIRE(s.ok());
@@ -155,7 +155,7 @@ void check_padded(const moe::problem& p, const std::vector<int>& ids, std::uint3
   CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(T)) == 0);
   const int tile_m = moe::with_config(moe::choose_config(p, moe::mx_weight_format<Elem>),
                                       [](auto cfg) { return decltype(cfg)::block_m; });
-  CHECK(padded.check(tile_m, (label + " (" + ran + ")").c_str()) == 0);
+  CHECK(padded.check(tile_m, (label + " (" + ran.name + ")").c_str()) == 0);
 #if defined(WAVEKIT_EMULATOR)
   if (p.tokens <= tile_m) CHECK(reads == 1.0);
 #endif
@@ -313,7 +313,7 @@ TEST_CASE("moe mxfp4: amd-moe-mxfp4's shapes at reduced size through the one-cal
     const std::vector<int> ids = test::random_ids_with_shared(p.tokens, s.top_k, s.routed, 8);
     const std::size_t ws = moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value();
     test::moe_mx_case<bf16> t(p, ids, 9, ws, true);
-    std::string ran;
+    moe::plan_info ran;
 #if defined(WAVEKIT_EMULATOR)
     emu::reset_counters();
 #endif
@@ -323,7 +323,7 @@ TEST_CASE("moe mxfp4: amd-moe-mxfp4's shapes at reduced size through the one-cal
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
     const int tile_m = moe::with_config(moe::choose_config(p, moe::weight_format::mxfp4),
                                         [](auto cfg) { return decltype(cfg)::block_m; });
-    CHECK(t.check(tile_m, ran.c_str()) == 0);
+    CHECK(t.check(tile_m, ran.name.c_str()) == 0);
 #if defined(WAVEKIT_EMULATOR)
     // Where every expert's rows fit one M tile, its weights and scales are read once.
     if (p.tokens <= tile_m) CHECK(t.weight_reads(emu::accumulated_counters()) == 1.0);
@@ -385,9 +385,11 @@ TEST_CASE("moe mxfp4: every bad input gets its status before any launch", "[emu]
   test::moe_mx_case<bf16, fp8_e4m3fn> t8(p, ids, 1, moe::workspace_bytes(p, 2, moe::weight_format::mxfp8).value(),
                                          false);
   auto a8 = t8.args();
-  a8.preshuffled = true;
+  a8.weight_layout = moe::b_layout::preshuffled;
   CHECK(wavekit::moe(p, a8, nullptr).message() ==
         what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)");
+  a8.weight_layout = static_cast<moe::b_layout>(7);
+  CHECK(wavekit::moe(p, a8, nullptr).message() == what + "weight_layout must be b_layout::plain or preshuffled");
   a = t.args(), a.rounding = static_cast<mx_rounding>(7);
   CHECK(status_of(p, a).message() ==
         what + "argument rounding must be mx_rounding::nearest_even or mx_rounding::ties_away_from_zero");
@@ -409,13 +411,13 @@ TEST_CASE("moe mxfp4: amd-moe-mxfp4's E 257, d_expert 256, batch 16 at full size
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
-  std::string ran;
+  moe::plan_info ran;
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
   CHECK(t.weight_reads(emu::accumulated_counters()) == 1.0);  // every expert's rows in one M tile
 #endif
-  CHECK(t.check(16, ran.c_str()) == 0);
+  CHECK(t.check(16, ran.name.c_str()) == 0);
 }
 
 TEST_CASE("moe mxfp8: aiter PR #3783's grouped shapes (hidden 6144, expert dim 768)", "[emu][moe]") {
@@ -435,7 +437,7 @@ TEST_CASE("moe mxfp8: aiter PR #3783's grouped shapes (hidden 6144, expert dim 7
 #if defined(WAVEKIT_EMULATOR)
     emu::reset_counters();
 #endif
-    std::string ran;
+    moe::plan_info ran;
     const status s = wavekit::moe(p, t.args(), nullptr, &ran);
     INFO(p.str() << ": " << s.message());
     REQUIRE(s.ok());
@@ -445,6 +447,6 @@ TEST_CASE("moe mxfp8: aiter PR #3783's grouped shapes (hidden 6144, expert dim 7
 #endif
     const int tile_m = moe::with_config(moe::choose_config(p, moe::weight_format::mxfp8),
                                         [](auto cfg) { return decltype(cfg)::block_m; });
-    CHECK(t.check(tile_m, ran.c_str()) == 0);
+    CHECK(t.check(tile_m, ran.name.c_str()) == 0);
   }
 }

@@ -50,7 +50,7 @@ TEST_CASE("moe supports legal problems of every form", "[ops][supports]") {
     }
   const moe::problem mx = layer(16, 7168, 256, layout::k_contiguous);
   CHECK(moe::supports<moe::mxfp4_args<bf16>>(mx, arch::target::gfx950).ok());
-  CHECK(moe::supports<moe::mxfp4_args<bf16>>(mx, arch::target::gfx950, /*preshuffled=*/true).ok());
+  CHECK(moe::supports<moe::mxfp4_args<bf16>>(mx, arch::target::gfx950, moe::b_layout::preshuffled).ok());
   CHECK(moe::supports<moe::mxfp8_args<fp16>>(mx, arch::target::gfx950).ok());
 }
 
@@ -93,11 +93,11 @@ TEST_CASE("moe supports says no with the launch's status", "[ops][supports]") {
                            arch::check_fp8_format<fp8_e4m3fnuz>(arch::target::gfx950, "moe"));
   test::check_same_refusal(moe::supports<moe::mxfp4_args<bf16>>(p, arch::target::gfx942),
                            moe::check_mx_target(p, arch::target::gfx942));
-  test::check_same_refusal(moe::supports<moe::mxfp8_args<bf16>>(p, arch::target::gfx950, true),
-                           moe::check_mx_layout<fp8_e4m3fn>("moe " + p.str() + ": ", true));
+  test::check_same_refusal(moe::supports<moe::mxfp8_args<bf16>>(p, arch::target::gfx950, moe::b_layout::preshuffled),
+                           moe::check_mx_layout<fp8_e4m3fn>("moe " + p.str() + ": ", moe::b_layout::preshuffled));
   CHECK_THAT(moe::supports<moe::mxfp4_args<bf16>>(p, arch::target::gfx942).message(),
              Catch::Contains("MX weights run on gfx950's scaled MFMAs; gfx942 has none"));
-  CHECK_THAT(moe::supports<half_weights>(p, arch::target::gfx942, true).message(),
+  CHECK_THAT(moe::supports<half_weights>(p, arch::target::gfx942, moe::b_layout::preshuffled).message(),
              Catch::Contains("only MX weights have a pre-shuffled layout"));
 }
 
@@ -107,8 +107,8 @@ TEST_CASE("moe MX storage: the size queries are the layouts' sizes, supports() t
   for (const auto& [rows, k] : {std::pair{512, 7168}, std::pair{64, 320}, std::pair{7168, 512}, std::pair{320, 192}}) {
     INFO(rows << " x " << k);
     const std::vector<e8m0> scales(std::size_t(rows) * (k / 32));
-    CHECK(moe::mx_scale_bytes(rows, k, false) == scales.size());
-    CHECK(moe::mx_scale_bytes(rows, k, true) == host::e8m0_shuffle(scales, rows, k / 32).size());
+    CHECK(moe::mx_scale_bytes(rows, k, moe::b_layout::plain) == scales.size());
+    CHECK(moe::mx_scale_bytes(rows, k, moe::b_layout::preshuffled) == host::e8m0_shuffle(scales, rows, k / 32).size());
     const std::vector<fp4x2_e2m1> weights(std::size_t(rows) * k / 2);
     CHECK(moe::mx_weight_bytes<fp4_e2m1>(rows, k) ==
           host::shuffle_weight_16x16<fp4x2_e2m1>(weights, rows, k / 2).size());
@@ -118,12 +118,12 @@ TEST_CASE("moe MX storage: the size queries are the layouts' sizes, supports() t
   // declared bytes from the queries; up's entry 512 rows into the fused [gate; up].
   const moe::problem p{64, 7168, 320, 257, 9, 0, 257, layout::k_contiguous};
   moe::mxfp4_args<bf16> a;
-  a.preshuffled = true, a.hidden_pad = 7168, a.expert_dim_pad = 512;
+  a.weight_layout = moe::b_layout::preshuffled, a.hidden_pad = 7168, a.expert_dim_pad = 512;
   a.gate_bytes = moe::mx_weight_bytes<fp4_e2m1>(2 * 512, 7168), a.up_bytes = moe::mx_weight_bytes<fp4_e2m1>(512, 7168);
   a.down_bytes = moe::mx_weight_bytes<fp4_e2m1>(7168, 512);
-  a.gate_scale_bytes = moe::mx_scale_bytes(2 * 512, 7168, true);
+  a.gate_scale_bytes = moe::mx_scale_bytes(2 * 512, 7168, moe::b_layout::preshuffled);
   a.up_scale_bytes = a.gate_scale_bytes - std::size_t(512) * (7168 / 32);
-  a.down_scale_bytes = moe::mx_scale_bytes(7168, 512, true);
+  a.down_scale_bytes = moe::mx_scale_bytes(7168, 512, moe::b_layout::preshuffled);
   CHECK(moe::supports(p, a, arch::target::gfx950).ok());
   // The storage rules come before the target's (the launch's order), and each names its argument.
   const std::string what = "moe " + p.str() + ": ";
@@ -140,9 +140,9 @@ TEST_CASE("moe MX storage: the size queries are the layouts' sizes, supports() t
         what + "argument expert_dim_pad (256) must be 0 (unpadded) or a multiple of 64 not below expert_dim (320)");
   // And the rules without the storage: the shape's, the layout's, the rounding's.
   moe::mxfp8_args<bf16> shuffled8;
-  shuffled8.preshuffled = true;
+  shuffled8.weight_layout = moe::b_layout::preshuffled;
   test::check_same_refusal(moe::supports(p, shuffled8, arch::target::gfx950),
-                           moe::check_mx_layout<fp8_e4m3fn>(what, true));
+                           moe::check_mx_layout<fp8_e4m3fn>(what, moe::b_layout::preshuffled));
   moe::mxfp4_args<bf16> rounding = a;
   rounding.rounding = static_cast<mx_rounding>(9);
   test::check_same_refusal(moe::supports(p, rounding, arch::target::gfx950),

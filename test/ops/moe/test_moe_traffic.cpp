@@ -48,15 +48,15 @@ TEST_CASE("moe: a decode batch reads each active expert's weights once", "[emu][
   const moe::problem p{tokens, 7168, 256, routed + 1, top_k + 1, 0, routed + 1, layout::mn_contiguous};
   const std::vector<int> ids = decode_ids();
   test::moe_case<bf16> t(p, ids, 3, moe::workspace_bytes(p).value());
-  std::string ran;
+  moe::plan_info ran;
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
   REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  INFO(ran);
-  CHECK(ran == moe::config_decode::name());
-  CHECK(t.check(ran.c_str()) == 0);
+  INFO(ran.name);
+  CHECK(ran.name == moe::config_decode::name());
+  CHECK(t.check(ran.name.c_str()) == 0);
   check_traffic("moe decode traffic", t.active_weight_bytes(), p.hidden);
 }
 
@@ -66,15 +66,15 @@ TEST_CASE("moe fp8: a decode batch reads each active expert's fp8 weights and sc
     const moe::problem p{tokens, 7168, 256, routed + 1, top_k + 1, 0, routed + 1, layout::k_contiguous};
     test::moe_blockscale_case<bf16, fp8> t(p, decode_ids(), 3,
                                            moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value());
-    std::string ran;
+    moe::plan_info ran;
 #if defined(WAVEKIT_EMULATOR)
     emu::reset_counters();
 #endif
     REQUIRE(wavekit::moe(p, t.args(), nullptr, &ran).ok());
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
-    INFO(ran);
-    CHECK(ran == moe::blockscale::config_decode::name());
+    INFO(ran.name);
+    CHECK(ran.name == moe::blockscale::config_decode::name());
     check_traffic("moe fp8 decode traffic", t.active_weight_bytes(), p.hidden);
-    CHECK(t.check_standard(moe::blockscale::config_decode::block_m, ran.c_str()) == 0);
+    CHECK(t.check_standard(moe::blockscale::config_decode::block_m, ran.name.c_str()) == 0);
   });
 }

@@ -63,8 +63,12 @@ outputs<T, Fp8> run(const rq::problem& p, const std::vector<T>& x, const std::ve
   T *d_x = test::upload(x), *d_res = test::upload(residual), *d_w = test::upload(weight);
   Fp8* d_q = test::upload(std::vector<Fp8>(n, Fp8::from_bits(0xAB)));
   float* d_scale = test::upload(std::vector<float>(n / 128 + 1, -1.0f));
-  const rq::args<T, Fp8> a{d_x, p.residual == rq::residual_mode::add ? d_res : nullptr,    d_w,
-                           d_q, p.scaling == fp8_scaling::group_1x128 ? d_scale : nullptr, scale,
+  const rq::args<T, Fp8> a{d_x,
+                           p.residual == rq::residual_mode::add ? d_res : nullptr,
+                           d_w,
+                           d_q,
+                           p.out_scales == scale_granularity::group_1x128 ? d_scale : nullptr,
+                           scale,
                            eps};
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
@@ -91,7 +95,7 @@ outputs<T, Fp8> run(const rq::problem& p, const std::vector<T>& x, const std::ve
   // The performance model's launch moves exactly these bytes (ops/rmsnorm_quant/model.hpp).
   test::check_model_traffic(rq::model_launches(p, arch::current_device_arch().kind), o.counters);
   CHECK(o.counters.global_bytes_written == (p.residual == rq::residual_mode::add ? once : 0) + n +
-                                               (p.scaling == fp8_scaling::group_1x128 ? n / 128 * 4 : 0));
+                                               (p.out_scales == scale_granularity::group_1x128 ? n / 128 * 4 : 0));
 #endif
   hipFree(d_x), hipFree(d_res), hipFree(d_w), hipFree(d_q), hipFree(d_scale);
   return o;
@@ -111,7 +115,7 @@ void check(const rq::problem& p, float scale, std::vector<T> x = {}, std::vector
   const bool add = p.residual == rq::residual_mode::add;
   const auto ref =
       host::reference_rmsnorm_quant<T, Fp8>(x, add ? std::span<const T>(residual) : std::span<const T>(), weight,
-                                            p.tokens, p.hidden, eps, p.scaling, scale, rq::row_threads);
+                                            p.tokens, p.hidden, eps, p.out_scales, scale, rq::row_threads);
   if (add) {
     long differ = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -129,7 +133,7 @@ void check(const rq::problem& p, float scale, std::vector<T> x = {}, std::vector
 // Every variant of scaling, order and residual for one shape and type.
 template <class T, class Fp8>
 void check_variants(int tokens, int hidden) {
-  for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+  for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
     for (layout o : {layout::k_contiguous, layout::mn_contiguous})
       for (rq::residual_mode r : {rq::residual_mode::add, rq::residual_mode::none})
         check<T, Fp8>(rq::problem{tokens, hidden, s, o, r}, 0.02f);
@@ -145,8 +149,8 @@ TEST_CASE("rmsnorm_quant: every variant matches the reference bit for bit at sma
         check_variants<fp16, fp8>(tokens, hidden), check_variants<bf16, fp8>(tokens, hidden);
     // hidden a multiple of 8 but not of 128: per tensor only.
     for (rq::residual_mode r : {rq::residual_mode::add, rq::residual_mode::none}) {
-      check<fp16, fp8>(rq::problem{7, 8, fp8_scaling::per_tensor, layout::k_contiguous, r}, 0.02f);
-      check<bf16, fp8>(rq::problem{5, 1000, fp8_scaling::per_tensor, layout::mn_contiguous, r}, 0.02f);
+      check<fp16, fp8>(rq::problem{7, 8, scale_granularity::tensor, layout::k_contiguous, r}, 0.02f);
+      check<bf16, fp8>(rq::problem{5, 1000, scale_granularity::tensor, layout::mn_contiguous, r}, 0.02f);
     }
   });
 }
@@ -162,8 +166,8 @@ TEST_CASE("rmsnorm_quant: hidden 128 to 16384, tokens 1 to 1000, match the refer
         // The seed's form (fp16, per tensor, k_contiguous, residual added) at every shape below
         // 1000 tokens, and one more variant in turn: a type, a scaling, an order, a residual mode.
         if (tokens < 1000)
-          check<fp16, fp8>(rq::problem{tokens, hidden, fp8_scaling::per_tensor, layout::k_contiguous, add}, 0.02f);
-        const fp8_scaling s = variant % 2 ? fp8_scaling::per_tensor : fp8_scaling::group_1x128;
+          check<fp16, fp8>(rq::problem{tokens, hidden, scale_granularity::tensor, layout::k_contiguous, add}, 0.02f);
+        const scale_granularity s = variant % 2 ? scale_granularity::tensor : scale_granularity::group_1x128;
         const layout o = variant / 2 % 2 ? layout::mn_contiguous : layout::k_contiguous;
         const rq::residual_mode r = variant % 5 == 4 ? rq::residual_mode::none : add;
         const rq::problem p{tokens, hidden, s, o, r};
@@ -187,7 +191,7 @@ TEST_CASE("rmsnorm_quant: NaN and Inf propagate as the reference says", "[emu][o
     x[2 * hidden + 3] = residual[2 * hidden + 3] = saturate_cast<fp16>(60000.0f);  // row 2: the sum overflows fp16
     for (int c = 0; c < hidden; ++c) x[3 * hidden + c] = residual[3 * hidden + c] = zero;  // row 3: all zero
     x[4 * hidden + 200] = fp16::from_bits(0xFC00);                                         // row 4: -Inf
-    for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+    for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
       for (layout o : {layout::k_contiguous, layout::mn_contiguous}) {
         const rq::problem p{tokens, hidden, s, o, rq::residual_mode::add};
         check<fp16, fp8>(p, 0.02f, x, residual, weight);
@@ -204,7 +208,7 @@ TEST_CASE("rmsnorm_quant: NaN and Inf propagate as the reference says", "[emu][o
           CHECK((c == 200 ? std::isnan(to_float(code(4, c))) : to_float(code(4, c)) == 0.0f));
           CHECK(!std::isnan(to_float(code(5, c))));
         }
-        if (s == fp8_scaling::group_1x128) {
+        if (s == scale_granularity::group_1x128) {
           const int groups = hidden / 128;
           auto scale = [&](int t, int g) {
             return got.scales[o == layout::k_contiguous ? t * groups + g : g * tokens + t];
@@ -214,13 +218,15 @@ TEST_CASE("rmsnorm_quant: NaN and Inf propagate as the reference says", "[emu][o
         }
       }
     // eps = 0 and an all-zero row: rstd = 1 / sqrt(0) = Inf, y = 0 * Inf = NaN.
-    check<fp16, fp8>(rq::problem{tokens, hidden, fp8_scaling::per_tensor, layout::k_contiguous, rq::residual_mode::add},
-                     0.02f, x, residual, weight, 0.0f);
+    check<fp16, fp8>(
+        rq::problem{tokens, hidden, scale_granularity::tensor, layout::k_contiguous, rq::residual_mode::add}, 0.02f, x,
+        residual, weight, 0.0f);
     // bf16: squares past fp32's range make the sum Inf (rstd 0, the row zero).
     auto xb = random_values<bf16>(tokens * hidden, 8);
     xb[2 * hidden + 9] = saturate_cast<bf16>(0x1p70f);
     check<bf16, fp8>(
-        rq::problem{tokens, hidden, fp8_scaling::group_1x128, layout::k_contiguous, rq::residual_mode::none}, 0.0f, xb);
+        rq::problem{tokens, hidden, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::none},
+        0.0f, xb);
   });
 }
 
@@ -235,7 +241,7 @@ TEST_CASE("rmsnorm_quant: saturates at the fp8 maximum", "[emu][ops]") {
                                       : 0x7F;  // e4m3fn's 0x7F is NaN, its largest finite 0x7E
     // Per tensor: a scale small enough that most of each row lands past the largest finite value.
     for (layout o : {layout::k_contiguous, layout::mn_contiguous}) {
-      const rq::problem p{tokens, hidden, fp8_scaling::per_tensor, o, rq::residual_mode::add};
+      const rq::problem p{tokens, hidden, scale_granularity::tensor, o, rq::residual_mode::add};
       check<bf16, fp8>(p, 1e-4f, x, residual, weight);
       const auto got = run<bf16, fp8>(p, x, residual, weight, 1e-4f, 1e-5f);
       long saturated = 0, nans = 0;
@@ -244,7 +250,7 @@ TEST_CASE("rmsnorm_quant: saturates at the fp8 maximum", "[emu][ops]") {
       CHECK(nans == 0);
     }
     // 1x128: each group's amax lands exactly on the largest finite code.
-    const rq::problem p{tokens, hidden, fp8_scaling::group_1x128, layout::k_contiguous, rq::residual_mode::add};
+    const rq::problem p{tokens, hidden, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::add};
     const auto got = run<bf16, fp8>(p, x, residual, weight, 0.0f, 1e-5f);
     for (int g = 0; g < tokens * hidden / 128; ++g) {
       bool at_max = false;
@@ -257,7 +263,7 @@ TEST_CASE("rmsnorm_quant: saturates at the fp8 maximum", "[emu][ops]") {
 TEST_CASE("rmsnorm_quant: two runs give the same bits", "[emu][ops]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128}) {
+    for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128}) {
       const rq::problem p{700, 4096, s, layout::k_contiguous, rq::residual_mode::add};  // rows share workgroups
       const auto x = random_values<bf16>(700 * 4096, 12), residual = random_values<bf16>(700 * 4096, 13);
       const auto weight = random_values<bf16>(4096, 14, 1.0f, 0);
@@ -278,13 +284,13 @@ TEST_CASE("rmsnorm_quant: bytes moved against the ideal (inputs and outputs once
     // residual and the outputs move once and the weight once a workgroup; here the totals.
     for (int hidden : {16384, 7168})
       for (int tokens : {1, 16, 64, 1000})
-        for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128}) {
-          if (tokens == 1000 && (hidden != 7168 || s != fp8_scaling::per_tensor)) continue;  // the emulator's time
+        for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128}) {
+          if (tokens == 1000 && (hidden != 7168 || s != scale_granularity::tensor)) continue;  // the emulator's time
           const rq::problem p{tokens, hidden, s, layout::k_contiguous, rq::residual_mode::add};
           const std::size_t n = std::size_t(tokens) * hidden;
           const auto got = run<fp16, fp8>(p, random_values<fp16>(n, 15), random_values<fp16>(n, 16),
                                           random_values<fp16>(hidden, 17, 1.0f, 0), 0.05f, 1e-6f);
-          const double elements = double(n), scales = s == fp8_scaling::group_1x128 ? elements / 128 * 4 : 0.0;
+          const double elements = double(n), scales = s == scale_granularity::group_1x128 ? elements / 128 * 4 : 0.0;
           const double ideal_read = elements * 4 + hidden * 2.0, ideal_written = elements * 3 + scales;
           const double read = double(got.counters.global_bytes_read),
                        written = double(got.counters.global_bytes_written);
@@ -315,7 +321,7 @@ TEST_CASE("rmsnorm_quant: bad inputs are refused before any launch, naming the a
     auto* scales = reinterpret_cast<float*>(memory);
     const rq::args<fp16, fp8> good{t, t, t, q, scales, 0.5f, 1e-6f};
     constexpr auto add = rq::residual_mode::add;
-    const rq::problem p{4, 256, fp8_scaling::group_1x128, layout::k_contiguous, add};
+    const rq::problem p{4, 256, scale_granularity::group_1x128, layout::k_contiguous, add};
     auto expect = [&](const rq::problem& pp, rq::args<fp16, fp8> a, status_code code, const std::string& text) {
       const status s = wavekit::rmsnorm_quant(pp, a, nullptr);
       INFO(s.message());
@@ -341,41 +347,43 @@ TEST_CASE("rmsnorm_quant: bad inputs are refused before any launch, naming the a
     expect(p, with([&](auto& a) { a.q = q + 4; }), status_code::bad_alignment, "argument q must be 8-byte aligned");
     expect(p, with([&](auto& a) { a.q_scale = reinterpret_cast<float*>(memory + 2); }), status_code::bad_alignment,
            "argument q_scale must be 4-byte aligned");
-    expect(rq::problem{-3, 256, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
+    expect(rq::problem{-3, 256, scale_granularity::tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
            "tokens must be >= 0");
     // No tokens: no pointer is checked, nothing is launched; the value rules (eps, scale) hold.
     test::check_launches_nothing([] {
-      return wavekit::rmsnorm_quant(rq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous, add},
+      return wavekit::rmsnorm_quant(rq::problem{0, 256, scale_granularity::tensor, layout::k_contiguous, add},
                                     rq::args<bf16, fp8>{nullptr, nullptr, nullptr, nullptr, nullptr, 0.5f, 1e-6f},
                                     nullptr);
     });
-    CHECK(rq::validate(rq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous, add},
+    CHECK(rq::validate(rq::problem{0, 256, scale_granularity::tensor, layout::k_contiguous, add},
                        rq::args<bf16, fp8>{nullptr, nullptr, nullptr, nullptr, nullptr, -1.0f, 1e-6f})
               .code() == status_code::bad_shape);
-    expect(rq::problem{4, 0, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
+    expect(rq::problem{4, 0, scale_granularity::tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
            "hidden must be a positive multiple of 8");
-    expect(rq::problem{4, 100, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
+    expect(rq::problem{4, 100, scale_granularity::tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
            "hidden must be a positive multiple of 8");
-    expect(rq::problem{4, 16392, fp8_scaling::per_tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
+    expect(rq::problem{4, 16392, scale_granularity::tensor, layout::k_contiguous, add}, good, status_code::bad_shape,
            "hidden must be at most 16384");
-    expect(rq::problem{4, 264, fp8_scaling::group_1x128, layout::k_contiguous, add}, good, status_code::bad_shape,
+    expect(rq::problem{4, 264, scale_granularity::group_1x128, layout::k_contiguous, add}, good, status_code::bad_shape,
            "hidden must be a multiple of 128 for 1x128 scales");
-    expect(rq::problem{4, 256, static_cast<fp8_scaling>(7), layout::k_contiguous, add}, good, status_code::bad_shape,
-           "scaling must be");
-    expect(rq::problem{4, 256, fp8_scaling::per_tensor, static_cast<layout>(7), add}, good, status_code::bad_shape,
+    expect(rq::problem{4, 256, static_cast<scale_granularity>(7), layout::k_contiguous, add}, good,
+           status_code::bad_format, "out_scales must be scale_granularity::tensor or group_1x128");
+    expect(rq::problem{4, 256, scale_granularity::row, layout::k_contiguous, add}, good, status_code::bad_format,
+           "out_scales must be scale_granularity::tensor or group_1x128");
+    expect(rq::problem{4, 256, scale_granularity::tensor, static_cast<layout>(7), add}, good, status_code::bad_shape,
            "order must be");
-    expect(rq::problem{4, 256, fp8_scaling::per_tensor, layout::k_contiguous, static_cast<rq::residual_mode>(7)}, good,
-           status_code::bad_shape, "residual must be");
-    expect(rq::problem{1 << 17, 16384, fp8_scaling::per_tensor, layout::k_contiguous, add}, good,
+    expect(rq::problem{4, 256, scale_granularity::tensor, layout::k_contiguous, static_cast<rq::residual_mode>(7)},
+           good, status_code::bad_shape, "residual must be");
+    expect(rq::problem{1 << 17, 16384, scale_granularity::tensor, layout::k_contiguous, add}, good,
            status_code::too_large, "32-bit buffer offsets");
     for (float eps : {-1e-6f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
       expect(p, with([&](auto& a) { a.eps = eps; }), status_code::bad_shape, "eps must be finite and >= 0");
-    const rq::problem per_tensor{4, 256, fp8_scaling::per_tensor, layout::k_contiguous, add};
+    const rq::problem per_tensor{4, 256, scale_granularity::tensor, layout::k_contiguous, add};
     for (float scale : {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
       expect(per_tensor, with([&](auto& a) { a.scale = scale; }), status_code::bad_shape,
              "the per-tensor scale must be finite and positive");
     // Per tensor reads no q_scale; without a residual, none is read or written.
-    const rq::problem plain{4, 256, fp8_scaling::per_tensor, layout::mn_contiguous, rq::residual_mode::none};
+    const rq::problem plain{4, 256, scale_granularity::tensor, layout::mn_contiguous, rq::residual_mode::none};
     CHECK(rq::validate(plain, with([&](auto& a) { a.q_scale = nullptr, a.residual = nullptr, a.q = q + 1; })).ok());
     // The device's fp8 format only.
     using other = test::other_fp8_t<fp8>;

@@ -37,7 +37,7 @@ void check_refusal(const rq::problem& p, arch::target t, float eps = 1e-6f, floa
 }  // namespace
 
 TEST_CASE("rmsnorm_quant supports legal problems on each target", "[ops][supports]") {
-  for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+  for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
     for (layout o : {layout::k_contiguous, layout::mn_contiguous})
       for (rq::residual_mode r : {rq::residual_mode::none, rq::residual_mode::add})
         for (int hidden : {128, 7168, 16384}) {
@@ -51,20 +51,20 @@ TEST_CASE("rmsnorm_quant supports says no with the launch's status", "[ops][supp
   const auto none = rq::residual_mode::none;
   const auto k = layout::k_contiguous;
   for (arch::target t : test::kernel_targets) {
-    check_refusal<fp8_e4m3fnuz>({-1, 128, fp8_scaling::per_tensor, k, none}, t);
-    check_refusal<fp8_e4m3fn>({4, 100, fp8_scaling::per_tensor, k, none}, t);
-    check_refusal<fp8_e4m3fnuz>({4, 16392, fp8_scaling::per_tensor, k, none}, t);
-    check_refusal<fp8_e4m3fn>({4, 128, static_cast<fp8_scaling>(5), k, none}, t);
-    check_refusal<fp8_e4m3fnuz>({4, 136, fp8_scaling::group_1x128, k, none}, t);
-    check_refusal<fp8_e4m3fn>({4, 128, fp8_scaling::per_tensor, static_cast<layout>(4), none}, t);
-    check_refusal<fp8_e4m3fnuz>({4, 128, fp8_scaling::per_tensor, k, static_cast<rq::residual_mode>(3)}, t);
-    check_refusal<fp8_e4m3fn>({4, 128, fp8_scaling::per_tensor, k, none}, t, -1.0f);
-    check_refusal<fp8_e4m3fnuz>({4, 128, fp8_scaling::per_tensor, k, none}, t, 1e-6f, 0.0f);
-    check_refusal<fp8_e4m3fn>({4, 128, fp8_scaling::per_tensor, k, none}, t, 1e-6f,
+    check_refusal<fp8_e4m3fnuz>({-1, 128, scale_granularity::tensor, k, none}, t);
+    check_refusal<fp8_e4m3fn>({4, 100, scale_granularity::tensor, k, none}, t);
+    check_refusal<fp8_e4m3fnuz>({4, 16392, scale_granularity::tensor, k, none}, t);
+    check_refusal<fp8_e4m3fn>({4, 128, static_cast<scale_granularity>(5), k, none}, t);
+    check_refusal<fp8_e4m3fnuz>({4, 136, scale_granularity::group_1x128, k, none}, t);
+    check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::tensor, static_cast<layout>(4), none}, t);
+    check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, k, static_cast<rq::residual_mode>(3)}, t);
+    check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::tensor, k, none}, t, -1.0f);
+    check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, k, none}, t, 1e-6f, 0.0f);
+    check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::tensor, k, none}, t, 1e-6f,
                               std::numeric_limits<float>::infinity());
-    check_refusal<fp8_e4m3fnuz>({1 << 20, 16384, fp8_scaling::group_1x128, k, none}, t);
+    check_refusal<fp8_e4m3fnuz>({1 << 20, 16384, scale_granularity::group_1x128, k, none}, t);
   }
-  check_refusal<fp8_e4m3fn>({4, 128, fp8_scaling::group_1x128, k, none}, arch::target::gfx942);
-  check_refusal<fp8_e4m3fnuz>({4, 128, fp8_scaling::per_tensor, layout::mn_contiguous, rq::residual_mode::add},
+  check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::group_1x128, k, none}, arch::target::gfx942);
+  check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, layout::mn_contiguous, rq::residual_mode::add},
                               arch::target::gfx950);
 }

@@ -73,7 +73,7 @@ outputs<Fp8> run(const sq::problem& p, const std::vector<T>& x, float scale) {
   T* d_x = test::upload(x);
   Fp8* d_q = test::upload(std::vector<Fp8>(n, Fp8::from_bits(0xAB)));
   float* d_scale = test::upload(std::vector<float>(n / 128 + 1, -1.0f));
-  const sq::args<T, Fp8> a{d_x, d_q, p.scaling == fp8_scaling::group_1x128 ? d_scale : nullptr, scale};
+  const sq::args<T, Fp8> a{d_x, d_q, p.out_scales == scale_granularity::group_1x128 ? d_scale : nullptr, scale};
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
@@ -91,7 +91,7 @@ outputs<Fp8> run(const sq::problem& p, const std::vector<T>& x, float scale) {
   // Traffic: x read once; q and its scales written once.
   CHECK(o.counters.bytes_read_from(d_x) == 2 * n * sizeof(T));
   CHECK(o.counters.global_bytes_read == 2 * n * sizeof(T));
-  CHECK(o.counters.global_bytes_written == n + (p.scaling == fp8_scaling::group_1x128 ? n / 128 * 4 : 0));
+  CHECK(o.counters.global_bytes_written == n + (p.out_scales == scale_granularity::group_1x128 ? n / 128 * 4 : 0));
   // The performance model's launch moves exactly these bytes (ops/swiglu_quant/model.hpp).
   test::check_model_traffic(ops::swiglu_quant::model_launches(p, arch::current_device_arch().kind), o.counters);
 #endif
@@ -104,7 +104,7 @@ void check(const sq::problem& p, float scale, std::vector<T> x = {}) {
   if (x.empty()) x = random_values<T>(std::size_t(p.tokens) * 2 * p.d, static_cast<std::uint32_t>(p.tokens * 7 + p.d));
   INFO(p.str() << (std::is_same_v<T, bf16> ? " bf16" : " fp16"));
   const outputs<Fp8> got = run<T, Fp8>(p, x, scale);
-  const auto ref = host::reference_swiglu_quant<T, Fp8>(x, p.tokens, p.d, p.scaling, scale, reference_exp{});
+  const auto ref = host::reference_swiglu_quant<T, Fp8>(x, p.tokens, p.d, p.out_scales, scale, reference_exp{});
   const test::fp8_rows_diff d = test::compare_fp8_rows(ref.out, got.q, got.scales, p.order, expf_steps);
   INFO(d.first);
   CHECK(d.codes == 0);
@@ -118,13 +118,13 @@ TEST_CASE("swiglu_quant: every variant matches the reference at small sizes", "[
     using fp8 = decltype(fp8_format);
     for (int tokens : {1, 7, 64})
       for (int d : {128, 384})
-        for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+        for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
           for (layout o : {layout::k_contiguous, layout::mn_contiguous})
             check<fp16, fp8>(sq::problem{tokens, d, s, o}, 0.01f),
                 check<bf16, fp8>(sq::problem{tokens, d, s, o}, 0.01f);
     // d a multiple of 8 but not of 128: per tensor only.
-    check<fp16, fp8>(sq::problem{7, 8, fp8_scaling::per_tensor, layout::k_contiguous}, 0.01f);
-    check<bf16, fp8>(sq::problem{5, 1000, fp8_scaling::per_tensor, layout::mn_contiguous}, 0.01f);
+    check<fp16, fp8>(sq::problem{7, 8, scale_granularity::tensor, layout::k_contiguous}, 0.01f);
+    check<bf16, fp8>(sq::problem{5, 1000, scale_granularity::tensor, layout::mn_contiguous}, 0.01f);
   });
 }
 
@@ -138,8 +138,8 @@ TEST_CASE("swiglu_quant: d 128 to 16384, tokens 1 to 1000, match the reference",
         // The seed's form (fp16, per tensor, k_contiguous) below 1000 tokens, and one more
         // variant in turn: a type, a scaling, an order.
         if (tokens < 1000)
-          check<fp16, fp8>(sq::problem{tokens, d, fp8_scaling::per_tensor, layout::k_contiguous}, 0.01f);
-        const fp8_scaling s = variant % 2 ? fp8_scaling::per_tensor : fp8_scaling::group_1x128;
+          check<fp16, fp8>(sq::problem{tokens, d, scale_granularity::tensor, layout::k_contiguous}, 0.01f);
+        const scale_granularity s = variant % 2 ? scale_granularity::tensor : scale_granularity::group_1x128;
         const layout o = variant / 2 % 2 ? layout::mn_contiguous : layout::k_contiguous;
         if (variant++ / 4 % 2)
           check<fp16, fp8>(sq::problem{tokens, d, s, o}, 0.02f);
@@ -163,7 +163,7 @@ TEST_CASE("swiglu_quant: NaN and Inf propagate as the reference says", "[emu][op
     gate(0, 4) = inf, up(0, 4) = saturate_cast<bf16>(-0.5f);     // -Inf: saturates per tensor
     gate(0, 5) = bf16::from_bits(0), up(0, 5) = inf;             // 0 * Inf: NaN
     gate(1, 130) = inf, up(1, 130) = saturate_cast<bf16>(2.0f);  // an Inf in group 1 of row 1
-    for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+    for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
       for (layout o : {layout::k_contiguous, layout::mn_contiguous}) {
         const sq::problem p{tokens, d, s, o};
         check<bf16, fp8>(p, 0.01f, x);
@@ -172,8 +172,8 @@ TEST_CASE("swiglu_quant: NaN and Inf propagate as the reference says", "[emu][op
           return to_float(got.q[o == layout::k_contiguous ? t * d + c : c * tokens + t]);
         };
         for (int c : {1, 2, 3, 5}) CHECK(std::isnan(code(0, c)));
-        CHECK(std::isnan(code(1, 130)) == (s == fp8_scaling::group_1x128));  // Inf / Inf in its group
-        if (s == fp8_scaling::per_tensor) {
+        CHECK(std::isnan(code(1, 130)) == (s == scale_granularity::group_1x128));  // Inf / Inf in its group
+        if (s == scale_granularity::tensor) {
           CHECK(code(0, 4) == -element_limits<fp8>::max_finite);
           CHECK(code(1, 130) == element_limits<fp8>::max_finite);
         } else {
@@ -190,7 +190,7 @@ TEST_CASE("swiglu_quant: saturates at the fp8 maximum", "[emu][ops]") {
     const int tokens = 7, d = 4096;
     const auto x = random_values<fp16>(std::size_t(tokens) * 2 * d, 22);
     for (layout o : {layout::k_contiguous, layout::mn_contiguous}) {
-      const sq::problem p{tokens, d, fp8_scaling::per_tensor, o};
+      const sq::problem p{tokens, d, scale_granularity::tensor, o};
       check<fp16, fp8>(p, 1e-4f, x);
       const auto got = run<fp16, fp8>(p, x, 1e-4f);
       long saturated = 0, nans = 0;
@@ -200,7 +200,8 @@ TEST_CASE("swiglu_quant: saturates at the fp8 maximum", "[emu][ops]") {
       CHECK(nans == 0);
     }
     // 1x128: each group's amax lands exactly on the largest finite value.
-    const auto got = run<fp16, fp8>(sq::problem{tokens, d, fp8_scaling::group_1x128, layout::k_contiguous}, x, 1.0f);
+    const auto got =
+        run<fp16, fp8>(sq::problem{tokens, d, scale_granularity::group_1x128, layout::k_contiguous}, x, 1.0f);
     for (int g = 0; g < tokens * d / 128; ++g) {
       bool at_max = false;
       for (int c = 0; c < 128; ++c)
@@ -214,7 +215,7 @@ TEST_CASE("swiglu_quant: two runs give the same bits", "[emu][ops]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     const auto x = random_values<bf16>(std::size_t(700) * 2 * 4096, 23);
-    for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128}) {
+    for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128}) {
       const sq::problem p{700, 4096, s, layout::mn_contiguous};
       const auto a = run<bf16, fp8>(p, x, 0.02f), b = run<bf16, fp8>(p, x, 0.02f);
       CHECK(std::memcmp(a.q.data(), b.q.data(), a.q.size()) == 0);
@@ -231,12 +232,12 @@ TEST_CASE("swiglu_quant: bytes moved against the ideal (inputs and outputs once)
     // checks every byte moves once; here the totals.
     for (int d : {6656, 2304})
       for (int tokens : {1, 16, 64})
-        for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128}) {
+        for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128}) {
           const sq::problem p{tokens, d, s, layout::k_contiguous};
           const std::size_t n = std::size_t(tokens) * d;
           const auto got = run<fp16, fp8>(p, random_values<fp16>(2 * n, 24), 0.02f);
           const double elements = double(n), ideal_read = elements * 4;
-          const double ideal_written = elements + (s == fp8_scaling::group_1x128 ? elements / 128 * 4 : 0.0);
+          const double ideal_written = elements + (s == scale_granularity::group_1x128 ? elements / 128 * 4 : 0.0);
           const double read = double(got.counters.global_bytes_read),
                        written = double(got.counters.global_bytes_written);
           std::printf(
@@ -259,7 +260,7 @@ TEST_CASE("swiglu_quant: bad inputs are refused before any launch, naming the ar
     auto* q = reinterpret_cast<fp8*>(memory);
     auto* scales = reinterpret_cast<float*>(memory);
     const sq::args<bf16, fp8> good{x, q, scales, 0.5f};
-    const sq::problem p{4, 256, fp8_scaling::group_1x128, layout::k_contiguous};
+    const sq::problem p{4, 256, scale_granularity::group_1x128, layout::k_contiguous};
     auto expect = [&](const sq::problem& pp, sq::args<bf16, fp8> a, status_code code, const std::string& text) {
       const status s = wavekit::swiglu_quant(pp, a, nullptr);
       INFO(s.message());
@@ -280,31 +281,33 @@ TEST_CASE("swiglu_quant: bad inputs are refused before any launch, naming the ar
     expect(p, with([&](auto& a) { a.q = q + 4; }), status_code::bad_alignment, "argument q must be 8-byte aligned");
     expect(p, with([&](auto& a) { a.q_scale = reinterpret_cast<float*>(memory + 2); }), status_code::bad_alignment,
            "argument q_scale must be 4-byte aligned");
-    expect(sq::problem{-1, 256, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::bad_shape,
+    expect(sq::problem{-1, 256, scale_granularity::tensor, layout::k_contiguous}, good, status_code::bad_shape,
            "tokens must be >= 0");
     // No tokens: no pointer is checked, nothing is launched.
     test::check_launches_nothing([] {
-      return wavekit::swiglu_quant(sq::problem{0, 256, fp8_scaling::per_tensor, layout::k_contiguous},
+      return wavekit::swiglu_quant(sq::problem{0, 256, scale_granularity::tensor, layout::k_contiguous},
                                    sq::args<bf16, fp8>{nullptr, nullptr, nullptr, 0.5f}, nullptr);
     });
-    expect(sq::problem{4, -8, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::bad_shape,
+    expect(sq::problem{4, -8, scale_granularity::tensor, layout::k_contiguous}, good, status_code::bad_shape,
            "d must be a positive multiple of 8");
-    expect(sq::problem{4, 20, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::bad_shape,
+    expect(sq::problem{4, 20, scale_granularity::tensor, layout::k_contiguous}, good, status_code::bad_shape,
            "d must be a positive multiple of 8");
-    expect(sq::problem{4, 200, fp8_scaling::group_1x128, layout::k_contiguous}, good, status_code::bad_shape,
+    expect(sq::problem{4, 200, scale_granularity::group_1x128, layout::k_contiguous}, good, status_code::bad_shape,
            "d must be a multiple of 128 for 1x128 scales");
-    expect(sq::problem{4, 256, static_cast<fp8_scaling>(7), layout::k_contiguous}, good, status_code::bad_shape,
-           "scaling must be");
-    expect(sq::problem{4, 256, fp8_scaling::per_tensor, static_cast<layout>(7)}, good, status_code::bad_shape,
+    expect(sq::problem{4, 256, static_cast<scale_granularity>(7), layout::k_contiguous}, good, status_code::bad_format,
+           "out_scales must be scale_granularity::tensor or group_1x128");
+    expect(sq::problem{4, 256, scale_granularity::row, layout::k_contiguous}, good, status_code::bad_format,
+           "out_scales must be scale_granularity::tensor or group_1x128");
+    expect(sq::problem{4, 256, scale_granularity::tensor, static_cast<layout>(7)}, good, status_code::bad_shape,
            "order must be");
-    expect(sq::problem{1 << 16, 8192, fp8_scaling::per_tensor, layout::k_contiguous}, good, status_code::too_large,
+    expect(sq::problem{1 << 16, 8192, scale_granularity::tensor, layout::k_contiguous}, good, status_code::too_large,
            "32-bit buffer offsets");
-    const sq::problem per_tensor{4, 256, fp8_scaling::per_tensor, layout::k_contiguous};
+    const sq::problem per_tensor{4, 256, scale_granularity::tensor, layout::k_contiguous};
     for (float scale : {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
       expect(per_tensor, with([&](auto& a) { a.scale = scale; }), status_code::bad_shape,
              "the per-tensor scale must be finite and positive");
     // Per tensor reads no q_scale; the mn_contiguous order stores bytes (any alignment of q).
-    const sq::problem plain{4, 256, fp8_scaling::per_tensor, layout::mn_contiguous};
+    const sq::problem plain{4, 256, scale_granularity::tensor, layout::mn_contiguous};
     CHECK(sq::validate(plain, with([&](auto& a) { a.q_scale = nullptr, a.q = q + 1; })).ok());
     using other = test::other_fp8_t<fp8>;
     const sq::args<bf16, other> wrong{x, reinterpret_cast<other*>(memory), scales, 0.5f};

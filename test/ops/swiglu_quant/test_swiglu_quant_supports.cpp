@@ -31,28 +31,28 @@ void check_refusal(const sq::problem& p, arch::target t, float scale = 1.0f) {
 }  // namespace
 
 TEST_CASE("swiglu_quant supports legal problems on each target", "[ops][supports]") {
-  for (fp8_scaling s : {fp8_scaling::per_tensor, fp8_scaling::group_1x128})
+  for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
     for (layout o : {layout::k_contiguous, layout::mn_contiguous})
       for (int d : {128, 2048, 18432}) {
         const sq::problem p{16, d, s, o};
         CHECK(sq::supports<arch::fp8_of<arch::target::gfx942>>(p, arch::target::gfx942).ok());
         CHECK(sq::supports<arch::fp8_of<arch::target::gfx950>>(p, arch::target::gfx950, 0.25f).ok());
       }
-  CHECK(sq::supports<fp8_e4m3fnuz>({1, 8, fp8_scaling::per_tensor, layout::k_contiguous}, arch::target::gfx942).ok());
+  CHECK(sq::supports<fp8_e4m3fnuz>({1, 8, scale_granularity::tensor, layout::k_contiguous}, arch::target::gfx942).ok());
 }
 
 TEST_CASE("swiglu_quant supports says no with the launch's status", "[ops][supports]") {
   const auto k = layout::k_contiguous;
   for (arch::target t : test::kernel_targets) {
-    check_refusal<fp8_e4m3fnuz>({-1, 128, fp8_scaling::per_tensor, k}, t);
-    check_refusal<fp8_e4m3fn>({4, 12, fp8_scaling::per_tensor, k}, t);
-    check_refusal<fp8_e4m3fnuz>({4, 128, static_cast<fp8_scaling>(7), k}, t);
-    check_refusal<fp8_e4m3fn>({4, 136, fp8_scaling::group_1x128, k}, t);
-    check_refusal<fp8_e4m3fnuz>({4, 128, fp8_scaling::per_tensor, static_cast<layout>(2)}, t);
-    check_refusal<fp8_e4m3fn>({4, 128, fp8_scaling::per_tensor, k}, t, -2.0f);
-    check_refusal<fp8_e4m3fnuz>({4, 128, fp8_scaling::per_tensor, k}, t, std::numeric_limits<float>::quiet_NaN());
-    check_refusal<fp8_e4m3fn>({1 << 20, 1 << 10, fp8_scaling::group_1x128, k}, t);
+    check_refusal<fp8_e4m3fnuz>({-1, 128, scale_granularity::tensor, k}, t);
+    check_refusal<fp8_e4m3fn>({4, 12, scale_granularity::tensor, k}, t);
+    check_refusal<fp8_e4m3fnuz>({4, 128, static_cast<scale_granularity>(7), k}, t);
+    check_refusal<fp8_e4m3fn>({4, 136, scale_granularity::group_1x128, k}, t);
+    check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, static_cast<layout>(2)}, t);
+    check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::tensor, k}, t, -2.0f);
+    check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, k}, t, std::numeric_limits<float>::quiet_NaN());
+    check_refusal<fp8_e4m3fn>({1 << 20, 1 << 10, scale_granularity::group_1x128, k}, t);
   }
-  check_refusal<fp8_e4m3fn>({4, 128, fp8_scaling::group_1x128, k}, arch::target::gfx942);
-  check_refusal<fp8_e4m3fnuz>({4, 128, fp8_scaling::per_tensor, layout::mn_contiguous}, arch::target::gfx950);
+  check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::group_1x128, k}, arch::target::gfx942);
+  check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, layout::mn_contiguous}, arch::target::gfx950);
 }

@@ -78,11 +78,13 @@ inline status check_plan(const problem& p, plan pl) {
 // shapes of amd-fp8-mm; WAVEKIT_TUNING_FILES adds others: docs/tuning.md) when it can run p
 // (check_plan) and its K splits fit the workspace, else the model's (tuning/tuned_or_model.hpp).
 // Each query's answer is kept for the process (tuning/plan_cache.hpp).
+inline tuning::query plan_query(const problem& p, std::size_t workspace_bytes, arch::target t) {
+  return {tuning_op, t, tuning_dtypes(t), workspace_bytes, {p.m, p.n, p.k, int(p.order)}};
+}
+
 inline plan choose_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
   static tuning::plan_cache<plan> cache;
-  const std::string query =
-      tuning::query_text(tuning_op, t, tuning_dtypes(t), workspace_bytes, {p.m, p.n, p.k, int(p.order)});
-  return cache.get(query, [&] {
+  return cache.get(plan_query(p, workspace_bytes, t), [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units), tuned_plan, tuning_value,
         [&] { return model_plan(p, workspace_bytes, t); }, [&](plan pl) { return check_plan(p, pl); },

@@ -83,10 +83,10 @@ template <class Cfg, class Fp8>
 status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
-  const std::string name = Cfg::name(splits);
+  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
   const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, p.str(), splits, p.k_groups(), need, a.workspace, a.workspace_bytes,
-                                            "K/128");
+  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, p.k_groups(), need,
+                                            a.workspace, a.workspace_bytes, "K/128");
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing

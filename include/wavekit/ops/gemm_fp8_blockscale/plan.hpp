@@ -30,7 +30,7 @@ using plan_info = block::gemm_plan_info<plan>;
 
 inline status validate_query(const problem& p, arch::target t) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  return block::check_plan_target("gemm_fp8_blockscale " + p.str(), t);
+  return block::check_plan_target(lazy([&] { return "gemm_fp8_blockscale " + p.str(); }), t);
 }
 
 // The workspace (fp32 split-K partials) the preferred plan for p on target t uses; 0 when it does
@@ -44,9 +44,13 @@ inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
 // when the workspace pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  return block::describe_plan(
-      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t); }, [](plan pl) { return plan_name(pl); },
-      [&](int splits) { return workspace_bytes(p, splits); });
+  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
+  static tuning::plan_cache<plan_info> described;
+  return described.get(plan_query(p, workspace, t), [&] {
+    return block::describe_plan(
+        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t); }, [](plan pl) { return plan_name(pl); },
+        [&](int splits) { return workspace_bytes(p, splits); });
+  });
 }
 
 }  // namespace wavekit::ops::gemm_fp8_blockscale

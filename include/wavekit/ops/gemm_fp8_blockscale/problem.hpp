@@ -76,7 +76,7 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 // The problem's own rules (sizes, multiples, 32-bit buffer offsets); queries such as the plan and
 // the workspace size answer only problems that pass them.
 inline status validate_shape(const problem& p) {
-  const std::string what = "gemm_fp8_blockscale " + p.str() + ": ";
+  const auto what = lazy([&] { return "gemm_fp8_blockscale " + p.str() + ": "; });
   if (p.m < 0 || p.n <= 0 || p.k <= 0)
     return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
@@ -100,7 +100,7 @@ template <class Fp8>
 status validate(const problem& p, const args<Fp8>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   if (p.m == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
-  const std::string what = "gemm_fp8_blockscale " + p.str() + ": ";
+  const auto what = lazy([&] { return "gemm_fp8_blockscale " + p.str() + ": "; });
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
                                         {"b", a.b, 16, "16-byte vector loads"},
                                         {"a_scale", a.a_scale, 4, "fp32"},

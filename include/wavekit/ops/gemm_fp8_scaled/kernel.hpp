@@ -86,10 +86,11 @@ template <class Cfg, class Fp8, class Out>
 status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::target device, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
-  const std::string name = Cfg::name(splits);
+  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
   const int steps = ceil_div(p.k, block_k_on<Cfg>(device));
   const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
+  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
+                                            a.workspace_bytes);
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
@@ -111,9 +112,9 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
   auto with_scales = [&]<layout O>() {
     using enum scale_granularity;
     if (p.a_scales == tensor && p.b_scales == tensor) launch_with.template operator()<O, tensor, tensor>();
-    if (p.a_scales == tensor && p.b_scales == channel) launch_with.template operator()<O, tensor, channel>();
-    if (p.a_scales == channel && p.b_scales == tensor) launch_with.template operator()<O, channel, tensor>();
-    if (p.a_scales == channel && p.b_scales == channel) launch_with.template operator()<O, channel, channel>();
+    if (p.a_scales == tensor && p.b_scales == row) launch_with.template operator()<O, tensor, row>();
+    if (p.a_scales == row && p.b_scales == tensor) launch_with.template operator()<O, row, tensor>();
+    if (p.a_scales == row && p.b_scales == row) launch_with.template operator()<O, row, row>();
   };
   if (p.order == layout::k_contiguous)
     with_scales.template operator()<layout::k_contiguous>();

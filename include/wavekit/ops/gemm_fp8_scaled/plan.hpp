@@ -2,8 +2,8 @@
 // (config and K splits) and the workspace it needs. Plain C++ (no HIP), per target:
 //
 //   namespace gs = wavekit::ops::gemm_fp8_scaled;
-//   gs::problem p{m, n, k, wavekit::layout::k_contiguous, gs::scale_granularity::channel,
-//                 gs::scale_granularity::channel};
+//   gs::problem p{m, n, k, wavekit::layout::k_contiguous, gs::scale_granularity::row,
+//                 gs::scale_granularity::row};
 //   auto plan = gs::select_plan(p, workspace_bytes, wavekit::arch::target::gfx950);
 //
 // Plans come from the performance model (model.hpp: perf/launch_time.hpp over the codegen profile of
@@ -131,13 +131,15 @@ inline status check_plan(const problem& p, plan pl, arch::target t) {
 // do not know C's, ask for bf16) on target t when it can run p (check_plan) and its K splits fit
 // the workspace, else the model's (tuning/tuned_or_model.hpp).
 // Each query's answer is kept for the process (tuning/plan_cache.hpp).
+inline tuning::query plan_query(const problem& p, std::size_t workspace, arch::target t, const std::string& dtypes) {
+  return {tuning_op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order), int(p.a_scales), int(p.b_scales)}};
+}
+
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
                         const std::string& dtypes = std::string()) {
   static tuning::plan_cache<plan> cache;
   const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(t) : dtypes;
-  const std::string query = tuning::query_text(tuning_op, t, key_dtypes, workspace,
-                                               {p.m, p.n, p.k, int(p.order), int(p.a_scales), int(p.b_scales)});
-  return cache.get(query, [&] {
+  return cache.get(plan_query(p, workspace, t, key_dtypes), [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
         [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return check_plan(p, pl, t); },
@@ -147,7 +149,7 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
 
 inline status validate_query(const problem& p, arch::target t) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  return block::check_plan_target("gemm_fp8_scaled " + p.str(), t);
+  return block::check_plan_target(lazy([&] { return "gemm_fp8_scaled " + p.str(); }), t);
 }
 
 // dtypes: as choose_plan's (the call's tuning_dtypes<Out>(t) when known).
@@ -160,9 +162,13 @@ inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
                                      const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  return block::describe_plan(
-      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
-      [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
+  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
+  static tuning::plan_cache<plan_info> described;
+  return described.get(plan_query(p, workspace, t, dtypes.empty() ? tuning_dtypes<bf16>(t) : dtypes), [&] {
+    return block::describe_plan(
+        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
+        [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
+  });
 }
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

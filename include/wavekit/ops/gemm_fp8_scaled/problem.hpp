@@ -22,15 +22,14 @@
 #include <type_traits>
 
 #include "wavekit/block/gemm_plan_model.hpp"
-#include "wavekit/block/scale_granularity.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::ops::gemm_fp8_scaled {
 
-using block::scale_granularity;
-using block::to_string;
+using wavekit::scale_granularity;
 
 struct problem {
   problem(int m_, int n_, int k_, layout order_, scale_granularity a_scales_, scale_granularity b_scales_)
@@ -65,7 +64,7 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 }
 
 inline status validate_shape(const problem& p) {
-  const std::string what = "gemm_fp8_scaled " + p.str() + ": ";
+  const auto what = lazy([&] { return "gemm_fp8_scaled " + p.str() + ": "; });
   if (p.m < 0 || p.n <= 0 || p.k <= 0)
     return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
@@ -73,8 +72,8 @@ inline status validate_shape(const problem& p) {
   if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
     return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
   for (scale_granularity g : {p.a_scales, p.b_scales})
-    if (g != scale_granularity::tensor && g != scale_granularity::channel)
-      return {status_code::bad_shape, what + "scales are per tensor or per channel (scale_granularity)"};
+    if (g != scale_granularity::tensor && g != scale_granularity::row)
+      return {status_code::bad_format, what + "a_scales and b_scales must be scale_granularity::tensor or row"};
   if (p.order == layout::mn_contiguous && p.m % 16)
     return {status_code::bad_alignment,
             what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
@@ -89,7 +88,7 @@ template <class Fp8, class Out>
 status validate(const problem& p, const args<Fp8, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
   if (p.m == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
-  const std::string what = "gemm_fp8_scaled " + p.str() + ": ";
+  const auto what = lazy([&] { return "gemm_fp8_scaled " + p.str() + ": "; });
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},
                                         {"b", a.b, 16, "16-byte vector loads"},
                                         {"a_scale", a.a_scale, 4, "fp32"},

@@ -68,10 +68,11 @@ template <class Cfg, class T, class Out>
 status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
-  const std::string name = Cfg::name(splits);
+  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
   const int steps = ceil_div(p.k, Cfg::block_k);
   const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
+  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
+                                            a.workspace_bytes);
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing

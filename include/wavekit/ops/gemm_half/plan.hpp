@@ -68,11 +68,15 @@ inline status check_plan(const problem& p, plan pl) {
 // what a query that does not know them asks for) on target t when it can run p (check_plan) and its
 // K splits fit the workspace, else the model's (tuning/tuned_or_model.hpp).
 // Each query's answer is kept for the process (tuning/plan_cache.hpp).
+inline tuning::query plan_query(const problem& p, std::size_t workspace, arch::target t, const std::string& dtypes) {
+  return {tuning_op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
+}
+
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
                         const std::string& dtypes = std::string()) {
   static tuning::plan_cache<plan> cache;
   const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16, bf16>() : dtypes;
-  return cache.get(tuning::query_text(tuning_op, t, key_dtypes, workspace, {p.m, p.n, p.k, int(p.order)}), [&] {
+  return cache.get(plan_query(p, workspace, t, key_dtypes), [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
         [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return check_plan(p, pl); },
@@ -82,7 +86,7 @@ inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
 
 inline status validate_query(const problem& p, arch::target t) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  return block::check_plan_target("gemm_half " + p.str(), t);
+  return block::check_plan_target(lazy([&] { return "gemm_half " + p.str(); }), t);
 }
 
 // The workspace (fp32 split-K partials) the preferred plan for p on target t uses; 0 without split-K.
@@ -97,9 +101,13 @@ inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
                                      const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  return block::describe_plan(
-      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
-      [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
+  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
+  static tuning::plan_cache<plan_info> described;
+  return described.get(plan_query(p, workspace, t, dtypes.empty() ? tuning_dtypes<bf16, bf16>() : dtypes), [&] {
+    return block::describe_plan(
+        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
+        [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
+  });
 }
 
 }  // namespace wavekit::ops::gemm_half

@@ -135,10 +135,11 @@ status launch_checked(const problem& p, const Args& a, int splits, arch::target 
                       Start&& start) {
   if (status s = validate(p, a); !s.ok()) return s;
   if (status s = check_target(p, device); !s.ok()) return s;
-  const std::string name = Cfg::name(splits);
+  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
   const int step_k = block_k_of<Cfg>(p.format), steps = ceil_div(p.k, step_k);
   const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, p.str(), splits, steps, need, a.workspace, a.workspace_bytes);
+  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
+                                            a.workspace_bytes);
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing

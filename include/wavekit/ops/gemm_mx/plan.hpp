@@ -2,8 +2,8 @@
 // splits) and the workspace it needs. Plain C++ (no HIP):
 //
 //   namespace gx = wavekit::ops::gemm_mx;
-//   auto plan = gx::select_plan(gx::problem{m, n, k, gx::mx_format::mxfp4}, workspace_bytes,
-//                               wavekit::arch::target::gfx950);
+//   const gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain};
+//   auto plan = gx::select_plan(p, workspace_bytes, wavekit::arch::target::gfx950);
 //
 // Plans are for gfx950 (the only target with scaled MFMAs; gfx942 gets a status) and come from the
 // performance model (model.hpp: perf/launch_time.hpp over each kernel's gfx950 codegen profile):
@@ -111,7 +111,7 @@ inline plan model_plan(const problem& p, std::size_t workspace) {
 // most its rows of A, the form quantizing A only the configs that can; K splits in [1, K steps]
 // (block::check_splits).
 inline status check_plan(const problem& p, plan pl) {
-  const std::string what = "gemm_mx " + p.str() + ": " + plan_name(pl);
+  const auto what = lazy([&] { return "gemm_mx " + p.str() + ": " + plan_name(pl); });
   if (pl.gemv_rows) {
     if (p.format != mx_format::mxfp8 || p.a != a_storage::mx)
       return {status_code::bad_config, what + ": the GEMV path takes MXFP8 arguments"};
@@ -131,13 +131,15 @@ inline status check_plan(const problem& p, plan pl) {
 // do not know C's, ask for bf16) on the MI355X when it can run p (check_plan) and its K splits fit
 // the workspace, else the model's (tuning/tuned_or_model.hpp).
 // Each query's answer is kept for the process (tuning/plan_cache.hpp).
+inline tuning::query plan_query(const problem& p, std::size_t workspace, const std::string& dtypes) {
+  return {tuning_op, arch::target::gfx950, dtypes, workspace, {p.m, p.n, p.k, int(p.format), int(p.a), int(p.b)}};
+}
+
 inline plan choose_plan(const problem& p, std::size_t workspace, const std::string& dtypes = std::string()) {
   constexpr arch::target t = arch::target::gfx950;
   static tuning::plan_cache<plan> cache;
   const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(p) : dtypes;
-  const std::string query =
-      tuning::query_text(tuning_op, t, key_dtypes, workspace, {p.m, p.n, p.k, int(p.format), int(p.a), int(p.b)});
-  return cache.get(query, [&] {
+  return cache.get(plan_query(p, workspace, key_dtypes), [&] {
     return tuning::tuned_or_model<plan>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
         [&] { return model_plan(p, workspace); }, [&](plan pl) { return check_plan(p, pl); },
@@ -147,7 +149,7 @@ inline plan choose_plan(const problem& p, std::size_t workspace, const std::stri
 
 // The target rule of this op: gfx950's scaled MFMAs apply the MX scales; gfx942 has none.
 inline status check_target(const problem& p, arch::target t) {
-  const std::string what = "gemm_mx " + p.str();
+  const auto what = lazy([&] { return "gemm_mx " + p.str(); });
   if (status s = block::check_plan_target(what, t); !s.ok()) return s;
   if (t != arch::target::gfx950)
     return {status_code::unsupported_target,
@@ -170,9 +172,13 @@ inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
                                      const std::string& dtypes = std::string()) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  return block::describe_plan(
-      workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, dtypes); },
-      [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
+  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
+  static tuning::plan_cache<plan_info> described;
+  return described.get(plan_query(p, workspace, dtypes.empty() ? tuning_dtypes<bf16>(p) : dtypes), [&] {
+    return block::describe_plan(
+        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, dtypes); },
+        [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
+  });
 }
 
 }  // namespace wavekit::ops::gemm_mx

@@ -63,7 +63,8 @@ constexpr int a_bits(a_storage s, mx_format f) { return s == a_storage::mx ? ele
 enum class b_layout { plain, preshuffled };
 
 struct problem {
-  problem(int m_, int n_, int k_, mx_format format_, a_storage a_ = a_storage::mx, b_layout b_ = b_layout::plain)
+  // No defaults: how A and B are stored is the caller's statement, as every op's storage order is.
+  problem(int m_, int n_, int k_, mx_format format_, a_storage a_, b_layout b_)
       : m(m_), n(n_), k(k_), format(format_), a(a_), b(b_) {}
   int m, n, k;
   mx_format format;
@@ -125,7 +126,7 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 }
 
 inline status validate_shape(const problem& p) {
-  const std::string what = "gemm_mx " + p.str() + ": ";
+  const auto what = lazy([&] { return "gemm_mx " + p.str() + ": "; });
   if (p.m < 0 || p.n <= 0 || p.k <= 0)
     return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
   if (p.format != mx_format::mxfp8 && p.format != mx_format::mxfp4)
@@ -153,7 +154,7 @@ inline status validate_shape(const problem& p) {
 template <class Elem, class Out>
 status validate(const problem& p, const args<Elem, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  const std::string what = "gemm_mx " + p.str() + ": ";
+  const auto what = lazy([&] { return "gemm_mx " + p.str() + ": "; });
   if (p.format != a.format || p.a != a_storage::mx)
     return {status_code::bad_format, what + "the arguments hold " + to_string(a.format) +
                                          " tensors, the problem says " + to_string(p.format) +
@@ -169,7 +170,7 @@ status validate(const problem& p, const args<Elem, Out>& a) {
 template <class T, class Out>
 status validate(const problem& p, const args_quantizing_a<T, Out>& a) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  const std::string what = "gemm_mx " + p.str() + ": ";
+  const auto what = lazy([&] { return "gemm_mx " + p.str() + ": "; });
   if (p.format != mx_format::mxfp4 || p.a != a.a_stored)
     return {status_code::bad_format, what + "the arguments hold a " + to_string(a.a_stored) +
                                          " A and MXFP4 B; the problem says " + to_string(p.format) + " with A " +

@@ -3,7 +3,8 @@
 // text.
 //
 //   namespace gx = wavekit::ops::gemm_mx;
-//   wavekit::status s = gx::supports(gx::problem{m, n, k, gx::mx_format::mxfp4}, wavekit::arch::target::gfx942);
+//   const gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain};
+//   wavekit::status s = gx::supports(p, wavekit::arch::target::gfx942);
 //   // no: "gemm_mx ...: MX formats run on gfx950's scaled MFMAs; gfx942 has none"
 //
 // The problem carries everything the launch asks (format, A's storage, B's layout); the rules are

@@ -508,7 +508,7 @@ inline result<std::size_t> workspace_bytes(const problem& p, const sequences_vie
 template <class KV, class Q>
 status validate_args(const problem& p, const sequences_view& s, const args<KV, Q>& a, const split_plan& plan) {
   if (status st = validate_sequences(p, s); !st.ok()) return st;
-  const std::string what = "mla_decode " + p.str() + ": ";
+  const auto what = lazy([&] { return "mla_decode " + p.str() + ": "; });
   if (status st = check_scales<KV, Q>(p, a.kv_scale, a.q_scale); !st.ok()) return st;
   if (status st = check_plan(p, plan, static_cast<int>(sizeof(KV))); !st.ok()) return st;
   // No sequences or no query rows: nothing is read or written, no pointer is checked.

@@ -96,7 +96,7 @@ inline std::string a_cache_of(int element_bytes) {
 // KV tiles, 1 to max_splits splits, and a chosen plan used with the cache type and heads it was
 // chosen for (a hand-written plan's are 0: any).
 inline status check_plan(const problem& p, const split_plan& plan, int kv_element_bytes) {
-  const std::string what = "mla_decode " + p.str() + ": ";
+  const auto what = lazy([&] { return "mla_decode " + p.str() + ": "; });
   if (plan.chunk < 32 || plan.chunk % 32 || plan.splits < 1 || plan.splits > max_splits)
     return {status_code::bad_config, what + "the split plan needs a chunk of whole 32-row KV tiles and 1 to " +
                                          std::to_string(max_splits) + " splits"};

@@ -75,7 +75,7 @@ struct sequences_view {
 };
 
 inline status validate_shape(const problem& p) {
-  const std::string what = "mla_decode " + p.str() + ": ";
+  const auto what = lazy([&] { return "mla_decode " + p.str() + ": "; });
   if (p.batch < 0) return {status_code::bad_shape, what + "batch must be >= 0"};
   if (p.heads < 1 || p.heads > max_heads)
     return {status_code::bad_shape, what + "heads must be in [1, " + std::to_string(max_heads) + "]"};
@@ -100,7 +100,7 @@ inline status validate_shape(const problem& p) {
 // every page it uses a page of the cache (paged), and q and out inside 32-bit offsets.
 inline status validate_sequences(const problem& p, const sequences_view& s) {
   if (status st = validate_shape(p); !st.ok()) return st;
-  const std::string what = "mla_decode " + p.str() + ": ";
+  const auto what = lazy([&] { return "mla_decode " + p.str() + ": "; });
   const std::size_t batch = static_cast<std::size_t>(p.batch);
   if (s.qo_indptr.size() != batch + 1) return {status_code::bad_shape, what + "qo_indptr must hold batch + 1 entries"};
   if (s.qo_indptr[0] != 0) return {status_code::bad_shape, what + "qo_indptr must start at 0"};
@@ -153,7 +153,7 @@ inline status validate_sequences(const problem& p, const sequences_view& s) {
 // operand has no scale, so its argument must stay 1 (a value there is a caller's mistake).
 template <class KV, class Q>
 status check_scales(const problem& p, float kv_scale, float q_scale) {
-  const std::string what = "mla_decode " + p.str() + ": ";
+  const auto what = lazy([&] { return "mla_decode " + p.str() + ": "; });
   if (std::is_same_v<KV, bf16> ? kv_scale != 1.0f : !(std::isfinite(kv_scale) && kv_scale > 0.0f))
     return {status_code::bad_config,
             what + (std::is_same_v<KV, bf16> ? "kv_scale is an fp8 cache's scale; a bf16 cache has 1"

@@ -37,7 +37,7 @@ status supports(const problem& p, arch::target t, float kv_scale = 1.0f, float q
   if constexpr (!std::is_same_v<Q, bf16>)
     if (status s = arch::check_fp8_format<Q>(t, "mla_decode (argument q)"); !s.ok()) return s;
   if (status s = check_scales<KV, Q>(p, kv_scale, q_scale); !s.ok()) return s;
-  return arch::check_kernel_target("mla_decode " + p.str(), t);
+  return arch::check_kernel_target(lazy([&] { return "mla_decode " + p.str(); }), t);
 }
 
 // The same with the split plan the call will pass (a device of target t: its CUs and name).
@@ -52,7 +52,7 @@ status supports(const problem& p, arch::target t, const split_plan& plan, float 
     return s;
   if (status s = check_scales<KV, Q>(p, kv_scale, q_scale); !s.ok()) return s;
   if (status s = check_plan(p, plan, static_cast<int>(sizeof(KV))); !s.ok()) return s;
-  return arch::check_kernel_target("mla_decode " + p.str(), t);
+  return arch::check_kernel_target(lazy([&] { return "mla_decode " + p.str(); }), t);
 }
 
 }  // namespace wavekit::ops::mla_decode

@@ -50,7 +50,7 @@ inline void launch_batched_layout(const batched_problem& p, int tile_m, const in
 template <class Cfg, class T>
 status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStream_t stream) {
   if (status s = validate_batched_shape(p); !s.ok()) return s;
-  const std::string what = "moe (batched) " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe (batched) " + p.str() + ": "; });
   if (status s = check_batched_tile(what, p, Cfg::block_m, Cfg::name()); !s.ok()) return s;
   const batched_workspace w = plan_batched_workspace(p, Cfg::block_m, sizeof(T));
   if (status s = check_layer_arguments(what, {"x", a.x, 16, "16-byte vector loads"}, {{"counts", a.counts, 4, "int32"}},
@@ -77,11 +77,11 @@ status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStr
 template <class Cfg, class T, class Fp8>
 status launch_batched(const batched_problem& p, const batched_blockscale_args<T, Fp8>& a, hipStream_t stream) {
   if (status s = validate_batched_blockscale_shape(p); !s.ok()) return s;
-  const std::string what = "moe (batched) " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe (batched) " + p.str() + ": "; });
   if (status s = check_batched_tile(what, p, Cfg::block_m, Cfg::name()); !s.ok()) return s;
   const batched_workspace w = plan_batched_workspace(p, Cfg::block_m, sizeof(T), weight_format::fp8_blockscale);
   pointer_argument x_argument{};
-  if (status s = check_blockscale_arguments(what, a.x, a.x_fp8, a.x_scale, a.x_scaling, a.gate_scale, a.up_scale,
+  if (status s = check_blockscale_arguments(what, a.x, a.x_fp8, a.x_scale, a.x_scales, a.gate_scale, a.up_scale,
                                             a.down_scale, x_argument);
       !s.ok())
     return s;
@@ -97,7 +97,7 @@ status launch_batched(const batched_problem& p, const batched_blockscale_args<T,
   const int rows = p.local_experts * p.max_tokens;
   launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
   const auto [x, x_scale, per_token] =
-      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scaling, rows, p.hidden, row_index, w, ws, stream);
+      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scales, rows, p.hidden, row_index, w, ws, stream);
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {

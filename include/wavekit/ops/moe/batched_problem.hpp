@@ -64,7 +64,7 @@ struct batched_blockscale_args {
   std::size_t workspace_bytes = 0;
   const Fp8* x_fp8 = nullptr;
   const float* x_scale = nullptr;
-  activation_scaling x_scaling = activation_scaling::per_128;
+  scale_granularity x_scales = scale_granularity::group_1x128;
 };
 
 // Workspace: the tile table and row table, then the gated product per row (in T); with fp8
@@ -94,7 +94,7 @@ inline config_id choose_batched_config(const batched_problem& p) {
 }
 
 inline status validate_batched_shape(const batched_problem& p) {
-  const std::string what = "moe (batched) " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe (batched) " + p.str() + ": "; });
   if (p.local_experts < 1) return {status_code::bad_shape, what + "local_experts must be >= 1"};
   if (p.max_tokens < 16 || p.max_tokens % 16)
     return {status_code::bad_shape, what + "max_tokens must be a positive multiple of 16 (the smallest M tile)"};
@@ -125,8 +125,7 @@ inline result<std::size_t> batched_workspace_bytes(const batched_problem& p, std
   return plan_batched_workspace(p, tile_m, element_bytes, weights).bytes;
 }
 
-inline status check_batched_tile(const std::string& what, const batched_problem& p, int tile_m,
-                                 const std::string& config) {
+inline status check_batched_tile(text_ref what, const batched_problem& p, int tile_m, const std::string& config) {
   if (p.max_tokens % tile_m) return {status_code::bad_config, what + config + "'s M tile must divide max_tokens"};
   return status::success();
 }

@@ -278,10 +278,9 @@ std::size_t blockscale_workspace_bytes_for(const problem& p) {
 // inputs of this layout (`routing`: ids and weights, or counts), the weight tables, out and a
 // workspace of at least `need` bytes.
 template <class W>
-status check_layer_arguments(const std::string& what, const pointer_argument& x,
-                             std::initializer_list<pointer_argument> routing, const W* const* gate, const W* const* up,
-                             const W* const* down, const void* out, const void* workspace, std::size_t workspace_bytes,
-                             std::size_t need) {
+status check_layer_arguments(text_ref what, const pointer_argument& x, std::initializer_list<pointer_argument> routing,
+                             const W* const* gate, const W* const* up, const W* const* down, const void* out,
+                             const void* workspace, std::size_t workspace_bytes, std::size_t need) {
   if (status s = check_pointer_arguments(what, {x}); !s.ok()) return s;
   if (status s = check_pointer_arguments(what, routing); !s.ok()) return s;
   if (status s = check_pointer_arguments(what, {{"gate", gate, 8, "a device table of pointers"},
@@ -300,8 +299,8 @@ status check_layer_arguments(const std::string& what, const pointer_argument& x,
 // fp8 block-scaled layers: the weight scale tables, and x given once (in T, or quantized with its
 // scales); the pointer of x the common checks then see.
 template <class T, class Fp8>
-status check_blockscale_arguments(const std::string& what, const T* x, const Fp8* x_fp8, const float* x_scale,
-                                  activation_scaling x_scaling, const float* const* gate_scale,
+status check_blockscale_arguments(text_ref what, const T* x, const Fp8* x_fp8, const float* x_scale,
+                                  scale_granularity x_scales, const float* const* gate_scale,
                                   const float* const* up_scale, const float* const* down_scale,
                                   pointer_argument& x_argument) {
   if (status s = check_pointer_arguments(what, {{"gate_scale", gate_scale, 8, "a device table of pointers"},
@@ -317,8 +316,8 @@ status check_blockscale_arguments(const std::string& what, const T* x, const Fp8
     x_argument = {"x", x, 16, "16-byte vector loads"};
     return status::success();
   }
-  if (x_scaling != activation_scaling::per_128 && x_scaling != activation_scaling::per_token)
-    return {status_code::bad_config, what + "x_scaling must be activation_scaling::per_128 or per_token"};
+  if (x_scales != scale_granularity::group_1x128 && x_scales != scale_granularity::row)
+    return {status_code::bad_format, what + "x_scales must be scale_granularity::group_1x128 or row"};
   if (status s = check_pointer_arguments(what, {{"x_scale", x_scale, 4, "fp32"}}); !s.ok()) return s;
   x_argument = {"x_fp8", x_fp8, 16, "16-byte vector loads"};
   return status::success();
@@ -330,7 +329,7 @@ status check_blockscale_arguments(const std::string& what, const T* x, const Fp8
 // The standard layout's own rules: its problem, the sort's, and at least one output (with tokens).
 inline status validate_outputs(const problem& p, int tile_m, const void* out, const void* out_unreduced) {
   if (status s = validate_layer_rows(p, tile_m); !s.ok()) return s;
-  const std::string what = "moe " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe " + p.str() + ": "; });
   if (p.tokens > 0 && !out && !out_unreduced)
     return {status_code::null_pointer, what + "arguments out and out_unreduced are both null"};
   if (reinterpret_cast<std::uintptr_t>(out_unreduced) % 16)
@@ -355,9 +354,9 @@ status validate(const problem& p, const blockscale_args<T, Fp8>& a, int tile_m, 
   if (status s = validate_blockscale_shape(p); !s.ok()) return s;
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
   if (p.tokens == 0) return status::success();  // an empty batch (validate_outputs)
-  const std::string what = "moe " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe " + p.str() + ": "; });
   pointer_argument x{};
-  if (status s = check_blockscale_arguments(what, a.x, a.x_fp8, a.x_scale, a.x_scaling, a.gate_scale, a.up_scale,
+  if (status s = check_blockscale_arguments(what, a.x, a.x_fp8, a.x_scale, a.x_scales, a.gate_scale, a.up_scale,
                                             a.down_scale, x);
       !s.ok())
     return s;
@@ -385,13 +384,13 @@ template <class Fp8>
 struct quantized_input {
   const Fp8* x;
   const float* scale;
-  bool per_token;  // one scale per row (activation_scaling::per_token)
+  bool per_token;  // one scale per row (scale_granularity::row)
 };
 template <class T, class Fp8>
-quantized_input<Fp8> quantize_or_take(const T* x, const Fp8* x_fp8, const float* x_scale, activation_scaling scaling,
+quantized_input<Fp8> quantize_or_take(const T* x, const Fp8* x_fp8, const float* x_scale, scale_granularity scaling,
                                       int rows, int hidden, const int* rows_in_use, const quantized_intermediates& w,
                                       const workspace_view& ws, hipStream_t stream) {
-  if (!x) return {x_fp8, x_scale, scaling == activation_scaling::per_token};
+  if (!x) return {x_fp8, x_scale, scaling == scale_granularity::row};
   launch_quantize(x, rows, hidden, rows_in_use, ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), stream);
   return {ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), false};
 }
@@ -417,7 +416,7 @@ void with_weight_order(layout order, F&& f) {
     f.template operator()<layout::mn_contiguous>();
 }
 
-inline status launch_status(const std::string& what) {
+inline status launch_status(text_ref what) {
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, what + hipGetErrorString(e)};
   return status::success();
@@ -464,7 +463,7 @@ status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t st
   Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);
   float* hidden_scale = ws.at<float>(w.hidden_scale);
   const auto [x, x_scale, per_token] =
-      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scaling, p.tokens, p.hidden, nullptr, w, ws, stream);
+      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scales, p.tokens, p.hidden, nullptr, w, ws, stream);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {

@@ -158,8 +158,8 @@ template <class T, class Elem>
 status validate(const problem& p, const mx_args<T, Elem>& a, int tile_m, std::size_t need) {
   if (status s = validate_mx_shape(p); !s.ok()) return s;
   if (status s = validate_outputs(p, tile_m, a.out, a.out_unreduced); !s.ok()) return s;
-  const std::string what = "moe " + p.str() + ": ";
-  if (status s = check_mx_layout<Elem>(what, a.preshuffled); !s.ok()) return s;
+  const auto what = lazy([&] { return "moe " + p.str() + ": "; });
+  if (status s = check_mx_layout<Elem>(what, a.weight_layout); !s.ok()) return s;
   if (status s = check_mx_rounding(what, a.rounding); !s.ok()) return s;
   if (status s = check_mx_storage(what, p, a); !s.ok()) return s;
   if (p.tokens == 0) return status::success();  // an empty batch (kernel.hpp, validate_outputs)
@@ -222,7 +222,7 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
         down, stream);
   };
   if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
-    if (a.preshuffled) {
+    if (a.weight_layout == b_layout::preshuffled) {
       stages.template operator()<true>();
       return finish(p, a, so, g, down, stream);
     }

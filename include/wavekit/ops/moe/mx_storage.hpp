@@ -39,11 +39,11 @@ constexpr std::size_t mx_weight_bytes(int rows, int k) {
   return std::size_t(rows) * std::size_t(k) / (std::is_same_v<Elem, fp4_e2m1> ? 2 : 1);
 }
 
-// Bytes of the e8m0 scales of such a tensor: [rows][k / 32], or (preshuffled) as e8m0_shuffle leaves
+// Bytes of the e8m0 scales of such a tensor: [rows][k / 32], or (b_layout::preshuffled) as e8m0_shuffle leaves
 // them, padded with zeros to (ceil(rows / 256) 256, ceil(k / 32 / 8) 8): what to allocate for one
 // expert's tensor.
-constexpr std::size_t mx_scale_bytes(int rows, int k, bool preshuffled) {
-  if (!preshuffled) return std::size_t(rows) * std::size_t(k / 32);
+constexpr std::size_t mx_scale_bytes(int rows, int k, b_layout layout) {
+  if (layout != b_layout::preshuffled) return std::size_t(rows) * std::size_t(k / 32);
   return std::size_t(shuffled_scale_rows(rows)) * std::size_t(shuffled_scale_cols(k / 32));
 }
 
@@ -61,7 +61,7 @@ mx_extents stored_extents(const problem& p, const mx_args<T, Elem>& a) {
 // 32-row groups of e8m0_shuffle's) not below its dimension, a stored tensor within 32-bit buffer
 // offsets, and each declared size at least the bytes the layer reads behind its pointers.
 template <class T, class Elem>
-status check_mx_storage(const std::string& what, const problem& p, const mx_args<T, Elem>& a) {
+status check_mx_storage(text_ref what, const problem& p, const mx_args<T, Elem>& a) {
   auto pad_rule = [&](const char* name, int pad, const char* dim, int extent) -> status {
     if (pad == 0 || (pad >= extent && pad % 64 == 0)) return status::success();
     return {status_code::bad_shape, what + "argument " + name + " (" + std::to_string(pad) +
@@ -77,7 +77,8 @@ status check_mx_storage(const std::string& what, const problem& p, const mx_args
                 "a stored weight tensor [expert_dim_pad][hidden_pad] exceeds 2^31 - 1 elements (32-bit buffer "
                 "offsets)"};
   const char* format = std::is_same_v<Elem, fp4_e2m1> ? " MXFP4" : " MXFP8";
-  const std::string layout = a.preshuffled ? " in e8m0_shuffle's layout (columns padded to 8)" : "";
+  const std::string layout =
+      a.weight_layout == b_layout::preshuffled ? " in e8m0_shuffle's layout (columns padded to 8)" : "";
   auto extent = [](const char* name, int v) { return std::string(name) + " " + std::to_string(v); };
   // The bytes behind each table pointer the layer reads: rows x K as stored.
   auto declared = [&](const char* name, std::size_t have, std::size_t need, const std::string& holds) -> status {
@@ -91,7 +92,8 @@ status check_mx_storage(const std::string& what, const problem& p, const mx_args
                     "[" + extent(rows, r) + "][" + extent(cols, k) + "]" + format);
   };
   auto scales = [&](const char* name, std::size_t have, const char* rows, int r, const char* cols, int k) {
-    const std::size_t row = a.preshuffled ? std::size_t(shuffled_scale_cols(k / 32)) : std::size_t(k / 32);
+    const std::size_t row =
+        a.weight_layout == b_layout::preshuffled ? std::size_t(shuffled_scale_cols(k / 32)) : std::size_t(k / 32);
     return declared(name, have, std::size_t(r) * row,
                     "[" + extent(rows, r) + "][" + extent(cols, k) + " / 32] e8m0" + layout);
   };

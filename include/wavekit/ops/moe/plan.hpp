@@ -17,6 +17,7 @@
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/moe/configs.hpp"
 #include "wavekit/ops/moe/configs_blockscale.hpp"
+#include "wavekit/ops/moe/configs_mx.hpp"
 #include "wavekit/ops/moe/model.hpp"
 #include "wavekit/ops/moe/problem.hpp"
 #include "wavekit/ops/moe/tuning.hpp"
@@ -76,10 +77,10 @@ inline config_id choose_config(const problem& p, weight_format weights = weight_
   if (t == arch::target::host) t = planned_target(weights);
   static tuning::plan_cache<config_id> cache;  // each query's answer, kept (tuning/plan_cache.hpp)
   const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(weights, t) : dtypes;
-  const std::string query = tuning::query_text(tuning_op, t, key_dtypes, workspace,
-                                               {p.tokens, p.hidden, p.expert_dim, p.experts, p.top_k, p.expert_begin,
-                                                p.local_experts, int(p.weight_order), int(weights)});
-  return cache.get(query, [&] {
+  const tuning::query q(tuning_op, t, key_dtypes, workspace,
+                        {p.tokens, p.hidden, p.expert_dim, p.experts, p.top_k, p.expert_begin, p.local_experts,
+                         int(p.weight_order), int(weights)});
+  return cache.get(q, [&] {
     return tuning::tuned_or_model<config_id>(
         tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_config, tuning_value,
         [&] { return model_config(p, weights, t, workspace); }, [&](config_id id) { return check_config(p, id); },
@@ -99,6 +100,43 @@ inline blockscale::config_id choose_blockscale_config(const problem& p, arch::ta
 
 inline std::string config_name(blockscale::config_id id) {
   return blockscale::with_config(id, [](auto cfg) { return decltype(cfg)::name(); });
+}
+
+// What the MoE plan query answers, as the GEMMs' (block/gemm_plan_model.hpp's gemm_plan_info): the
+// config a call runs, the name of its kernels' config in the weights' form, its M tile (the sort's
+// padding unit), and the workspace it uses next to what the config chosen with unlimited workspace
+// would.
+struct plan_info {
+  config_id config = config_id::decode;  // the M-tile family every weight format's configs share
+  std::string name;                      // e.g. "moe<16x64x64, w1x2, mfma16>"
+  int block_m = 0;
+  std::size_t workspace_bytes = 0;            // what this plan uses of the workspace
+  std::size_t preferred_workspace_bytes = 0;  // what the plan chosen with unlimited workspace uses
+  bool workspace_limited = false;             // this plan differs from that one for lack of workspace
+};
+
+inline int block_m_of(config_id id) {
+  return with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
+}
+
+// The name of config id's kernels for weights of the given format.
+inline std::string config_name(config_id id, weight_format weights) {
+  if (weights == weight_format::fp8_blockscale) return config_name(blockscale_config_of(id));
+  if (weights == weight_format::mxfp4 || weights == weight_format::mxfp8)
+    return with_mx_config(id, [](auto cfg) { return decltype(cfg)::name(); });
+  return config_name(id);
+}
+
+// The plan wavekit::moe runs on target t for weights of the given format with `workspace` bytes and
+// element types dtypes (tuning_dtypes<T>; the activations are 2 bytes wide, bf16 or fp16). The
+// problem's rules are the caller's to check first (supports).
+inline plan_info describe_plan(const problem& p, weight_format weights, arch::target t, std::size_t workspace,
+                               const std::string& dtypes) {
+  const config_id chosen = choose_config(p, weights, t, workspace, dtypes);
+  const config_id preferred = choose_config(p, weights, t, unlimited_workspace, dtypes);
+  const auto bytes = [&](config_id id) { return plan_workspace(p, block_m_of(id), 2, weights).bytes; };
+  return {chosen,           config_name(chosen, weights), block_m_of(chosen), bytes(chosen),
+          bytes(preferred), chosen != preferred};
 }
 
 // The workspace the chosen config needs, for elements of element_bytes (2: bf16 / fp16) and the

@@ -28,7 +28,9 @@
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/status.hpp"
+#include "wavekit/ops/gemm_mx/problem.hpp"
 #include "wavekit/ops/moe/sort.hpp"
 
 namespace wavekit::ops::moe {
@@ -71,8 +73,10 @@ struct args {
 // dimension, K its input: gate and up N = expert_dim, K = hidden; down the reverse). The
 // activations are quantized 1x128 inside the pipeline (x before the gate and up projections, the
 // gated product before the down projection), or x arrives quantized (an expert-parallel dispatch's
-// fp8 payload): x_fp8 with x_scale per 128 columns ([tokens][hidden/128]) or per token ([tokens]).
-enum class activation_scaling { per_128, per_token };
+// fp8 payload): x_fp8 with x_scale per 128 columns ([tokens][hidden/128], scale_granularity::group_1x128)
+// or per token ([tokens], scale_granularity::row; core/scale_granularity.hpp).
+using gemm_mx::b_layout;  // MX weights' layout: plain or aiter's pre-shuffled (the GEMMs' B operand)
+using wavekit::scale_granularity;
 
 template <class T, class Fp8>
 struct blockscale_args {
@@ -93,14 +97,15 @@ struct blockscale_args {
   std::size_t workspace_bytes = 0;
   T* out_unreduced = nullptr;
   const Fp8* x_fp8 = nullptr;      // [tokens][hidden] already quantized (then x is null)
-  const float* x_scale = nullptr;  // its scales, as x_scaling says
-  activation_scaling x_scaling = activation_scaling::per_128;
+  const float* x_scale = nullptr;  // its scales, as x_scales says
+  scale_granularity x_scales = scale_granularity::group_1x128;
 };
 
 // MX expert weights (gfx950; wavekit::moe over mx_args): MXFP4 (amd-moe-mxfp4: mxfp4_args) or
 // MXFP8 (mxfp8_args), each expert's gate, up and down tensors in nn.Linear's order
 // (layout::k_contiguous: gate, up [expert_dim][hidden], down [hidden][expert_dim]) as e2m1 pairs or
-// e4m3fn bytes with one e8m0 scale per 32 K ([rows][K/32]); MXFP4 also, with preshuffled, as
+// e4m3fn bytes with one e8m0 scale per 32 K ([rows][K/32]); MXFP4 also, with weight_layout
+// b_layout::preshuffled (gemm_mx's name: the weights are the GEMMs' B operand), as
 // aiter's shuffle_weight(16, 16) and e8m0_shuffle left them (core/mx_shuffle.hpp); stored padded
 // or not (hidden_pad, expert_dim_pad), with the bytes behind each pointer declared
 // (ops/moe/mx_storage.hpp). A fused gate_up tensor [2 expert_dim_pad][hidden_pad] ([gate; up],
@@ -132,12 +137,13 @@ struct mx_args {
   const e8m0* const* gate_scale = nullptr;  // [local_experts] device pointers to e8m0 scales
   const e8m0* const* up_scale = nullptr;
   const e8m0* const* down_scale = nullptr;
-  bool preshuffled = false;  // MXFP4 weights and scales in aiter's pre-shuffled layouts
   T* out = nullptr;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   T* out_unreduced = nullptr;
   mx_rounding rounding = default_mx_rounding<Elem>;  // the activations' element rounding
+  // The weights' and scales' layout: plain, or (MXFP4) aiter's pre-shuffled layouts.
+  b_layout weight_layout = b_layout::plain;
   // The weights as stored (ops/moe/mx_storage.hpp): gate and up [expert_dim_pad][hidden_pad], down
   // [hidden_pad][expert_dim_pad], scales [rows][K_pad / 32] (pre-shuffled: those tensors shuffled);
   // 0: the problem's extent. aiter pads both to 256 (amd-moe-mxfp4). Only the logical parts are
@@ -235,7 +241,7 @@ inline status validate_layer_rows(const problem& p, int tile_m) {
 
 // fp8 block-scaled weights: whole 128 x 128 scale blocks (what: the op and problem, as statuses
 // begin).
-inline status check_scale_blocks(const std::string& what, int hidden, int expert_dim) {
+inline status check_scale_blocks(text_ref what, int hidden, int expert_dim) {
   if (hidden % 128 || expert_dim % 128)
     return {status_code::bad_shape, what +
                                         "with fp8 block-scaled weights hidden and expert_dim must be multiples of "
@@ -244,7 +250,7 @@ inline status check_scale_blocks(const std::string& what, int hidden, int expert
 }
 
 inline status validate_shape(const problem& p) {
-  const std::string what = "moe " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe " + p.str() + ": "; });
   if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0"};
   if (p.hidden <= 0 || p.hidden % 16)
     return {status_code::bad_shape, what + "hidden must be a positive multiple of 16"};
@@ -276,7 +282,7 @@ inline status validate_blockscale_shape(const problem& p) {
 // layout).
 inline status validate_mx_shape(const problem& p) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  const std::string what = "moe " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe " + p.str() + ": "; });
   if (p.weight_order != layout::k_contiguous)
     return {status_code::bad_shape, what + "MX weights are K-contiguous (layout::k_contiguous, nn.Linear's order)"};
   if (p.hidden % 64 || p.expert_dim % 64)
@@ -287,14 +293,16 @@ inline status validate_mx_shape(const problem& p) {
 // The MX weights' layout rule (what: the op and problem, as statuses begin): pre-shuffled weights
 // are MXFP4's (aiter's shuffle_weight of fp4 bytes).
 template <class Elem>
-status check_mx_layout(const std::string& what, bool preshuffled) {
-  if (preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
+status check_mx_layout(text_ref what, b_layout layout) {
+  if (layout != b_layout::plain && layout != b_layout::preshuffled)
+    return {status_code::bad_format, what + "weight_layout must be b_layout::plain or preshuffled"};
+  if (layout == b_layout::preshuffled && !std::is_same_v<Elem, fp4_e2m1>)
     return {status_code::bad_format, what + "pre-shuffled MX weights are MXFP4 (shuffle_weight of fp4 bytes)"};
   return status::success();
 }
 
 // The element rounding rule of MX activations (mx_args::rounding): one of the two named rules.
-inline status check_mx_rounding(const std::string& what, mx_rounding r) {
+inline status check_mx_rounding(text_ref what, mx_rounding r) {
   if (r == mx_rounding::nearest_even || r == mx_rounding::ties_away_from_zero) return status::success();
   return {status_code::bad_config,
           what + "argument rounding must be mx_rounding::nearest_even or mx_rounding::ties_away_from_zero"};

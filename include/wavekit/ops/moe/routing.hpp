@@ -95,7 +95,7 @@ struct routing_args {
 };
 
 inline status validate_routing_shape(const routing_problem& p, const char* rule) {
-  const std::string what = std::string("moe routing (") + rule + ") " + p.str() + ": ";
+  const auto what = lazy([&] { return std::string("moe routing (") + rule + ") " + p.str() + ": "; });
   if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0"};
   if (p.experts < 1 || p.experts > max_experts)
     return {status_code::bad_shape, what + "experts must be in [1, " + std::to_string(max_experts) + "]"};
@@ -118,7 +118,7 @@ inline status validate_rule(const routing_problem& p, const softmax_topk&) {
 
 inline status validate_rule(const routing_problem& p, const grouped_sigmoid_topk& r) {
   if (status s = validate_routing_shape(p, "grouped sigmoid top-k"); !s.ok()) return s;
-  const std::string what = "moe routing (grouped sigmoid top-k) " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe routing (grouped sigmoid top-k) " + p.str() + ": "; });
   if (r.n_group < 1 || r.n_group > 64 || p.experts % r.n_group)
     return {status_code::bad_shape,
             what + "n_group (" + std::to_string(r.n_group) + ") must divide the experts and be in [1, 64]"};
@@ -139,7 +139,7 @@ inline status validate_rule(const routing_problem& p, const grouped_sigmoid_topk
 template <class Rule, class Logit>
 status validate_routing(const routing_problem& p, const Rule& rule, const routing_args<Logit>& a) {
   if (status s = validate_rule(p, rule); !s.ok()) return s;
-  const std::string what = "moe routing " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe routing " + p.str() + ": "; });
   if (a.shared_expert >= 0 && (a.n_shared < 1 || a.n_shared > max_shared_experts))
     return {status_code::bad_shape, what + "argument n_shared (" + std::to_string(a.n_shared) + ") must be in [1, " +
                                         std::to_string(max_shared_experts) + "]"};

@@ -73,7 +73,7 @@ struct sort_outputs {
 
 // The rules of the ids a row holds and of the local experts (what: the op and problem, as statuses
 // begin). The range's end in 64 bits: an expert_begin near INT_MAX must not wrap into range.
-inline status check_expert_ids(const std::string& what, int top_k, int experts, int expert_begin, int local_experts) {
+inline status check_expert_ids(text_ref what, int top_k, int experts, int expert_begin, int local_experts) {
   if (top_k < 1 || top_k > max_choices)
     return {status_code::bad_shape, what + "top_k must be in [1, " + std::to_string(max_choices) + "]"};
   if (experts < 1) return {status_code::bad_shape, what + "experts must be >= 1"};
@@ -86,7 +86,7 @@ inline status check_expert_ids(const std::string& what, int top_k, int experts, 
 }
 
 inline status validate_sort_shape(const sort_problem& p) {
-  const std::string what = "moe sort " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe sort " + p.str() + ": "; });
   if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0"};
   if (status s = check_expert_ids(what, p.top_k, p.experts, p.expert_begin, p.local_experts); !s.ok()) return s;
   if (p.tile_m < 16 || p.tile_m > 256 || p.tile_m % 16)
@@ -99,7 +99,7 @@ inline status validate_sort_shape(const sort_problem& p) {
 
 inline status validate_sort(const sort_problem& p, const int* ids, const sort_outputs& o) {
   if (status s = validate_sort_shape(p); !s.ok()) return s;
-  const std::string what = "moe sort " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe sort " + p.str() + ": "; });
   return check_pointer_arguments(what, {{"ids", ids, 4, "int32"},
                                         {"counts", o.counts, 4, "int32"},
                                         {"offsets", o.offsets, 4, "int32"},

@@ -3,14 +3,14 @@
 //
 //   namespace moe = wavekit::ops::moe;
 //   wavekit::status s = moe::supports<moe::blockscale_args<wavekit::bf16, wavekit::fp8_e4m3fn>>(p, t);
-//   s = moe::supports<moe::mxfp4_args<wavekit::bf16>>(p, wavekit::arch::target::gfx950, /*preshuffled=*/true);
+//   s = moe::supports<moe::mxfp4_args<wavekit::bf16>>(p, wavekit::arch::target::gfx950, moe::b_layout::preshuffled);
 //   s = moe::supports(p, mx_call_args, wavekit::arch::target::gfx950);  // and its storage: pads, sizes
 //   s = moe::supports<moe::batched_args<wavekit::bf16>>(batched, t);          // wavekit::moe_batched
 //   s = moe::supports(routing, moe::grouped_sigmoid_topk{8, 4}, t);         // wavekit::moe_route
 //
 // The weights' form is the call's argument type, as in the one-call overloads: args<T> (bf16 /
 // fp16), blockscale_args<T, Fp8> (fp8 with 128x128 scales), mx_args<T, Elem> (MXFP4 / MXFP8; with
-// preshuffled, mx_args::preshuffled). The rules are the launch's own functions: the form's shape
+// a layout, mx_args::weight_layout). The rules are the launch's own functions: the form's shape
 // rules, the sort's at the M tile the plan picks, and the target's (the fp8 format it reads; MX
 // weights on gfx950 only). The batched layout's rules are its shape rules (with whole 128x128
 // scale blocks for fp8 weights) and the target's; routing's are its rule's and the target's.
@@ -83,17 +83,17 @@ inline status check_sort(const problem& p, weight_format weights, arch::target t
 
 }  // namespace detail
 
-// Args: the call's argument type (the weights' form). preshuffled: MX weights in aiter's
-// pre-shuffled layouts; the other forms have one layout and must leave it false.
+// Args: the call's argument type (the weights' form). layout: MX weights' (mx_args::weight_layout);
+// the other forms have one layout, b_layout::plain.
 template <class Args>
-status supports(const problem& p, arch::target t, bool preshuffled = false) {
+status supports(const problem& p, arch::target t, b_layout layout = b_layout::plain) {
   using form = detail::form_of<Args>;
   static_assert(!form::batched, "moe::supports: batched_args go with a batched_problem");
-  const std::string what = "moe " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe " + p.str() + ": "; });
   if constexpr (form::weights == weight_format::half) {
     if (status s = validate_shape(p); !s.ok()) return s;
     if (status s = detail::check_sort(p, form::weights, t); !s.ok()) return s;
-    if (status s = arch::check_kernel_target("moe " + p.str(), t); !s.ok()) return s;
+    if (status s = arch::check_kernel_target(lazy([&] { return "moe " + p.str(); }), t); !s.ok()) return s;
   } else if constexpr (form::weights == weight_format::fp8_blockscale) {
     if (status s = validate_blockscale_shape(p); !s.ok()) return s;
     if (status s = arch::check_fp8_format<typename form::fp8>(t, "moe"); !s.ok()) return s;
@@ -101,11 +101,11 @@ status supports(const problem& p, arch::target t, bool preshuffled = false) {
   } else {
     if (status s = validate_mx_shape(p); !s.ok()) return s;
     if (status s = detail::check_sort(p, form::weights, t); !s.ok()) return s;
-    if (status s = check_mx_layout<typename form::element>(what, preshuffled); !s.ok()) return s;
+    if (status s = check_mx_layout<typename form::element>(what, layout); !s.ok()) return s;
     return check_mx_target(p, t);
   }
-  if (preshuffled)
-    return {status_code::bad_format, what + "only MX weights have a pre-shuffled layout (mx_args::preshuffled)"};
+  if (layout != b_layout::plain)
+    return {status_code::bad_format, what + "only MX weights have a pre-shuffled layout (mx_args::weight_layout)"};
   return status::success();
 }
 
@@ -114,10 +114,10 @@ status supports(const problem& p, arch::target t, bool preshuffled = false) {
 // target's, in the launch's order.
 template <class T, class Elem>
 status supports(const problem& p, const mx_args<T, Elem>& a, arch::target t) {
-  const std::string what = "moe " + p.str() + ": ";
+  const auto what = lazy([&] { return "moe " + p.str() + ": "; });
   if (status s = validate_mx_shape(p); !s.ok()) return s;
   if (status s = detail::check_sort(p, mx_weight_format<Elem>, t); !s.ok()) return s;
-  if (status s = check_mx_layout<Elem>(what, a.preshuffled); !s.ok()) return s;
+  if (status s = check_mx_layout<Elem>(what, a.weight_layout); !s.ok()) return s;
   if (status s = check_mx_rounding(what, a.rounding); !s.ok()) return s;
   if (status s = check_mx_storage(what, p, a); !s.ok()) return s;
   return check_mx_target(p, t);
@@ -131,7 +131,7 @@ status supports(const batched_problem& p, arch::target t) {
   static_assert(form::batched, "moe::supports: a batched_problem goes with batched_args or batched_blockscale_args");
   if constexpr (form::weights == weight_format::half) {
     if (status s = validate_batched_shape(p); !s.ok()) return s;
-    return arch::check_kernel_target("moe (batched) " + p.str(), t);
+    return arch::check_kernel_target(lazy([&] { return "moe (batched) " + p.str(); }), t);
   } else {
     if (status s = validate_batched_blockscale_shape(p); !s.ok()) return s;
     return arch::check_fp8_format<typename form::fp8>(t, "moe (batched)");
@@ -143,7 +143,7 @@ status supports(const batched_problem& p, arch::target t) {
 template <class Rule>
 status supports(const routing_problem& p, const Rule& rule, arch::target t) {
   if (status s = validate_rule(p, rule); !s.ok()) return s;
-  return arch::check_kernel_target("moe routing " + p.str(), t);
+  return arch::check_kernel_target(lazy([&] { return "moe routing " + p.str(); }), t);
 }
 
 }  // namespace wavekit::ops::moe

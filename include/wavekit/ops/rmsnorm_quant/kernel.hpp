@@ -42,14 +42,14 @@ using row = block::row_octets<row_threads, max_hidden / (row_threads * block::oc
 // bf16 row costs more than an fp16 one: its roundings are integer sequences with a NaN branch
 // (core/float_codec.hpp), fp16's one conversion instruction.
 inline constexpr int min_waves_per_simd = 4;
-template <class T, fp8_scaling Scaling, layout Order>
+template <class T, scale_granularity Scaling, layout Order>
 inline constexpr int loop_budget = 0;
 template <>
-inline constexpr int loop_budget<fp16, fp8_scaling::per_tensor, layout::k_contiguous> = 955;
+inline constexpr int loop_budget<fp16, scale_granularity::tensor, layout::k_contiguous> = 955;
 template <>
-inline constexpr int loop_budget<bf16, fp8_scaling::group_1x128, layout::k_contiguous> = 2480;
+inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::k_contiguous> = 2480;
 template <>
-inline constexpr int loop_budget<bf16, fp8_scaling::group_1x128, layout::mn_contiguous> = 2530;
+inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::mn_contiguous> = 2530;
 
 template <class T, class Fp8>
 struct params {
@@ -61,7 +61,7 @@ struct params {
   int tokens, hidden;
 };
 
-template <class T, class Fp8, fp8_scaling Scaling, layout Order, residual_mode Residual>
+template <class T, class Fp8, scale_granularity Scaling, layout Order, residual_mode Residual>
 __global__ __launch_bounds__(row_threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(min_waves_per_simd) void rmsnorm_quant_kernel(params<T, Fp8> p) {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "rmsnorm_quant: x is bf16 or fp16");
@@ -130,7 +130,7 @@ __global__ __launch_bounds__(row_threads)
   }
 }
 
-// f(scaling, order, residual) with each as a compile-time constant (std::integral_constant).
+// f(out_scales, order, residual) with each as a compile-time constant (std::integral_constant).
 template <class F>
 decltype(auto) with_variant(const problem& p, F&& f) {
   auto by_residual = [&](auto s, auto o) {
@@ -141,9 +141,9 @@ decltype(auto) with_variant(const problem& p, F&& f) {
     return p.order == layout::k_contiguous ? by_residual(s, std::integral_constant<layout, layout::k_contiguous>{})
                                            : by_residual(s, std::integral_constant<layout, layout::mn_contiguous>{});
   };
-  return p.scaling == fp8_scaling::per_tensor
-             ? by_order(std::integral_constant<fp8_scaling, fp8_scaling::per_tensor>{})
-             : by_order(std::integral_constant<fp8_scaling, fp8_scaling::group_1x128>{});
+  return p.out_scales == scale_granularity::tensor
+             ? by_order(std::integral_constant<scale_granularity, scale_granularity::tensor>{})
+             : by_order(std::integral_constant<scale_granularity, scale_granularity::group_1x128>{});
 }
 
 // Validates, then launches on `stream` for a device of target `device`. The fp8 format is not

@@ -18,19 +18,19 @@
 namespace wavekit::ops::rmsnorm_quant {
 
 // element_bytes: 2 (bf16, fp16). The codegen instances: fp16 per tensor and bf16 1x128 (both with
-// the residual); a problem takes the one of its scaling.
+// the residual); a problem takes the one of its scale kind.
 inline std::vector<perf::launch_work> model_launches(const problem& p, arch::target t) {
   perf::launch_work w;
   w.profile = perf::find_profile(
       t, "rmsnorm_quant",
-      p.scaling == fp8_scaling::per_tensor ? "rmsnorm_quant_kernel<fp16" : "rmsnorm_quant_kernel<bf16");
+      p.out_scales == scale_granularity::tensor ? "rmsnorm_quant_kernel<fp16" : "rmsnorm_quant_kernel<bf16");
   w.what = "residual + RMSNorm + fp8";
   w.workgroups = workgroups(p, t);
   w.waves_per_workgroup = row_threads / 64;
   w.loop_iterations_per_wave = std::ceil(p.tokens / w.workgroups);
   const double row = 2.0 * p.hidden, rows = double(p.tokens) * row, weight = 2.0 * p.hidden;
   const bool residual = p.residual == residual_mode::add;
-  const double scales = p.scaling == fp8_scaling::group_1x128 ? double(p.tokens) * p.hidden / 128 * 4 : 0;
+  const double scales = p.out_scales == scale_granularity::group_1x128 ? double(p.tokens) * p.hidden / 128 * 4 : 0;
   w.loaded_bytes = rows * (residual ? 2 : 1) + w.workgroups * weight;
   w.dram_read_bytes = rows * (residual ? 2 : 1) + weight;
   w.written_bytes = (residual ? rows : 0) + double(p.tokens) * p.hidden + scales;

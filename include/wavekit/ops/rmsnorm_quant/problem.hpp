@@ -10,7 +10,7 @@
 //                                            times the weight, rounded to T
 //   q        = fp8 of y, per tensor (q = saturate(y / scale), the caller's fp32 scale) or per
 //              1x128 group (scale = amax / max_finite; the block-scaled GEMM's A and a_scale),
-//              stored in either storage order of that GEMM's A (core/fp8_scaling.hpp,
+//              stored in either storage order of that GEMM's A (core/scale_granularity.hpp,
 //              block/quantize_fp8_row.hpp)
 //
 // Legal problems: tokens >= 1; hidden a multiple of 8 up to 16384 (a multiple of 128 for 1x128
@@ -28,12 +28,14 @@
 #include <limits>
 #include <string>
 
-#include "wavekit/core/fp8_scaling.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::ops::rmsnorm_quant {
+
+using wavekit::scale_granularity;  // the scale kinds every op shares
 
 inline constexpr int max_hidden = 16384;
 inline constexpr int row_threads = 512;  // a row's workgroup (4 octets a lane); the row sum's order depends on it
@@ -43,18 +45,18 @@ enum class residual_mode { none, add };
 constexpr const char* to_string(residual_mode r) { return r == residual_mode::add ? "add" : "none"; }
 
 struct problem {
-  // No defaults: the scaling, the storage order and the residual are the caller's statement.
-  problem(int tokens_, int hidden_, fp8_scaling scaling_, layout order_, residual_mode residual_)
-      : tokens(tokens_), hidden(hidden_), scaling(scaling_), order(order_), residual(residual_) {}
+  // No defaults: the scale kind, the storage order and the residual are the caller's statement.
+  problem(int tokens_, int hidden_, scale_granularity out_scales_, layout order_, residual_mode residual_)
+      : tokens(tokens_), hidden(hidden_), out_scales(out_scales_), order(order_), residual(residual_) {}
 
   int tokens, hidden;
-  fp8_scaling scaling;
-  layout order;  // of q and its 1x128 scales
+  scale_granularity out_scales;  // of q: tensor (the caller's scale) or group_1x128
+  layout order;                  // of q and its 1x128 scales
   residual_mode residual;
 
   std::string str() const {
-    return std::to_string(tokens) + "x" + std::to_string(hidden) + " " + to_string(scaling) + " " + to_string(order) +
-           " residual " + to_string(residual);
+    return std::to_string(tokens) + "x" + std::to_string(hidden) + " " + "scales " +
+           std::string(to_string(out_scales)) + " " + to_string(order) + " residual " + to_string(residual);
   }
 };
 
@@ -71,22 +73,22 @@ struct args {
 
 // The problem's own rules, with the scalars that are part of it (eps, the per-tensor scale).
 inline status validate_shape(const problem& p, float eps, float scale) {
-  const std::string what = "rmsnorm_quant " + p.str() + ": ";
+  const auto what = lazy([&] { return "rmsnorm_quant " + p.str() + ": "; });
   if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0 (0: nothing to do)"};
   if (p.hidden <= 0 || p.hidden % 8)
     return {status_code::bad_shape, what + "hidden must be a positive multiple of 8 (16-byte rows)"};
   if (p.hidden > max_hidden)
     return {status_code::bad_shape, what + "hidden must be at most 16384 (a row stays in one workgroup's registers)"};
-  if (p.scaling != fp8_scaling::per_tensor && p.scaling != fp8_scaling::group_1x128)
-    return {status_code::bad_shape, what + "scaling must be fp8_scaling::per_tensor or fp8_scaling::group_1x128"};
-  if (p.scaling == fp8_scaling::group_1x128 && p.hidden % 128)
+  if (p.out_scales != scale_granularity::tensor && p.out_scales != scale_granularity::group_1x128)
+    return {status_code::bad_format, what + "out_scales must be scale_granularity::tensor or group_1x128"};
+  if (p.out_scales == scale_granularity::group_1x128 && p.hidden % 128)
     return {status_code::bad_shape, what + "hidden must be a multiple of 128 for 1x128 scales"};
   if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
     return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
   if (p.residual != residual_mode::none && p.residual != residual_mode::add)
     return {status_code::bad_shape, what + "residual must be residual_mode::none or residual_mode::add"};
   if (!std::isfinite(eps) || eps < 0.0f) return {status_code::bad_shape, what + "eps must be finite and >= 0"};
-  if (p.scaling == fp8_scaling::per_tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
+  if (p.out_scales == scale_granularity::tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
     return {status_code::bad_shape, what + "the per-tensor scale must be finite and positive"};
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   if (std::size_t(p.tokens) * std::size_t(p.hidden) * 2 > limit)
@@ -99,7 +101,7 @@ template <class T, class Fp8>
 status validate(const problem& p, const args<T, Fp8>& a) {
   if (status s = validate_shape(p, a.eps, a.scale); !s.ok()) return s;
   if (p.tokens == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
-  const std::string what = "rmsnorm_quant " + p.str() + ": ";
+  const auto what = lazy([&] { return "rmsnorm_quant " + p.str() + ": "; });
   if (status s = check_pointer_arguments(
           what, {{"x", a.x, 16, "16-byte vector loads"},
                  {"weight", a.weight, 16, "16-byte vector loads"},
@@ -110,7 +112,7 @@ status validate(const problem& p, const args<T, Fp8>& a) {
     if (status s = check_pointer_arguments(what, {{"residual", a.residual, 16, "16-byte vector loads and stores"}});
         !s.ok())
       return s;
-  if (p.scaling == fp8_scaling::group_1x128)
+  if (p.out_scales == scale_granularity::group_1x128)
     if (status s = check_pointer_arguments(what, {{"q_scale", a.q_scale, 4, "fp32"}}); !s.ok()) return s;
   return status::success();
 }

@@ -36,14 +36,14 @@ using row = block::row_octets<row_threads, 1>;
 // item loop's length for the forms the report compiles (codegen/instances/swiglu_quant.hip): the
 // report's figures when they were set with about 3% of room; 0, no promise, for the others.
 inline constexpr int min_waves_per_simd = 6;
-template <class T, fp8_scaling Scaling, layout Order>
+template <class T, scale_granularity Scaling, layout Order>
 inline constexpr int loop_budget = 0;
 template <>
-inline constexpr int loop_budget<fp16, fp8_scaling::per_tensor, layout::k_contiguous> = 395;
+inline constexpr int loop_budget<fp16, scale_granularity::tensor, layout::k_contiguous> = 395;
 template <>
-inline constexpr int loop_budget<bf16, fp8_scaling::group_1x128, layout::k_contiguous> = 490;
+inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::k_contiguous> = 490;
 template <>
-inline constexpr int loop_budget<bf16, fp8_scaling::group_1x128, layout::mn_contiguous> = 500;
+inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::mn_contiguous> = 500;
 
 template <class T, class Fp8>
 struct params {
@@ -52,7 +52,7 @@ struct params {
   int tokens, d;
 };
 
-template <class T, class Fp8, fp8_scaling Scaling, layout Order>
+template <class T, class Fp8, scale_granularity Scaling, layout Order>
 __global__ __launch_bounds__(row_threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(min_waves_per_simd) void swiglu_quant_kernel(params<T, Fp8> p) {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "swiglu_quant: x is bf16 or fp16");
@@ -80,16 +80,16 @@ __global__ __launch_bounds__(row_threads)
   }
 }
 
-// f(scaling, order) with each as a compile-time constant (std::integral_constant).
+// f(out_scales, order) with each as a compile-time constant (std::integral_constant).
 template <class F>
 decltype(auto) with_variant(const problem& p, F&& f) {
   auto by_order = [&](auto s) {
     return p.order == layout::k_contiguous ? f(s, std::integral_constant<layout, layout::k_contiguous>{})
                                            : f(s, std::integral_constant<layout, layout::mn_contiguous>{});
   };
-  return p.scaling == fp8_scaling::per_tensor
-             ? by_order(std::integral_constant<fp8_scaling, fp8_scaling::per_tensor>{})
-             : by_order(std::integral_constant<fp8_scaling, fp8_scaling::group_1x128>{});
+  return p.out_scales == scale_granularity::tensor
+             ? by_order(std::integral_constant<scale_granularity, scale_granularity::tensor>{})
+             : by_order(std::integral_constant<scale_granularity, scale_granularity::group_1x128>{});
 }
 
 // Validates, then launches on `stream` (one workgroup a row). The fp8 format is not checked here

@@ -19,12 +19,12 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, arch::tar
   perf::launch_work w;
   w.profile = perf::find_profile(
       t, "swiglu_quant",
-      p.scaling == fp8_scaling::per_tensor ? "swiglu_quant_kernel<fp16" : "swiglu_quant_kernel<bf16");
+      p.out_scales == scale_granularity::tensor ? "swiglu_quant_kernel<fp16" : "swiglu_quant_kernel<bf16");
   w.what = "SwiGLU + fp8";
   w.workgroups = p.tokens;
   w.waves_per_workgroup = row_threads / 64;
   w.loop_iterations_per_wave = std::ceil(p.d / 8.0 / row_threads);
-  const double scales = p.scaling == fp8_scaling::group_1x128 ? double(p.tokens) * p.d / 128 * 4 : 0;
+  const double scales = p.out_scales == scale_granularity::group_1x128 ? double(p.tokens) * p.d / 128 * 4 : 0;
   w.loaded_bytes = w.dram_read_bytes = 4.0 * p.tokens * p.d;
   w.written_bytes = double(p.tokens) * p.d + scales;
   return {w};

@@ -5,7 +5,7 @@
 //   y[t][c] = SiLU(gate[t][c]) * up[t][c]      fp32, core/silu.hpp (g / (1 + e^-g) * u)
 //   q       = fp8 of y, per tensor (q = saturate(y / scale), the caller's fp32 scale) or per
 //             1x128 group (scale = amax / max_finite; the block-scaled GEMM's A and a_scale),
-//             stored in either storage order of that GEMM's A (core/fp8_scaling.hpp,
+//             stored in either storage order of that GEMM's A (core/scale_granularity.hpp,
 //             block/quantize_fp8_row.hpp)
 //
 // y is quantized from fp32 as computed (never rounded to x's type first). Legal problems:
@@ -22,26 +22,29 @@
 #include <limits>
 #include <string>
 
-#include "wavekit/core/fp8_scaling.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::ops::swiglu_quant {
 
+using wavekit::scale_granularity;  // the scale kinds every op shares
+
 inline constexpr int row_threads = 256;  // a row's workgroup
 
 struct problem {
-  // No defaults: the scaling and the storage order are the caller's statement.
-  problem(int tokens_, int d_, fp8_scaling scaling_, layout order_)
-      : tokens(tokens_), d(d_), scaling(scaling_), order(order_) {}
+  // No defaults: the scale kind and the storage order are the caller's statement.
+  problem(int tokens_, int d_, scale_granularity out_scales_, layout order_)
+      : tokens(tokens_), d(d_), out_scales(out_scales_), order(order_) {}
 
-  int tokens, d;  // x is [tokens][2 * d], q [tokens][d] (or [d][tokens])
-  fp8_scaling scaling;
-  layout order;  // of q and its 1x128 scales
+  int tokens, d;                 // x is [tokens][2 * d], q [tokens][d] (or [d][tokens])
+  scale_granularity out_scales;  // of q: tensor (the caller's scale) or group_1x128
+  layout order;                  // of q and its 1x128 scales
 
   std::string str() const {
-    return std::to_string(tokens) + "x" + std::to_string(d) + " " + to_string(scaling) + " " + to_string(order);
+    return std::to_string(tokens) + "x" + std::to_string(d) + " " + "scales " + std::string(to_string(out_scales)) +
+           " " + to_string(order);
   }
 };
 
@@ -55,17 +58,17 @@ struct args {
 
 // The problem's own rules, with the per-tensor scale.
 inline status validate_shape(const problem& p, float scale) {
-  const std::string what = "swiglu_quant " + p.str() + ": ";
+  const auto what = lazy([&] { return "swiglu_quant " + p.str() + ": "; });
   if (p.tokens < 0) return {status_code::bad_shape, what + "tokens must be >= 0 (0: nothing to do)"};
   if (p.d <= 0 || p.d % 8)
     return {status_code::bad_shape, what + "d must be a positive multiple of 8 (16-byte gate and up rows)"};
-  if (p.scaling != fp8_scaling::per_tensor && p.scaling != fp8_scaling::group_1x128)
-    return {status_code::bad_shape, what + "scaling must be fp8_scaling::per_tensor or fp8_scaling::group_1x128"};
-  if (p.scaling == fp8_scaling::group_1x128 && p.d % 128)
+  if (p.out_scales != scale_granularity::tensor && p.out_scales != scale_granularity::group_1x128)
+    return {status_code::bad_format, what + "out_scales must be scale_granularity::tensor or group_1x128"};
+  if (p.out_scales == scale_granularity::group_1x128 && p.d % 128)
     return {status_code::bad_shape, what + "d must be a multiple of 128 for 1x128 scales"};
   if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
     return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
-  if (p.scaling == fp8_scaling::per_tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
+  if (p.out_scales == scale_granularity::tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
     return {status_code::bad_shape, what + "the per-tensor scale must be finite and positive"};
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   if (std::size_t(p.tokens) * std::size_t(p.d) * 4 > limit)
@@ -78,13 +81,13 @@ template <class T, class Fp8>
 status validate(const problem& p, const args<T, Fp8>& a) {
   if (status s = validate_shape(p, a.scale); !s.ok()) return s;
   if (p.tokens == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
-  const std::string what = "swiglu_quant " + p.str() + ": ";
+  const auto what = lazy([&] { return "swiglu_quant " + p.str() + ": "; });
   if (status s = check_pointer_arguments(
           what, {{"x", a.x, 16, "16-byte vector loads"},
                  {"q", a.q, p.order == layout::k_contiguous ? 8u : 1u, "8-byte vector stores"}});
       !s.ok())
     return s;
-  if (p.scaling == fp8_scaling::group_1x128)
+  if (p.out_scales == scale_granularity::group_1x128)
     if (status s = check_pointer_arguments(what, {{"q_scale", a.q_scale, 4, "fp32"}}); !s.ok()) return s;
   return status::success();
 }
