@@ -125,23 +125,20 @@ std::vector<float> as_floats(const std::vector<bf16>& v) {
 
 // The attention's problem: one page of max_seq rows a sequence (the cache is [batch][max_seq]).
 mla::problem attention_problem(const layer& c) {
-  return {c.batch,
-          c.heads,
-          mla::kv_layout::paged,
-          c.max_seq,
-          c.batch * c.max_seq,
-          1,
-          static_cast<float>(1.0 / std::sqrt(double(c.q_head())))};
+  const float sm_scale = static_cast<float>(1.0 / std::sqrt(double(c.q_head())));
+  return {c.batch, c.heads, mla::kv_layout::paged, c.max_seq, c.batch * c.max_seq, /*max_pages=*/1, sm_scale};
 }
 
 // The ops' own rules for the layer on device t: every GEMM's shape (C [m][n] = A [m][k] B [n][k]^T,
-// in the order run() calls them), then the attention's problem with a bf16 cache.
+// as run() calls them), then the attention's problem with a bf16 cache.
 status layer_supports(const layer& c, arch::target t) {
   const int bs = c.batch, H = c.heads, row = layer::kv_lora + layer::rope;
-  const gh::problem gemms[] = {
-      {bs, c.q_lora, c.dim, layout::k_contiguous},          {bs, row, c.dim, layout::k_contiguous},
-      {bs, H * c.q_head(), c.q_lora, layout::k_contiguous}, {bs, layer::kv_lora, c.nope, layout::k_contiguous},
-      {bs, c.v, layer::kv_lora, layout::k_contiguous},      {bs, c.dim, H * c.v, layout::k_contiguous}};
+  const gh::problem gemms[] = {{bs, c.q_lora, c.dim, layout::k_contiguous},           // q_lora = x Wq_down^T
+                               {bs, row, c.dim, layout::k_contiguous},                // kv_lora = x Wkv_down^T
+                               {bs, H * c.q_head(), c.q_lora, layout::k_contiguous},  // q = q_lora Wq_up^T
+                               {bs, layer::kv_lora, c.nope, layout::k_contiguous},    // per head: q_nope W_UK
+                               {bs, c.v, layer::kv_lora, layout::k_contiguous},       // per head: o_latent W_UV^T
+                               {bs, c.dim, H * c.v, layout::k_contiguous}};           // y = o Wo^T
   for (const gh::problem& p : gemms)
     if (status s = gh::supports(p, t); !s.ok()) return s;
   return mla::supports<bf16>(attention_problem(c), t);
