@@ -4,17 +4,16 @@
 // counters; on a GPU, the time.
 //
 //   gemm_fp8_blockscale [M N K [mn|k]]     default: 64 1536 7168 mn (an amd-fp8-mm test shape)
-//   gemm_fp8_blockscale --help
+//   gemm_fp8_blockscale --help             usage and exit codes (examples/common/cli.hpp)
 #include <hip/hip_runtime.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
-#include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/reference_gemm_fp8_blockscale.hpp"
@@ -24,8 +23,11 @@
 using namespace wavekit;
 namespace gb = wavekit::ops::gemm_fp8_blockscale;
 
+// p: a problem gb::supports<Fp8> accepted on this device.
 template <class Fp8>
 int run(const gb::problem& p) {
+  hipDeviceProp_t prop;
+  if (hipGetDeviceProperties(&prop, 0) == hipSuccess) std::printf("device: %s (%s)\n", prop.name, prop.gcnArchName);
   // Operands in the problem's storage order, quantized on the host.
   std::mt19937 rng(8135);
   std::normal_distribution<float> dist(0.0f, 1.0f);
@@ -45,10 +47,7 @@ int run(const gb::problem& p) {
   bf16* dc;
   void* workspace = nullptr;
   const result<std::size_t> wanted = gemm_fp8_blockscale_workspace_bytes<ops::gemm_fp8_blockscale::args<Fp8>>(p);
-  if (!wanted) {
-    std::printf("%s\n", wanted.error().message().c_str());
-    return 2;
-  }
+  if (!wanted) return cli::refused(wanted.error());
   const std::size_t workspace_bytes = wanted.value();
   hipMalloc(&da, a.size()), hipMalloc(&db, b.size());
   hipMalloc(&das, as.size() * 4), hipMalloc(&dbs, bs.size() * 4);
@@ -70,10 +69,7 @@ int run(const gb::problem& p) {
   const status s = gemm_fp8_blockscale(p, args, nullptr, &ran);
   hipDeviceSynchronize();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!s.ok()) {
-    std::printf("  failed: %s\n", s.message().c_str());
-    return 1;
-  }
+  if (!s.ok()) return cli::launch_failed(s);
   std::printf("  plan: %s, workspace %zu bytes\n", ran.name.c_str(), ran.workspace_bytes);
   std::vector<bf16> c(std::size_t(p.m) * p.n);
   hipMemcpy(c.data(), dc, c.size() * 2, hipMemcpyDeviceToHost);
@@ -102,67 +98,34 @@ int run(const gb::problem& p) {
   hipFree(da), hipFree(db), hipFree(das), hipFree(dbs), hipFree(dc), hipFree(workspace);
   const bool ok = worst_vs_bound <= 1.0 && outside == 0;
   std::printf("%s\n", ok ? "ok" : "FAILED");
-  return ok ? 0 : 1;
+  return ok ? cli::exit_ok : cli::exit_mismatch;
 }
 
-void usage(const char* program) {
-  std::printf(
-      "usage: %s [M N K [mn|k]]\n"
-      "Runs wavekit's block-scaled fp8 GEMM C (M x N, bf16) = A (M x K) * B (N x K)^T with 1x128 A and 128x128\n"
-      "B fp32 scales, checks it against the host reference and prints the error beside its computed bound.\n"
-      "  M N K   the shape (default 64 1536 7168, an amd-fp8-mm test shape); N a multiple of 16, K of 128\n"
-      "  mn      A [K][M], B [K][N], the amd-fp8-mm reference order (default; M a multiple of 16)\n"
-      "  k       A [M][K], B [N][K]\n"
-      "On the CPU emulator it also prints the launch counters; it emulates about 1 GFLOP/s per core\n"
-      "(the default shape takes a few seconds on 2 cores, M = N = K = 4096 a few minutes).\n",
-      program);
-}
-
-// A positive int from a command-line word, or 0.
-int parse_size(const char* word) {
-  char* end = nullptr;
-  const long v = std::strtol(word, &end, 10);
-  return *word && *end == 0 && v > 0 && v <= (1L << 30) ? static_cast<int>(v) : 0;
-}
+const char* const usage =
+    "usage: gemm_fp8_blockscale [M N K [mn|k]]\n"
+    "Runs wavekit's block-scaled fp8 GEMM C (M x N, bf16) = A (M x K) * B (N x K)^T with 1x128 A and 128x128\n"
+    "B fp32 scales, checks it against the host reference and prints the error beside its computed bound.\n"
+    "  M N K   the shape (default 64 1536 7168, an amd-fp8-mm test shape); N a multiple of 16, K of 128\n"
+    "  mn      A [K][M], B [K][N], the amd-fp8-mm reference order (default; M a multiple of 16)\n"
+    "  k       A [M][K], B [N][K]\n"
+    "On the CPU emulator it also prints the launch counters; it emulates about 1 GFLOP/s per core\n"
+    "(the default shape takes a few seconds on 2 cores, M = N = K = 4096 a few minutes).";
 
 int main(int argc, char** argv) {
+  const cli::command_line cmd(argc, argv, "gemm_fp8_blockscale", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() != 0 && cmd.count() != 3 && cmd.count() != 4) return cmd.wrong_count("none, M N K or M N K mn|k");
   gb::problem p{64, 1536, 7168, layout::mn_contiguous};
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      usage(argv[0]);
-      return 0;
-    }
-  if (argc != 1 && argc != 4 && argc != 5) {
-    usage(argv[0]);
-    return 2;
-  }
-  if (argc >= 4) {
-    p.m = parse_size(argv[1]), p.n = parse_size(argv[2]), p.k = parse_size(argv[3]);
-    if (!p.m || !p.n || !p.k) {
-      std::fprintf(stderr, "M, N and K must be positive integers\n");
-      usage(argv[0]);
-      return 2;
-    }
-  }
-  if (argc == 5) {
-    const std::string order = argv[4];
-    if (order != "k" && order != "mn") {
-      std::fprintf(stderr, "the storage order is 'mn' or 'k', not '%s'\n", argv[4]);
-      usage(argv[0]);
-      return 2;
-    }
-    p.order = order == "k" ? layout::k_contiguous : layout::mn_contiguous;
-  }
-  hipDeviceProp_t prop;
-  if (hipGetDeviceProperties(&prop, 0) != hipSuccess) {
-    std::printf("no device\n");
-    return 1;
-  }
-  std::printf("device: %s (%s)\n", prop.name, prop.gcnArchName);
-  if (arch::current_device_arch().kind == arch::target::host) {
-    std::printf("the device is neither gfx942 nor gfx950\n");
-    return 1;
-  }
-  // The fp8 format the device's matrix cores read: fnuz on gfx942, OCP on gfx950.
-  return arch::with_device_fp8([&](auto fp8_format) { return run<decltype(fp8_format)>(p); });
+  if (cmd.count() >= 3 && !(cmd.read_int(1, "M", p.m) && cmd.read_int(2, "N", p.n) && cmd.read_int(3, "K", p.k)))
+    return cli::exit_usage;
+  if (cmd.count() == 4 && !cmd.read_order(4, "order", p.order)) return cli::exit_usage;
+
+  // The device, and the fp8 format its matrix cores read: fnuz on gfx942, OCP on gfx950.
+  const arch::target device = arch::current_device_arch().kind;
+  return cli::with_fp8_of(device, [&](auto fp8_format) {
+    using Fp8 = decltype(fp8_format);
+    // The op's own rules for this problem on this device, before anything is allocated.
+    if (status s = gb::supports<Fp8>(p, device); !s.ok()) return cli::refused(s);
+    return run<Fp8>(p);
+  });
 }

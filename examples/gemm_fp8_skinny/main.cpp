@@ -7,15 +7,17 @@
 // read once); on a GPU, the time.
 //
 //   gemm_fp8_skinny [m n k]   default: M = 4 and M = 12, 2304 x 4096 (Llama 405B TP8's QKV, K cut)
+//   gemm_fp8_skinny --help    usage and exit codes (examples/common/cli.hpp)
 #include <hip/hip_runtime.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <vector>
 
+#include "cli.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_gemm.hpp"
 #include "wavekit/ops/gemm_fp8_scaled.hpp"
@@ -33,10 +35,16 @@ U* upload(const std::vector<U>& v) {
   return d;
 }
 
-// One problem: random fp8 operands, the call, the check. Returns the outputs outside the bound.
+// The problem: K-contiguous A and B, one fp32 scale each.
+gs::problem problem_of(int m, int n, int k) {
+  return {m, n, k, layout::k_contiguous, gs::scale_granularity::tensor, gs::scale_granularity::tensor};
+}
+
+// One problem gs::supports<Fp8> accepted on this device: random fp8 operands, the call, the
+// check. Returns the exit code (examples/common/cli.hpp).
 template <class Fp8>
-int run(int m, int n, int k) {
-  const gs::problem p{m, n, k, layout::k_contiguous, gs::scale_granularity::tensor, gs::scale_granularity::tensor};
+int run(const gs::problem& p) {
+  const int m = p.m, n = p.n, k = p.k;
   std::mt19937 rng(m * 7919 + n);
   std::normal_distribution<float> normal(0.0f, 1.5f);
   std::vector<Fp8> a(std::size_t(m) * k), b(std::size_t(n) * k);
@@ -49,10 +57,7 @@ int run(int m, int n, int k) {
   hipMalloc(&c, std::size_t(m) * n * sizeof(fp16));
   const result<std::size_t> need =
       wavekit::gemm_fp8_scaled_workspace_bytes<gs::args<Fp8, fp16>>(p);  // also validates the shape
-  if (!need) {
-    std::fprintf(stderr, "%s\n", need.error().message().c_str());
-    std::exit(1);
-  }
+  if (!need) return cli::refused(need.error());
   const std::size_t ws = need.value();
   void* workspace = nullptr;
   if (ws) hipMalloc(&workspace, ws);
@@ -66,10 +71,7 @@ int run(int m, int n, int k) {
   const status s = wavekit::gemm_fp8_scaled(p, args, nullptr, &ran);
   hipDeviceSynchronize();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s\n", s.message().c_str());
-    std::exit(1);
-  }
+  if (!s.ok()) return cli::launch_failed(s);
   std::vector<fp16> got(std::size_t(m) * n);
   hipMemcpy(got.data(), c, got.size() * sizeof(fp16), hipMemcpyDeviceToHost);
   const auto value = [&](const std::vector<Fp8>& v, int row, int kk) {
@@ -105,20 +107,40 @@ int run(int m, int n, int k) {
 #endif
   (void)seconds;
   hipFree(da), hipFree(db), hipFree(sa), hipFree(sb), hipFree(c), hipFree(workspace);
-  return outside;
+  return outside ? cli::exit_mismatch : cli::exit_ok;
 }
+
+const char* const usage =
+    "usage: gemm_fp8_skinny [m n k]\n"
+    "Runs wavekit's scaled fp8 GEMM C (m x n, fp16) = A (m x k) * B (n x k)^T with one fp32 scale for A and\n"
+    "one for B (torch._scaled_mm's form), K-contiguous, and checks it against the host reference. On gfx942\n"
+    "m <= 8 runs the sparse MFMA's row pairs, m 9 to 16 dense 16-row tiles.\n"
+    "  m n k   one shape (default: two, m = 4 and m = 12, with n = 2304 and k = 4096, Llama 405B TP8's QKV\n"
+    "          projection with K cut)";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 1 && argc != 4) {
-    std::fprintf(stderr, "usage: gemm_fp8_skinny [m n k]\n");
-    return 2;
+  const cli::command_line cmd(argc, argv, "gemm_fp8_skinny", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() != 0 && cmd.count() != 3) return cmd.wrong_count("none or m n k");
+  std::vector<gs::problem> problems{problem_of(4, 2304, 4096), problem_of(12, 2304, 4096)};
+  if (cmd.count() == 3) {
+    int m = 0, n = 0, k = 0;
+    if (!(cmd.read_int(1, "m", m) && cmd.read_int(2, "n", n) && cmd.read_int(3, "k", k))) return cli::exit_usage;
+    problems = {problem_of(m, n, k)};
   }
-  return arch::with_device_fp8([&](auto fp8_format) {
-    using fp8 = decltype(fp8_format);
-    if (argc == 4) return run<fp8>(std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3])) ? 1 : 0;
-    const int bad = run<fp8>(4, 2304, 4096) + run<fp8>(12, 2304, 4096);
-    return bad ? 1 : 0;
+
+  // The device, and the fp8 format its matrix cores read: fnuz on gfx942, OCP on gfx950.
+  const arch::target device = arch::current_device_arch().kind;
+  return cli::with_fp8_of(device, [&](auto fp8_format) {
+    using Fp8 = decltype(fp8_format);
+    // The op's own rules for every problem on this device, before anything is allocated.
+    for (const gs::problem& p : problems)
+      if (status s = gs::supports<Fp8>(p, device); !s.ok()) return cli::refused(s);
+    int code = cli::exit_ok;
+    for (const gs::problem& p : problems)
+      if (const int c = run<Fp8>(p); c != cli::exit_ok) code = c;
+    return code;
   });
 }

@@ -9,18 +9,18 @@
 // byte (1.000: read once); on a GPU, the time.
 //
 //   gemm_mx [m n k]   default: 4 2048 1024 (m <= 64 is decode)
-//   gemm_mx --help
+//   gemm_mx --help    usage and exit codes (examples/common/cli.hpp)
 #include <hip/hip_runtime.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <span>
-#include <string>
 #include <vector>
 
+#include "cli.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/quantize_mx.hpp"
 #include "wavekit/host/reference_gemm.hpp"
@@ -47,8 +47,16 @@ std::vector<float> random_values(int rows, int cols, std::mt19937& rng) {
   return v;
 }
 
+// The two problems: MXFP8 x MXFP8; a bf16 A quantized to MXFP4 in the kernel x pre-shuffled MXFP4.
+gx::problem mxfp8_problem(int m, int n, int k) {
+  return {m, n, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
+}
+gx::problem mxfp4_problem(int m, int n, int k) {
+  return {m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
+}
+
 // Runs the call, compares C with the exact product of the dequantized operands; the outputs
-// outside the bound.
+// outside the bound, or -1 when the launch failed.
 template <class Args>
 int run_and_check(const char* what, const gx::problem& p, Args args, const void* weights, double weight_bytes,
                   const std::vector<float>& a, const std::vector<float>& b) {
@@ -61,10 +69,7 @@ int run_and_check(const char* what, const gx::problem& p, Args args, const void*
 #endif
   gx::plan_info ran;
   const auto start = std::chrono::steady_clock::now();
-  if (status s = gemm_mx(p, args, nullptr, &ran); !s.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, s.message().c_str());
-    return -1;
-  }
+  if (status s = gemm_mx(p, args, nullptr, &ran); !s.ok()) return cli::launch_failed(s), -1;
   hipDeviceSynchronize();
   const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   std::vector<bf16> c(std::size_t(p.m) * p.n);
@@ -98,19 +103,23 @@ int run_and_check(const char* what, const gx::problem& p, Args args, const void*
   return outside;
 }
 
+// m, n, k: sizes gx::supports accepted on this device for both problems.
 int run(int m, int n, int k) {
   std::mt19937 rng(5);
-  int outside = 0;
+  int outside = 0, failed = 0;
   bf16* c = nullptr;
   hipMalloc(&c, std::size_t(m) * n * sizeof(bf16));
   {  // 1. MXFP8 x MXFP8.
     const auto qa = host::quantize_mx<fp8_e4m3fn>(std::span<const float>(random_values(m, k, rng)), m, k);
     const auto qb = host::quantize_mx<fp8_e4m3fn>(std::span<const float>(random_values(n, k, rng)), n, k);
-    const gx::problem p{m, n, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
     fp8_e4m3fn* b = upload(qb.data);
     const gx::args<fp8_e4m3fn, bf16> args{upload(qa.data), b, upload(qa.scales), upload(qb.scales), c};
-    outside +=
-        run_and_check("MXFP8 decode", p, args, b, double(qb.data.size()), host::dequantize(qa), host::dequantize(qb));
+    const int r = run_and_check("MXFP8 decode", mxfp8_problem(m, n, k), args, b, double(qb.data.size()),
+                                host::dequantize(qa), host::dequantize(qb));
+    if (r < 0)
+      ++failed;
+    else
+      outside += r;
   }
   {  // 2. bf16 activations quantized in the kernel, pre-shuffled MXFP4 weights.
     std::vector<float> a = random_values(m, k, rng);
@@ -118,33 +127,40 @@ int run(int m, int n, int k) {
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = to_float(a16[i] = saturate_cast<bf16>(a[i]));
     const auto qa = host::quantize_mx<fp4_e2m1>(std::span<const float>(a), m, k);  // what the kernel computes
     const auto qb = host::quantize_mx<fp4_e2m1>(std::span<const float>(random_values(n, k, rng)), n, k);
-    const gx::problem p{m, n, k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
     fp4x2_e2m1* b = upload(host::shuffle_weight_16x16(std::span<const fp4x2_e2m1>(qb.data), n, k / 2));
     const gx::args_quantizing_a<bf16, bf16> args{
         upload(a16), b, upload(host::e8m0_shuffle(std::span<const e8m0>(qb.scales), n, k / 32)), c};
-    outside += run_and_check("MXFP4, bf16 A quantized inside", p, args, b, double(qb.data.size()), host::dequantize(qa),
-                             host::dequantize(qb));
+    const int r = run_and_check("MXFP4, bf16 A quantized inside", mxfp4_problem(m, n, k), args, b,
+                                double(qb.data.size()), host::dequantize(qa), host::dequantize(qb));
+    if (r < 0)
+      ++failed;
+    else
+      outside += r;
   }
   hipFree(c);
-  return outside == 0 ? 0 : 1;
+  return outside == 0 && failed == 0 ? cli::exit_ok : cli::exit_mismatch;
 }
+
+const char* const usage =
+    "usage: gemm_mx [m n k]\n"
+    "Runs wavekit's MX GEMM on gfx950 (MI355X) twice, C (m x n, bf16) = A (m x k) * B (n x k)^T: MXFP8 A and B;\n"
+    "then a bf16 A quantized to MXFP4 in the kernel and MXFP4 B in aiter's pre-shuffled layout. Checks each\n"
+    "against the host reference and prints the largest error beside its bound.\n"
+    "  m n k   the shape (default 4 2048 1024; m <= 64 is decode); n a multiple of 16, k of 64";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "--help") {
-    std::printf("usage: gemm_mx [m n k]   (n a multiple of 16, k of 64; default 4 2048 1024)\n");
-    return 0;
-  }
-  const int m = argc > 3 ? std::atoi(argv[1]) : 4, n = argc > 3 ? std::atoi(argv[2]) : 2048,
-            k = argc > 3 ? std::atoi(argv[3]) : 1024;
-  if (m <= 0 || n <= 0 || n % 16 || k <= 0 || k % 64) {
-    std::fprintf(stderr, "gemm_mx: m and n must be positive, n a multiple of 16, k a positive multiple of 64\n");
-    return 2;
-  }
-  if (arch::current_device_arch().kind != arch::target::gfx950) {
-    std::fprintf(stderr, "gemm_mx: MX formats need gfx950 (MI355X)\n");
-    return 2;
-  }
+  const cli::command_line cmd(argc, argv, "gemm_mx", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() != 0 && cmd.count() != 3) return cmd.wrong_count("none or m n k");
+  int m = 4, n = 2048, k = 1024;
+  if (cmd.count() == 3 && !(cmd.read_int(1, "m", m) && cmd.read_int(2, "n", n) && cmd.read_int(3, "k", k)))
+    return cli::exit_usage;
+  // The op's own rules for both problems on this device (MX formats run on gfx950's scaled MFMAs
+  // only), before anything is allocated.
+  const arch::target device = arch::current_device_arch().kind;
+  for (const gx::problem& p : {mxfp8_problem(m, n, k), mxfp4_problem(m, n, k)})
+    if (status s = gx::supports(p, device); !s.ok()) return cli::refused(s);
   return run(m, n, k);
 }

@@ -7,7 +7,7 @@
 // once); on a GPU, the times.
 //
 //   glue [tokens hidden d [k|mn]]   default: 16 7168 2304 k
-//   glue --help
+//   glue --help                     usage and exit codes (examples/common/cli.hpp)
 #include <hip/hip_runtime.h>
 
 #include <chrono>
@@ -15,9 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
-#include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/host/reference_rmsnorm_quant.hpp"
 #include "wavekit/host/reference_swiglu_quant.hpp"
@@ -68,8 +68,20 @@ long mismatches(const host::fp8_rows<Fp8>& ref, const std::vector<Fp8>& q, const
   return bad;
 }
 
+// The two problems: the residual added, RMSNorm and 1x128 fp8 over [tokens][hidden]; SwiGLU and
+// 1x128 fp8 over [tokens][2 * d] (gate | up).
+rq::problem norm_problem(int tokens, int hidden, layout order) {
+  return {tokens, hidden, scale_granularity::group_1x128, order, rq::residual_mode::add};
+}
+sq::problem swiglu_problem(int tokens, int d, layout order) {
+  return {tokens, d, scale_granularity::group_1x128, order};
+}
+
+// pn, ps: problems rq::supports<Fp8> and sq::supports<Fp8> accepted on this device.
 template <class Fp8>
-int run(int tokens, int hidden, int d, layout order) {
+int run(const rq::problem& pn, const sq::problem& ps) {
+  const int tokens = pn.tokens, hidden = pn.hidden, d = ps.d;
+  const layout order = pn.order;
   const std::size_t n = std::size_t(tokens) * hidden, m = std::size_t(tokens) * d;
   const auto x = random_values(n, 1, 0.0f), residual = random_values(n, 2, 0.0f),
              weight = random_values(hidden, 3, 1.0f);
@@ -79,8 +91,6 @@ int run(int tokens, int hidden, int d, layout order) {
   float *d_sn = nullptr, *d_ss = nullptr;
   hipMalloc(&d_qn, n), hipMalloc(&d_sn, n / 128 * 4), hipMalloc(&d_qs, m), hipMalloc(&d_ss, m / 128 * 4);
 
-  const rq::problem pn{tokens, hidden, scale_granularity::group_1x128, order, rq::residual_mode::add};
-  const sq::problem ps{tokens, d, scale_granularity::group_1x128, order};
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
@@ -91,7 +101,7 @@ int run(int tokens, int hidden, int d, layout order) {
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters norm_counters = emu::last_launch_counters();
 #endif
-  if (!s.ok()) return std::printf("%s\n", s.message().c_str()), 1;
+  if (!s.ok()) return cli::launch_failed(s);
   start = std::chrono::steady_clock::now();
   s = swiglu_quant(ps, sq::args<bf16, Fp8>{d_gu, d_qs, d_ss, 1.0f}, nullptr);
   hipDeviceSynchronize();
@@ -99,7 +109,7 @@ int run(int tokens, int hidden, int d, layout order) {
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters swiglu_counters = emu::last_launch_counters();
 #endif
-  if (!s.ok()) return std::printf("%s\n", s.message().c_str()), 1;
+  if (!s.ok()) return cli::launch_failed(s);
 
   const auto norm_ref = host::reference_rmsnorm_quant<bf16, Fp8>(x, residual, weight, tokens, hidden, 1e-6f,
                                                                  scale_granularity::group_1x128, 1.0f, rq::row_threads);
@@ -138,30 +148,43 @@ int run(int tokens, int hidden, int d, layout order) {
   hipFree(d_x), hipFree(d_res), hipFree(d_w), hipFree(d_gu), hipFree(d_qn), hipFree(d_sn), hipFree(d_qs), hipFree(d_ss);
   const long bad = bad_residual + bad_norm + bad_swiglu;
   std::printf("%ld values off the reference\n", bad);
-  return bad ? 1 : 0;
+  return bad ? cli::exit_mismatch : cli::exit_ok;
 }
+
+const char* const usage =
+    "usage: glue [tokens hidden d [k|mn]]\n"
+    "Runs wavekit's inference glue on bf16 rows: rmsnorm_quant (the residual added, RMSNorm, fp8 with 1x128\n"
+    "scales) and swiglu_quant (SwiGLU of gate | up, fp8 with 1x128 scales); checks codes and scales against\n"
+    "the host references.\n"
+    "  tokens   rows (default 16)\n"
+    "  hidden   rmsnorm_quant's row width (default 7168; a multiple of 128)\n"
+    "  d        swiglu_quant's output width, the input being 2 x d (default 2304; a multiple of 128)\n"
+    "  k        fp8 rows [tokens][width], the block-scaled GEMM's A order (default)\n"
+    "  mn       fp8 [width][tokens]";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* usage = "usage: glue [tokens hidden d [k|mn]]\n";
-  if (argc == 2 && std::string(argv[1]) == "--help") return std::printf("%s", usage), 0;
-  if (argc != 1 && argc != 4 && argc != 5) return std::fprintf(stderr, "%s", usage), 2;
-  int v[3] = {16, 7168, 2304};
-  for (int i = 1; i < 4 && i < argc; ++i) {
-    char* end = nullptr;
-    const long x = std::strtol(argv[i], &end, 10);
-    if (*end || x <= 0 || x > (1 << 20))
-      return std::fprintf(stderr, "the sizes must be positive integers\n%s", usage), 2;
-    v[i - 1] = int(x);
-  }
+  const cli::command_line cmd(argc, argv, "glue", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() != 0 && cmd.count() != 3 && cmd.count() != 4)
+    return cmd.wrong_count("none, tokens hidden d or tokens hidden d k|mn");
+  int tokens = 16, hidden = 7168, d = 2304;
   layout order = layout::k_contiguous;
-  if (argc == 5) {
-    const std::string o = argv[4];
-    if (o != "k" && o != "mn") return std::fprintf(stderr, "the order is k or mn\n%s", usage), 2;
-    order = o == "k" ? layout::k_contiguous : layout::mn_contiguous;
-  }
-  if (arch::current_device_arch().kind == arch::target::host)
-    return std::fprintf(stderr, "glue: the device is neither gfx942 nor gfx950\n"), 2;
-  return arch::with_device_fp8([&](auto fp8_format) { return run<decltype(fp8_format)>(v[0], v[1], v[2], order); });
+  if (cmd.count() >= 3 &&
+      !(cmd.read_int(1, "tokens", tokens) && cmd.read_int(2, "hidden", hidden) && cmd.read_int(3, "d", d)))
+    return cli::exit_usage;
+  if (cmd.count() == 4 && !cmd.read_order(4, "order", order)) return cli::exit_usage;
+
+  // The device, and the fp8 format its matrix cores read: fnuz on gfx942, OCP on gfx950.
+  const arch::target device = arch::current_device_arch().kind;
+  return cli::with_fp8_of(device, [&](auto fp8_format) {
+    using Fp8 = decltype(fp8_format);
+    const rq::problem pn = norm_problem(tokens, hidden, order);
+    const sq::problem ps = swiglu_problem(tokens, d, order);
+    // The ops' own rules for both problems on this device, before anything is allocated.
+    if (status s = rq::supports<Fp8>(pn, device); !s.ok()) return cli::refused(s);
+    if (status s = sq::supports<Fp8>(ps, device); !s.ok()) return cli::refused(s);
+    return run<Fp8>(pn, ps);
+  });
 }

@@ -6,18 +6,18 @@
 // workgroup); on a GPU, the time.
 //
 //   mla_decode [batch heads max_kv_len]   default: 4 16 2000
-//   mla_decode --help
+//   mla_decode --help                      usage and exit codes (examples/common/cli.hpp)
 #include <hip/hip_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
-#include <string>
 #include <vector>
 
+#include "cli.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_mla_decode.hpp"
 #include "wavekit/ops/mla_decode.hpp"
@@ -53,14 +53,18 @@ int run(int batch, int heads, int max_len) {
   std::shuffle(order.begin(), order.end(), rng);
   for (int b = 0, next = 0; b < batch; ++b)
     for (int i = 0; i < (lens[b] + page - 1) / page; ++i) table[std::size_t(b) * max_pages + i] = order[next++];
+
+  const mla::problem p{batch, heads, mla::kv_layout::paged, page, pages * page, max_pages, 1.0f / std::sqrt(576.0f)};
+  // The op's own rules for this problem on this device (a bf16 cache and queries), before
+  // anything is allocated; the plan then checks the sequences' tables.
+  if (status st = mla::supports<bf16>(p, arch::current_device_arch().kind); !st.ok()) return cli::refused(st);
+  const mla::sequences_view s{qo, {}, lens, table};
+  const result<mla::split_plan> plan = mla_decode_plan(p, s);
+  if (!plan) return cli::refused(plan.error());
+
   std::vector<bf16> q(std::size_t(batch) * heads * 576), cache(std::size_t(pages) * page * 576);
   for (bf16& v : q) v = saturate_cast<bf16>(n(rng));
   for (bf16& v : cache) v = saturate_cast<bf16>(n(rng));
-
-  const mla::problem p{batch, heads, mla::kv_layout::paged, page, pages * page, max_pages, 1.0f / std::sqrt(576.0f)};
-  const mla::sequences_view s{qo, {}, lens, table};
-  const result<mla::split_plan> plan = mla_decode_plan(p, s);
-  if (!plan) return std::printf("%s\n", plan.error().message().c_str()), 2;
   const std::size_t ws = mla::workspace_bytes(p, s, plan.value()).value();
   void* workspace = nullptr;
   if (ws) hipMalloc(&workspace, ws);
@@ -77,7 +81,7 @@ int run(int batch, int heads, int max_len) {
                  plan.value(), nullptr);
   hipDeviceSynchronize();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!st.ok()) return std::printf("%s\n", st.message().c_str()), 1;
+  if (!st.ok()) return cli::launch_failed(st);
 
   // The reference over the same rows, and the bound of test/support/mla_case.hpp.
   std::vector<float> qf(q.size()), cf(cache.size());
@@ -123,22 +127,27 @@ int run(int batch, int heads, int max_len) {
 #endif
   hipFree(d_q), hipFree(d_cache), hipFree(d_out), hipFree(d_lse), hipFree(d_qo), hipFree(d_lens), hipFree(d_table);
   hipFree(workspace);
-  return bad ? 1 : 0;
+  return bad ? cli::exit_mismatch : cli::exit_ok;
 }
+
+const char* const usage =
+    "usage: mla_decode [batch heads max_kv_len]\n"
+    "Runs wavekit's MLA decode (bf16, a paged latent cache in pages of 16 rows) on one decode step of a\n"
+    "batch of sequences with random lengths from 1 to max_kv_len; checks the output against the host\n"
+    "reference and prints the largest error beside its bound.\n"
+    "  batch        sequences, one query each (default 4)\n"
+    "  heads        query heads, 1 to 128 (default 16)\n"
+    "  max_kv_len   the longest a sequence's cache may be (default 2000)";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* usage = "usage: mla_decode [batch heads max_kv_len]\n";
-  if (argc == 2 && std::string(argv[1]) == "--help") return std::printf("%s", usage), 0;
-  int v[3] = {4, 16, 2000};
-  if (argc != 1 && argc != 4) return std::fprintf(stderr, "%s", usage), 2;
-  for (int i = 1; i < argc; ++i) {
-    char* end = nullptr;
-    const long x = std::strtol(argv[i], &end, 10);
-    if (*end || x <= 0 || x > (1 << 20))
-      return std::fprintf(stderr, "the sizes must be positive integers\n%s", usage), 2;
-    v[i - 1] = int(x);
-  }
-  return run(v[0], v[1], v[2]);
+  const cli::command_line cmd(argc, argv, "mla_decode", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() != 0 && cmd.count() != 3) return cmd.wrong_count("none or batch heads max_kv_len");
+  int batch = 4, heads = 16, max_kv_len = 2000;
+  if (cmd.count() == 3 && !(cmd.read_int(1, "batch", batch) && cmd.read_int(2, "heads", heads) &&
+                            cmd.read_int(3, "max_kv_len", max_kv_len)))
+    return cli::exit_usage;
+  return run(batch, heads, max_kv_len);
 }

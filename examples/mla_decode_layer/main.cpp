@@ -20,17 +20,19 @@
 //
 //   mla_decode_layer [batch dim q_lora heads prefill max_seq]   default: 4 512 256 16 100 256
 //   mla_decode_layer 128 7168 1536 128 512 8192                  the problem's size (on a GPU)
+//   mla_decode_layer --help                                      usage and exit codes (examples/common/cli.hpp)
 #include <hip/hip_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/host/reference_mla_layer.hpp"
@@ -121,9 +123,34 @@ std::vector<float> as_floats(const std::vector<bf16>& v) {
   return f;
 }
 
-#define WAVEKIT_TRY(call)                                                                                      \
-  do {                                                                                                         \
-    if (const status st_ = (call); !st_.ok()) return std::printf("%s: %s\n", #call, st_.message().c_str()), 1; \
+// The attention's problem: one page of max_seq rows a sequence (the cache is [batch][max_seq]).
+mla::problem attention_problem(const layer& c) {
+  const float sm_scale = static_cast<float>(1.0 / std::sqrt(double(c.q_head())));
+  return {c.batch, c.heads, mla::kv_layout::paged, c.max_seq, c.batch * c.max_seq, /*max_pages=*/1, sm_scale};
+}
+
+// The ops' own rules for the layer on device t: every GEMM's shape (C [m][n] = A [m][k] B [n][k]^T,
+// as run() calls them), then the attention's problem with a bf16 cache.
+status layer_supports(const layer& c, arch::target t) {
+  const int bs = c.batch, H = c.heads, row = layer::kv_lora + layer::rope;
+  const gh::problem gemms[] = {{bs, c.q_lora, c.dim, layout::k_contiguous},           // q_lora = x Wq_down^T
+                               {bs, row, c.dim, layout::k_contiguous},                // kv_lora = x Wkv_down^T
+                               {bs, H * c.q_head(), c.q_lora, layout::k_contiguous},  // q = q_lora Wq_up^T
+                               {bs, layer::kv_lora, c.nope, layout::k_contiguous},    // per head: q_nope W_UK
+                               {bs, c.v, layer::kv_lora, layout::k_contiguous},       // per head: o_latent W_UV^T
+                               {bs, c.dim, H * c.v, layout::k_contiguous}};           // y = o Wo^T
+  for (const gh::problem& p : gemms)
+    if (status s = gh::supports(p, t); !s.ok()) return s;
+  return mla::supports<bf16>(attention_problem(c), t);
+}
+
+// A launch the ops accepted (supports() said yes) that failed: the call and its status, exit 1.
+#define WAVEKIT_TRY(call)                                             \
+  do {                                                                \
+    if (const status st_ = (call); !st_.ok()) {                       \
+      std::fprintf(stderr, "%s: %s\n", #call, st_.message().c_str()); \
+      return cli::exit_mismatch;                                      \
+    }                                                                 \
   } while (0)
 
 int run(const layer& c) {
@@ -204,11 +231,10 @@ int run(const layer& c) {
   std::vector<int> qo(bs + 1), lens(bs, c.prefill + 1), pages(bs);
   for (int b = 0; b <= bs; ++b) qo[b] = b;
   for (int b = 0; b < bs; ++b) pages[b] = b;
-  const mla::problem p{
-      bs, H, mla::kv_layout::paged, c.max_seq, bs * c.max_seq, 1, static_cast<float>(1.0 / std::sqrt(double(qh)))};
+  const mla::problem p = attention_problem(c);
   const mla::sequences_view s{qo, {}, lens, pages};
   const result<mla::split_plan> plan = mla_decode_plan(p, s);
-  if (!plan) return std::printf("%s\n", plan.error().message().c_str()), 1;
+  if (!plan) return cli::refused(plan.error());
   const std::size_t ws = mla::workspace_bytes(p, s, plan.value()).value();
   void* workspace = ws ? device_array<unsigned char>(ws) : nullptr;
   int *d_qo = upload(qo), *d_lens = upload(lens), *d_pages = upload(pages);
@@ -223,7 +249,7 @@ int run(const layer& c) {
                      d_wkv_up + (std::size_t(h) * kvh + c.nope) * layer::kv_lora, d_ov + std::size_t(h) * bs * c.v));
   copy(dim3(bs, H), d_ov, long(bs) * c.v, c.v, d_attn, c.v, long(H) * c.v, c.v);
   WAVEKIT_TRY(gemm(bs, c.dim, H * c.v, d_attn, d_wo, d_y));
-  if (hipDeviceSynchronize() != hipSuccess) return std::printf("the device failed\n"), 1;
+  if (hipDeviceSynchronize() != hipSuccess) return std::fprintf(stderr, "the device failed\n"), cli::exit_mismatch;
 
   // The host reference over a few sequences (all of a small batch), and the whole cache.
   std::vector<int> check;
@@ -266,28 +292,37 @@ int run(const layer& c) {
                   d_q_lora, d_kv_lora, d_q,        d_qn,    d_qa,     d_q_att, d_o_lat,  d_ol,    d_ov,  d_attn, d_y})
     hipFree(d);
   hipFree(workspace), hipFree(d_qo), hipFree(d_lens), hipFree(d_pages);
-  return bad_y + bad_cache ? 1 : 0;
+  return bad_y + bad_cache ? cli::exit_mismatch : cli::exit_ok;
 }
+
+const char* const usage =
+    "usage: mla_decode_layer [batch dim q_lora heads prefill max_seq]\n"
+    "Runs one decode step of DeepSeek's MLA attention layer (amd-mla-decode) composed from wavekit's ops\n"
+    "(gemm_half for the projections, mla_decode for the attention, glue kernels between them) and checks\n"
+    "the output and the updated cache against the host reference of the layer (rtol 2e-2, atol 8e-3).\n"
+    "  batch     sequences (default 4)\n"
+    "  dim       the model's width (default 512; a multiple of 16)\n"
+    "  q_lora    the query's low rank (default 256; a multiple of 16)\n"
+    "  heads     attention heads, 1 to 128 (default 16)\n"
+    "  prefill   rows already in each sequence's cache: the new token's position (default 100; 0 or more)\n"
+    "  max_seq   rows of each sequence's cache, more than prefill (default 256)\n"
+    "The problem's own size, 128 7168 1536 128 512 8192, is for a GPU.";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* usage = "usage: mla_decode_layer [batch dim q_lora heads prefill max_seq]\n";
-  if (argc == 2 && std::string(argv[1]) == "--help") return std::printf("%s", usage), 0;
-  int v[6] = {4, 512, 256, 16, 100, 256};
-  if (argc != 1 && argc != 7) return std::fprintf(stderr, "%s", usage), 2;
-  for (int i = 1; i < argc; ++i) {
-    char* end = nullptr;
-    const long n = std::strtol(argv[i], &end, 10);
-    if (*end || n < 0 || n > (1 << 20)) return std::fprintf(stderr, "the sizes must be integers >= 0\n%s", usage), 2;
-    v[i - 1] = static_cast<int>(n);
-  }
-  const layer c{v[0], v[1], v[2], v[3], v[4], v[5]};
-  // The GEMMs' rules (N a multiple of 16, K of 8) and the attention's (heads 1 to 128).
-  if (c.batch < 1 || c.dim < 16 || c.dim % 16 || c.q_lora < 16 || c.q_lora % 16 || c.heads < 1 || c.heads > 128 ||
-      c.prefill >= c.max_seq)
-    return std::fprintf(stderr, "batch >= 1; dim and q_lora multiples of 16; heads 1 to 128; prefill < max_seq\n%s",
-                        usage),
-           2;
+  const cli::command_line cmd(argc, argv, "mla_decode_layer", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() != 0 && cmd.count() != 6) return cmd.wrong_count("none or batch dim q_lora heads prefill max_seq");
+  layer c{4, 512, 256, 16, 100, 256};
+  if (cmd.count() == 6 && !(cmd.read_int(1, "batch", c.batch) && cmd.read_int(2, "dim", c.dim) &&
+                            cmd.read_int(3, "q_lora", c.q_lora) && cmd.read_int(4, "heads", c.heads) &&
+                            cmd.read_int(5, "prefill", c.prefill, 0) && cmd.read_int(6, "max_seq", c.max_seq)))
+    return cli::exit_usage;
+  if (c.prefill >= c.max_seq)
+    return cmd.error("argument prefill: " + std::to_string(c.prefill) + " must be below max_seq (" +
+                     std::to_string(c.max_seq) + "): the new row goes at position prefill");
+  // The ops' own rules for these sizes on this device, before anything is allocated.
+  if (status s = layer_supports(c, arch::current_device_arch().kind); !s.ok()) return cli::refused(s);
   return run(c);
 }

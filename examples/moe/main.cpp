@@ -8,18 +8,19 @@
 //
 //   moe [tokens experts top_k hidden expert_dim]   default: 16 64 6 1024 256 (plus a shared expert;
 //                                                  experts a multiple of 16, the router GEMM's N)
-//   moe --help
+//   moe --help                                     usage and exit codes (examples/common/cli.hpp)
 #include <hip/hip_runtime.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
+#include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_moe.hpp"
 #include "wavekit/host/reference_moe_routing.hpp"
@@ -44,6 +45,16 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
   const int experts = routed + 1, k = top_k + 1;  // the shared expert is id `routed`, weight 1
   const moe::routing_problem rp{tokens, routed, top_k};
   const moe::problem p{tokens, hidden, dim, experts, k, 0, experts, layout::mn_contiguous};
+  const ops::gemm_half::problem router_p{tokens, routed, hidden, layout::k_contiguous};
+  // The three ops' own rules for these sizes on this device, before anything is allocated: the
+  // router GEMM's, routing's and the layer's.
+  const arch::target device = arch::current_device_arch().kind;
+  if (status s = ops::gemm_half::supports(router_p, device); !s.ok()) return cli::refused(s);
+  if (status s = moe::supports(rp, moe::softmax_topk{}, device); !s.ok()) return cli::refused(s);
+  if (status s = moe::supports<moe::args<T>>(p, device); !s.ok()) return cli::refused(s);
+  const result<std::size_t> bytes = moe::workspace_bytes(p);
+  if (!bytes) return cli::refused(bytes.error());
+
   std::mt19937 rng(5);
   std::normal_distribution<float> n(0.0f, 1.0f);
   std::vector<T> x(std::size_t(tokens) * hidden), router(std::size_t(routed) * hidden);
@@ -72,8 +83,6 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
   T* d_out;
   hipMalloc(&d_ids, std::size_t(tokens) * k * 4), hipMalloc(&d_weights, std::size_t(tokens) * k * 4);
   hipMalloc(&d_out, x.size() * sizeof(T));
-  const result<std::size_t> bytes = moe::workspace_bytes(p);
-  if (!bytes) return std::printf("%s\n", bytes.error().message().c_str()), 2;
   void* workspace;
   hipMalloc(&workspace, bytes.value());
 
@@ -82,8 +91,7 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
 #endif
   const auto start = std::chrono::steady_clock::now();
   // logits = x W_g^T (the router weight [experts][hidden], as nn.Linear keeps it), in fp32.
-  status s = gemm_half(ops::gemm_half::problem{tokens, routed, hidden, layout::k_contiguous},
-                       ops::gemm_half::args<T, float>{d_x, d_router, d_logits, nullptr, 0}, nullptr);
+  status s = gemm_half(router_p, ops::gemm_half::args<T, float>{d_x, d_router, d_logits, nullptr, 0}, nullptr);
   if (s.ok())
     s = moe_route(rp, moe::softmax_topk{}, moe::routing_args<float>{d_logits, d_ids, d_weights, routed}, nullptr);
   moe::plan_info ran;
@@ -92,7 +100,7 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
                      nullptr, &ran);
   hipDeviceSynchronize();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!s.ok()) return std::printf("%s\n", s.message().c_str()), 1;
+  if (!s.ok()) return cli::launch_failed(s);
 
   // The reference: the device's logits routed on the host (the GEMM has its own tests), which must
   // choose what the device chose, then the layer.
@@ -136,22 +144,30 @@ int run(int tokens, int routed, int top_k, int hidden, int dim) {
 #else
   std::printf("time %.1f us (routing + layer, one run, no warm-up)\n", seconds * 1e6);
 #endif
-  return bad || routing_differs ? 1 : 0;
+  return bad || routing_differs ? cli::exit_mismatch : cli::exit_ok;
 }
+
+const char* const usage =
+    "usage: moe [tokens experts top_k hidden expert_dim]\n"
+    "Runs a bf16 MoE layer on the device: the router GEMM (wavekit::gemm_half, fp32 logits), the softmax\n"
+    "top-k router with a shared expert appended (wavekit::moe_route), then wavekit::moe; checks the routing\n"
+    "and the output against host references and prints the largest error beside its bound.\n"
+    "  tokens       tokens in the batch (default 16)\n"
+    "  experts      routed experts (default 64; a multiple of 16, the router GEMM's N), plus one shared\n"
+    "  top_k        routed experts per token (default 6)\n"
+    "  hidden       the model's width (default 1024)\n"
+    "  expert_dim   each expert's intermediate width (default 256)";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* usage = "usage: moe [tokens experts top_k hidden expert_dim]\n";
-  if (argc == 2 && std::string(argv[1]) == "--help") return std::printf("%s", usage), 0;
-  int v[5] = {16, 64, 6, 1024, 256};
-  if (argc != 1 && argc != 6) return std::fprintf(stderr, "%s", usage), 2;
-  for (int i = 1; i < argc; ++i) {
-    char* end = nullptr;
-    const long x = std::strtol(argv[i], &end, 10);
-    if (*end || x <= 0 || x > (1 << 20))
-      return std::fprintf(stderr, "the sizes must be positive integers\n%s", usage), 2;
-    v[i - 1] = int(x);
-  }
-  return run(v[0], v[1], v[2], v[3], v[4]);
+  const cli::command_line cmd(argc, argv, "moe", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() != 0 && cmd.count() != 5) return cmd.wrong_count("none or tokens experts top_k hidden expert_dim");
+  int tokens = 16, experts = 64, top_k = 6, hidden = 1024, expert_dim = 256;
+  if (cmd.count() == 5 &&
+      !(cmd.read_int(1, "tokens", tokens) && cmd.read_int(2, "experts", experts) && cmd.read_int(3, "top_k", top_k) &&
+        cmd.read_int(4, "hidden", hidden) && cmd.read_int(5, "expert_dim", expert_dim)))
+    return cli::exit_usage;
+  return run(tokens, experts, top_k, hidden, expert_dim);
 }

@@ -1,7 +1,10 @@
 // wavekit numerics self-check: the element formats' limits and special codes, conversions at
 // their edge cases, and fp8 / MX quantization round trips, each checked against the values the
-// specification states. Prints the gfx942 codegen report when the build made one.
-// Exit status 0 when every check holds.
+// specification states. Prints the gfx942 codegen report when the build made one. Host code only:
+// no op, no device.
+//
+//   numerics_selfcheck [report]   report: a codegen report to print after the checks
+//   numerics_selfcheck --help     usage and exit codes (examples/common/cli.hpp)
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/host/quantize_blockscale.hpp"
 #include "wavekit/host/quantize_mx.hpp"
@@ -53,9 +57,25 @@ double max_relative_error(const std::vector<float>& x, const Quantized& q) {
   return worst / amax;
 }
 
+const char* const usage =
+    "usage: numerics_selfcheck [report]\n"
+    "Checks wavekit's element formats (fp8 fnuz and OCP, bf8, fp4, e8m0, bf16, fp16): their limits and\n"
+    "special codes, conversions at their edge cases, and fp8 / MX quantization round trips, against the\n"
+    "values the specifications state. Host code only.\n"
+    "  report   a file to print after the checks (the build's gfx942 codegen report; default: none)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const cli::command_line cmd(argc, argv, "numerics_selfcheck", usage);
+  if (cmd.help_asked()) return cmd.print_help();
+  if (cmd.count() > 1) return cmd.wrong_count("none or a report file");
+  std::ifstream report;
+  if (cmd.count() == 1) {
+    report.open(argv[1]);
+    if (!report) return cmd.error(std::string("argument report: cannot open '") + argv[1] + "'");
+  }
+
   std::printf("wavekit numerics self-check\n\nFormats:\n");
   format_row<fp8_e4m3fnuz>("fp8_e4m3fnuz", "gfx942 fp8");
   format_row<bf8_e5m2fnuz>("bf8_e5m2fnuz", "gfx942 bf8");
@@ -96,10 +116,7 @@ int main(int argc, char** argv) {
   expect(e_mxfp8 <= 1.0 / 16, "MXFP8 e4m3fn, 1x32 e8m0 scales: " + std::to_string(e_mxfp8));
   expect(e_mxfp4 <= 1.0 / 4, "MXFP4 e2m1, 1x32 e8m0 scales: " + std::to_string(e_mxfp4));
 
-  if (argc > 1) {
-    std::ifstream report(argv[1]);
-    if (report) std::cout << "\n" << report.rdbuf() << "\n";
-  }
+  if (report.is_open()) std::cout << "\n" << report.rdbuf() << "\n";
   std::printf("\n%s (%d failed)\n", failures ? "SELF-CHECK FAILED" : "all checks passed", failures);
-  return failures ? 1 : 0;
+  return failures ? cli::exit_mismatch : cli::exit_ok;
 }
