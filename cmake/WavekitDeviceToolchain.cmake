@@ -19,10 +19,7 @@ wavekit_require_program(WAVEKIT_LLVM_DIS NAMES llvm-dis-19 llvm-dis HINTS /usr/l
 wavekit_require_program(WAVEKIT_LLVM_AS NAMES llvm-as-19 llvm-as HINTS /usr/lib/llvm-19/bin
                         PACKAGE llvm-19 FOR "device libraries")
 
-find_path(WAVEKIT_SYSTEM_DEVICE_LIBS NAMES oclc_isa_version_942.bc oclc_isa_version_940.bc
-  HINTS $ENV{ROCM_PATH}/amdgcn/bitcode /opt/rocm/amdgcn/bitcode
-        /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode
-  NO_DEFAULT_PATH)
+wavekit_find_system_device_libraries()
 if(WAVEKIT_SYSTEM_DEVICE_LIBS)
   set(_wk_bc ${WAVEKIT_SYSTEM_DEVICE_LIBS}/oclc_isa_version_940.bc)
 endif()

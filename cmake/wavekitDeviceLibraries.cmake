@@ -12,15 +12,21 @@
 
 include_guard(GLOBAL)
 
+# The system's ROCm bitcode directory (one with oclc_isa_version_942.bc or _940.bc) into the cache
+# variable WAVEKIT_SYSTEM_DEVICE_LIBS, or WAVEKIT_SYSTEM_DEVICE_LIBS-NOTFOUND.
+macro(wavekit_find_system_device_libraries)
+  find_path(WAVEKIT_SYSTEM_DEVICE_LIBS NAMES oclc_isa_version_942.bc oclc_isa_version_940.bc
+    HINTS $ENV{ROCM_PATH}/amdgcn/bitcode /opt/rocm/amdgcn/bitcode
+          /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode
+    NO_DEFAULT_PATH)
+endmacro()
+
 function(wavekit_device_libraries result)
   cmake_parse_arguments(ARG "" "DIRECTORY" "" ${ARGN})
   if(NOT ARG_DIRECTORY)
     set(ARG_DIRECTORY ${CMAKE_BINARY_DIR}/wavekit-amdgcn-bitcode)
   endif()
-  find_path(WAVEKIT_SYSTEM_DEVICE_LIBS NAMES oclc_isa_version_942.bc oclc_isa_version_940.bc
-    HINTS $ENV{ROCM_PATH}/amdgcn/bitcode /opt/rocm/amdgcn/bitcode
-          /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode
-    NO_DEFAULT_PATH)
+  wavekit_find_system_device_libraries()
   if(NOT WAVEKIT_SYSTEM_DEVICE_LIBS)
     message(FATAL_ERROR "wavekit_device_libraries: no ROCm device libraries (oclc_isa_version_94x.bc) under "
                         "$ROCM_PATH/amdgcn/bitcode, /opt/rocm or /usr/lib; Debian: apt-get install rocm-device-libs")
