@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/host/reference_gemm.hpp"
 #include "wavekit/ops/gemm_fp8_direct.hpp"
@@ -27,13 +28,7 @@ namespace gd = wavekit::ops::gemm_fp8_direct;
 
 namespace {
 
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, v.size() * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
+using example::upload;
 
 // p: a problem gd::supports<Fp8> accepted on this device.
 template <class Fp8>

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_gemm.hpp"
@@ -27,13 +28,7 @@ namespace gs = wavekit::ops::gemm_fp8_scaled;
 
 namespace {
 
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, v.size() * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
+using example::upload;
 
 // The problem: K-contiguous A and B, one fp32 scale each.
 gs::problem problem_of(int m, int n, int k) {

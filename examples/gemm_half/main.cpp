@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_gemm.hpp"
@@ -28,17 +29,11 @@ namespace gh = wavekit::ops::gemm_half;
 
 namespace {
 
+using example::upload;
+
 // A and B bf16, C bf16 (gh::args<fp16, float> and the other pairs of bf16 / fp16 in, bf16 / fp16
 // / float out work the same way).
 using Args = gh::args<bf16, bf16>;
-
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, v.size() * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
 
 // p: a problem gh::supports accepted on this device.
 int run(const gh::problem& p) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/quantize_mx.hpp"
@@ -32,13 +33,7 @@ namespace gx = wavekit::ops::gemm_mx;
 
 namespace {
 
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
+using example::upload;
 
 std::vector<float> random_values(int rows, int cols, std::mt19937& rng) {
   std::normal_distribution<float> normal(0.0f, 1.0f);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/host/reference_rmsnorm_quant.hpp"
 #include "wavekit/host/reference_swiglu_quant.hpp"
@@ -30,19 +31,9 @@ namespace sq = wavekit::ops::swiglu_quant;
 
 namespace {
 
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, v.size() * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
-template <class U>
-std::vector<U> download(const U* d, std::size_t n) {
-  std::vector<U> v(n);
-  hipMemcpy(v.data(), d, n * sizeof(U), hipMemcpyDeviceToHost);
-  return v;
-}
+using example::download;
+using example::upload;
+
 std::vector<bf16> random_values(std::size_t n, std::uint32_t seed, float offset) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);

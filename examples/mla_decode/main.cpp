@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_mla_decode.hpp"
@@ -27,13 +28,7 @@ namespace mla = wavekit::ops::mla_decode;
 
 namespace {
 
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
+using example::upload;
 
 int run(int batch, int heads, int max_len) {
   const int page = 16;

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/half_convert.hpp"
@@ -45,6 +46,8 @@ namespace gh = wavekit::ops::gemm_half;
 using layer = host::mla_layer_config;
 
 namespace {
+
+using example::upload;
 
 // --- glue kernels: bf16 moved as its 16-bit patterns ---
 
@@ -78,13 +81,6 @@ __global__ void rotate_rows(const std::uint16_t* src, long src_group, long src_r
   out[i + half] = half_bits_rne<bf16>(round_bf16(x2 * c) + round_bf16(x1 * s));
 }
 
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, std::max<std::size_t>(v.size(), 1) * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
 template <class U>
 U* device_array(std::size_t n) {
   U* d = nullptr;

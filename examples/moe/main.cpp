@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "device_memory.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_moe.hpp"
@@ -32,13 +33,7 @@ namespace moe = wavekit::ops::moe;
 
 namespace {
 
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, v.size() * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
+using example::upload;
 
 int run(int tokens, int routed, int top_k, int hidden, int dim) {
   using T = bf16;
