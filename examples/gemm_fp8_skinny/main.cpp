@@ -18,6 +18,7 @@
 
 #include "cli.hpp"
 #include "device_memory.hpp"
+#include "gemm_reference.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_gemm.hpp"
@@ -72,11 +73,8 @@ int run(const gs::problem& p) {
   const auto value = [&](const std::vector<Fp8>& v, int row, int kk) {
     return double(to_float(v[std::size_t(row) * k + kk]));
   };
-  const auto dot = host::reference_gemm_nt(
+  const auto [dot, abs_dot] = example::reference_and_magnitude(
       m, n, k, [&](int i, int kk) { return value(a, i, kk); }, [&](int j, int kk) { return value(b, j, kk); });
-  const auto abs_dot = host::reference_gemm_nt(
-      m, n, k, [&](int i, int kk) { return std::fabs(value(a, i, kk)); },
-      [&](int j, int kk) { return std::fabs(value(b, j, kk)); });
   const double scale = double(scales[0]) * scales[1];
   int outside = 0;
   double worst = 0, worst_bound = 0;

@@ -18,6 +18,7 @@
 
 #include "cli.hpp"
 #include "device_memory.hpp"
+#include "gemm_reference.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_gemm.hpp"
@@ -74,12 +75,9 @@ int run(const gh::problem& p) {
   const auto value = [](const std::vector<bf16>& v, int k, int row, int kk) {
     return double(to_float(v[std::size_t(row) * k + kk]));
   };
-  const auto exact = host::reference_gemm_nt(
+  const auto [exact, magnitude] = example::reference_and_magnitude(
       p.m, p.n, p.k, [&](int i, int kk) { return value(a, p.k, i, kk); },
       [&](int j, int kk) { return value(b, p.k, j, kk); });
-  const auto magnitude = host::reference_gemm_nt(
-      p.m, p.n, p.k, [&](int i, int kk) { return std::fabs(value(a, p.k, i, kk)); },
-      [&](int j, int kk) { return std::fabs(value(b, p.k, j, kk)); });
   int outside = 0;
   double worst = 0, worst_bound = 0;
   for (std::size_t i = 0; i < c.size(); ++i) {

@@ -21,6 +21,7 @@
 
 #include "cli.hpp"
 #include "device_memory.hpp"
+#include "gemm_reference.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/quantize_mx.hpp"
@@ -69,12 +70,9 @@ int run_and_check(const char* what, const gx::problem& p, Args args, const void*
   const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   std::vector<bf16> c(std::size_t(p.m) * p.n);
   hipMemcpy(c.data(), args.c, c.size() * sizeof(bf16), hipMemcpyDeviceToHost);
-  const auto exact = host::reference_gemm_nt(
+  const auto [exact, magnitude] = example::reference_and_magnitude(
       p.m, p.n, p.k, [&](int i, int k) { return double(a[std::size_t(i) * p.k + k]); },
       [&](int j, int k) { return double(b[std::size_t(j) * p.k + k]); });
-  const auto magnitude = host::reference_gemm_nt(
-      p.m, p.n, p.k, [&](int i, int k) { return std::fabs(double(a[std::size_t(i) * p.k + k])); },
-      [&](int j, int k) { return std::fabs(double(b[std::size_t(j) * p.k + k])); });
   int outside = 0;
   double worst = 0, worst_bound = 0;
   for (std::size_t i = 0; i < c.size(); ++i) {
