@@ -224,9 +224,7 @@ TEST_CASE("moe: a config name that is not MoE's falls back logged", "[tuning]") 
   const moe::config_id model = moe::model_config(p);
   CHECK(moe::choose_config(p) == model);
   CHECK(moe::workspace_bytes(p).value() ==
-        moe::plan_workspace(p, moe::with_config(model, [](auto cfg) { return decltype(cfg)::block_m; }), 2,
-                            moe::weight_format::half)
-            .bytes);
+        moe::plan_workspace(p, moe::block_m_of(model), 2, moe::weight_format::half).bytes);
   REQUIRE(log.lines.size() == 1);
   CHECK_THAT(log.lines[0], Catch::EndsWith("config 'large' is none of moe's configs"));
 }

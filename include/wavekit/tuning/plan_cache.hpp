@@ -43,7 +43,7 @@ class query {
         std::initializer_list<long long> fields)
       : op_(op), target_(t), dtypes_(dtypes), workspace_(workspace), count_(fields.size()) {
     if (fields.size() > max_fields) {
-      std::fputs("wavekit: tuning::query holds at most 12 fields\n", stderr);
+      std::fprintf(stderr, "wavekit: tuning::query holds at most %zu fields\n", max_fields);
       std::abort();
     }
     std::copy(fields.begin(), fields.end(), fields_.begin());

@@ -104,9 +104,8 @@ void check_batched_blockscale(const moe::batched_problem& bp, const std::vector<
   CHECK(unsafe.empty());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   CHECK(moe::config_name(moe::blockscale_config_of(moe::choose_batched_config(bp))) == expect_config);
-  const moe::batched_workspace w = moe::plan_batched_workspace(
-      bp, moe::with_config(moe::choose_batched_config(bp), [](auto cfg) { return decltype(cfg)::block_m; }), sizeof(T),
-      moe::weight_format::fp8_blockscale);
+  const moe::batched_workspace w = moe::plan_batched_workspace(bp, moe::block_m_of(moe::choose_batched_config(bp)),
+                                                               sizeof(T), moe::weight_format::fp8_blockscale);
   std::vector<int> row_slot(rows);
   for (int r = 0; r < rows; ++r) row_slot[r] = ids[r] >= 0 ? r : -1;
   CHECK(t.check({w.hidden, w.hidden_fp8, w.hidden_scale, w.x_fp8, w.x_scale, rows}, row_slot, expect_config.c_str(),

@@ -121,7 +121,7 @@ inline result<std::size_t> batched_workspace_bytes(const batched_problem& p, std
   if (status s = weights == weight_format::half ? validate_batched_shape(p) : validate_batched_blockscale_shape(p);
       !s.ok())
     return s;
-  const int tile_m = with_config(choose_batched_config(p), [](auto cfg) { return decltype(cfg)::block_m; });
+  const int tile_m = block_m_of(choose_batched_config(p));
   return plan_batched_workspace(p, tile_m, element_bytes, weights).bytes;
 }
 

@@ -49,4 +49,9 @@ struct config : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, M
 WAVEKIT_SHIPPED_CONFIG_ALIASES(WAVEKIT_MOE_SHIPPED_CONFIGS)
 WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_MOE_SHIPPED_CONFIGS)
 
+// A config's M tile: the sort's padding unit, which every weight format's configs share.
+inline int block_m_of(config_id id) {
+  return with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
+}
+
 }  // namespace wavekit::ops::moe

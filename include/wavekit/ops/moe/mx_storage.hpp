@@ -77,11 +77,12 @@ status check_mx_storage(text_ref what, const problem& p, const mx_args<T, Elem>&
                 "a stored weight tensor [expert_dim_pad][hidden_pad] exceeds 2^31 - 1 elements (32-bit buffer "
                 "offsets)"};
   const char* format = std::is_same_v<Elem, fp4_e2m1> ? " MXFP4" : " MXFP8";
-  const std::string layout =
+  const char* const layout =
       a.weight_layout == b_layout::preshuffled ? " in e8m0_shuffle's layout (columns padded to 8)" : "";
   auto extent = [](const char* name, int v) { return std::string(name) + " " + std::to_string(v); };
   // The bytes behind each table pointer the layer reads: rows x K as stored.
-  auto declared = [&](const char* name, std::size_t have, std::size_t need, const std::string& holds) -> status {
+  // `holds` is formatted only when the size falls short (core/lazy_text.hpp).
+  auto declared = [&](const char* name, std::size_t have, std::size_t need, text_ref holds) -> status {
     if (have >= need) return status::success();
     return {status_code::bad_config, what + "argument " + name + " must be at least " + std::to_string(need) +
                                          " (the bytes behind each pointer: " + holds + "; have " +
@@ -89,13 +90,13 @@ status check_mx_storage(text_ref what, const problem& p, const mx_args<T, Elem>&
   };
   auto weights = [&](const char* name, std::size_t have, const char* rows, int r, const char* cols, int k) {
     return declared(name, have, mx_weight_bytes<Elem>(r, k),
-                    "[" + extent(rows, r) + "][" + extent(cols, k) + "]" + format);
+                    lazy([&] { return "[" + extent(rows, r) + "][" + extent(cols, k) + "]" + format; }));
   };
   auto scales = [&](const char* name, std::size_t have, const char* rows, int r, const char* cols, int k) {
     const std::size_t row =
         a.weight_layout == b_layout::preshuffled ? std::size_t(shuffled_scale_cols(k / 32)) : std::size_t(k / 32);
     return declared(name, have, std::size_t(r) * row,
-                    "[" + extent(rows, r) + "][" + extent(cols, k) + " / 32] e8m0" + layout);
+                    lazy([&] { return "[" + extent(rows, r) + "][" + extent(cols, k) + " / 32] e8m0" + layout; }));
   };
   const int h = at.hidden, e = at.expert_dim;
   const char* hn = a.hidden_pad ? "hidden_pad" : "hidden";  // the stored extents' names

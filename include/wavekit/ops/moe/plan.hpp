@@ -38,15 +38,12 @@ inline constexpr std::size_t unlimited_workspace = ~std::size_t{0};
 
 // Whether config id's workspace (for bf16 / fp16 elements) fits in `workspace` bytes.
 inline bool workspace_fits(const problem& p, weight_format weights, config_id id, std::size_t workspace) {
-  const int tile_m = with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
-  return plan_workspace(p, tile_m, 2, weights).bytes <= workspace;
+  return plan_workspace(p, block_m_of(id), 2, weights).bytes <= workspace;
 }
 
 // Whether config id can run p: the launch's rules at its M tile, the sort's and the down
 // projection's rows (validate_layer_rows; every form's configs share these M tiles).
-inline status check_config(const problem& p, config_id id) {
-  return validate_layer_rows(p, with_config(id, [](auto cfg) { return decltype(cfg)::block_m; }));
-}
+inline status check_config(const problem& p, config_id id) { return validate_layer_rows(p, block_m_of(id)); }
 
 // The model's config on target t over even routing, among those that can run p (check_config) and
 // whose workspace fits (the 16-row decode config needs the least of both, so one always fits a
@@ -115,10 +112,6 @@ struct plan_info {
   bool workspace_limited = false;             // this plan differs from that one for lack of workspace
 };
 
-inline int block_m_of(config_id id) {
-  return with_config(id, [](auto cfg) { return decltype(cfg)::block_m; });
-}
-
 // The name of config id's kernels for weights of the given format.
 inline std::string config_name(config_id id, weight_format weights) {
   if (weights == weight_format::fp8_blockscale) return config_name(blockscale_config_of(id));
@@ -148,7 +141,7 @@ inline result<std::size_t> workspace_bytes(const problem& p, std::size_t element
                                                             : validate_mx_shape(p);
       !s.ok())
     return s;
-  const int tile_m = with_config(choose_config(p, weights), [](auto cfg) { return decltype(cfg)::block_m; });
+  const int tile_m = block_m_of(choose_config(p, weights));
   static_assert(config_decode::block_m == blockscale::config_decode::block_m &&
                     config_medium::block_m == blockscale::config_medium::block_m &&
                     config_prefill::block_m == blockscale::config_prefill::block_m,

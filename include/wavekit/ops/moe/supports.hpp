@@ -77,8 +77,7 @@ struct form_of<batched_blockscale_args<T, Fp8>> {
 // (every form's configs share the bf16 / fp16 configs' M tiles: ops/moe/plan.hpp and kernel_mx.hpp
 // assert it).
 inline status check_sort(const problem& p, weight_format weights, arch::target t) {
-  return validate_layer_rows(
-      p, with_config(choose_config(p, weights, t), [](auto cfg) { return decltype(cfg)::block_m; }));
+  return validate_layer_rows(p, block_m_of(choose_config(p, weights, t)));
 }
 
 }  // namespace detail
