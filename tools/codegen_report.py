@@ -3,6 +3,8 @@
 
   compile  run one device-only compile, keeping its assembly and its resource-usage remarks
   report   read (assembly, remarks) pairs, write the report (Markdown) and its data (JSON)
+  profile  print the performance model's profile row of each kernel in any .s (wavekit_perf_model
+           --profile takes it: how the model predicts a kernel that is not wavekit's)
   check    fail if any kernel spills, uses scratch, or misses the LDS / occupancy targets it
            declares with arch::declare_codegen_targets (a '; wavekit.targets' comment in its
            assembly)
@@ -115,14 +117,7 @@ def hot_loop(lines, arch):
         if not m or m.group(1) not in labels or labels[m.group(1)] > idx or not is_loop(labels[m.group(1)], idx):
             continue
         body = [l.strip() for l in lines[labels[m.group(1)]:idx + 1] if is_instruction(l)]
-        stats = {
-            "instructions": len(body),
-            "mfma": sum(1 for l in body if l.startswith(MATRIX)),
-            "mfma_work": sum(mfma_work(l) for l in body if l.startswith(MATRIX)),
-            "mfma_cycles": sum(mfma_cycles(l, arch) for l in body if l.startswith(MATRIX)),
-            "waitcnt": sum(1 for l in body if l.startswith("s_waitcnt")),
-            "barriers": sum(1 for l in body if l.startswith("s_barrier")),
-        }
+        stats = loop_stats(body, arch)
         # The loop with the most MFMAs (the shortest among equals); in a kernel without MFMAs
         # (a GEMV, a quantizer), the longest loop: its main loop.
         key = (stats["mfma"], -stats["instructions"] if stats["mfma"] else stats["instructions"])
@@ -130,16 +125,86 @@ def hot_loop(lines, arch):
             best = (key, stats)
     if best is None:
         return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
-                "share": 0.0,
-                "per_64": None}
-    stats = best[1]
+                "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None}
+    return with_ratios(best[1])
+
+
+def with_ratios(stats):
     stats["share"] = round(stats["mfma"] / stats["instructions"], 3) if stats["instructions"] else 0.0
     stats["per_64"] = round(stats["instructions"] * 64 / stats["mfma_work"]) if stats["mfma_work"] else None
     return stats
 
 
+def loop_stats(body, arch, loop=True):
+    """The figures of one pass over `body` (instruction lines): of a loop, or with loop=False of a
+    whole kernel that runs straight through (no load cover: its loads wait once, the fill)."""
+    return {
+            "instructions": len(body),
+            "mfma": sum(1 for l in body if l.startswith(MATRIX)),
+            "mfma_work": sum(mfma_work(l) for l in body if l.startswith(MATRIX)),
+            "mfma_cycles": sum(mfma_cycles(l, arch) for l in body if l.startswith(MATRIX)),
+            "waitcnt": sum(1 for l in body if l.startswith("s_waitcnt")),
+            "barriers": sum(1 for l in body if l.startswith("s_barrier")),
+            "valu": sum(1 for l in body if l.startswith("v_") and not l.startswith(MATRIX)),
+            "vmem_loads": sum(1 for l in body if is_vmem(l) and "_load" in l.split()[0]),
+            "load_cover": load_cover(body, arch) if loop else 0.0,
+            "mfma_kind": mfma_kind(body),
+    }
+
+
 # Matrix-core instructions: the dense MFMAs and the sparse ones (v_smfmac_*).
 MATRIX = ("v_mfma", "v_smfmac")
+# Vector-memory instructions: on gfx9 every one of them, load or store, counts in vmcnt.
+VMEM = ("buffer_", "global_", "flat_", "scratch_")
+VMCNT = re.compile(r"vmcnt\((\d+)\)")
+
+
+def is_vmem(line):
+    return line.startswith(VMEM) and not line.startswith(("buffer_wbl2", "buffer_inv", "buffer_gl"))
+
+
+def load_cover(body, arch):
+    """How far ahead the hot loop loads: for each vector-memory load of the loop, the work between its
+    issue and the s_waitcnt vmcnt(N) that first guarantees it returned, in iterations of the loop,
+    the smallest over the loop's loads. Work is weighted as one wave issues it: an MFMA by its
+    matrix-pipe cycles, any other instruction by one issue slot (4 clocks). A loop that waits for
+    its loads in the same iteration has a cover below 1; one that loads a step ahead and waits at the
+    end of the next, about 1; deeper prefetch, more. The performance model's latency floor divides a
+    load's round trip by it (docs/performance-model.md). 0: the loop loads nothing from memory; a
+    load not waited for within three iterations counts three."""
+    costs = [mfma_cycles(l, arch) if l.startswith(MATRIX) else 4.0 for l in body]
+    total = sum(costs)
+    if total == 0 or not any(is_vmem(l) and "_load" in l.split()[0] for l in body):
+        return 0.0
+    outstanding, cover, clock = [], None, 0.0  # outstanding: (issue time, copy, is load)
+    for copy in range(4):
+        for line, cost in zip(body, costs):
+            if is_vmem(line):
+                outstanding.append((clock, copy, "_load" in line.split()[0]))
+            elif line.startswith("s_waitcnt"):
+                m = VMCNT.search(line)
+                if m:
+                    keep = int(m.group(1))
+                    done, outstanding = (outstanding[:-keep], outstanding[-keep:]) if keep else (outstanding, [])
+                    for issued, c, load in done:
+                        if c == 1 and load:
+                            d = (clock - issued) / total
+                            cover = d if cover is None else min(cover, d)
+            clock += cost
+    if any(c == 1 and load for _, c, load in outstanding):
+        cover = 3.0 if cover is None else min(cover, 3.0)
+    return round(cover if cover is not None else 3.0, 3)
+
+
+def mfma_kind(body):
+    """The operand kind of the loop's MFMAs, which sets the clock a saturating GEMM sustains
+    (docs/performance-model.md): "fp8" (fp8/bf8 and the f8f6f4 forms), "bf16", "f16", "" none."""
+    for l in body:
+        if l.startswith(MATRIX):
+            if any(t in l for t in ("fp8", "bf8", "f8f6f4", "i8")):
+                return "fp8"
+            return "bf16" if "bf16" in l else "f16"
+    return ""
 
 
 def mfma_work(line):
@@ -321,6 +386,62 @@ def violations(r):
     return out
 
 
+# The resource figures clang writes after each kernel in its assembly ("; Kernel info:").
+ASM_INFO = {"NumVgprs": "vgpr", "NumAgprs": "agpr", "LDSByteSize": "lds", "Occupancy": "occupancy"}
+
+
+def asm_resources(asm):
+    """symbol -> {vgpr, agpr, lds, occupancy} from the '; Kernel info:' comments of a bare .s (no
+    remarks needed): each block follows its kernel's .Lfunc_end and its .size line names it."""
+    out, current = {}, None
+    for line in asm.splitlines():
+        m = re.match(r"^\s*\.size\s+([^,\s]+),\s*\.Lfunc_end", line)
+        if m:
+            current = out.setdefault(m.group(1), {})
+            continue
+        m = re.match(r"^;\s*(\w+):\s*(\d+)", line)
+        if m and current is not None and m.group(1) in ASM_INFO:
+            current.setdefault(ASM_INFO[m.group(1)], int(m.group(2)))
+    return out
+
+
+def profile_row(arch, symbol, name, resources, loop):
+    """A kernel's figures as the performance model's profile row (`wavekit_perf_model --profile`)."""
+    fields = {"target": arch, "kernel": name.replace(", ", ",").replace(" ", "_"), "vgpr": resources.get("vgpr", 0),
+              "agpr": resources.get("agpr", 0), "lds": resources.get("lds", 0),
+              "occupancy": resources.get("occupancy", 1), "loop_instructions": loop["instructions"],
+              "loop_mfma": loop["mfma"], "loop_mfma_work": loop["mfma_work"], "loop_mfma_cycles": loop["mfma_cycles"],
+              "loop_barriers": loop["barriers"], "loop_valu": loop["valu"], "loop_vmem_loads": loop["vmem_loads"],
+              "loop_load_cover": loop["load_cover"], "loop_mfma_kind": loop["mfma_kind"] or "none"}
+    return " ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def cmd_profile(args):
+    """Print the profile row of each kernel of an assembly file (any compiler's gfx942/gfx950 .s with
+    clang's kernel-info comments), or of the kernels whose demangled name contains --kernel."""
+    with open(args.asm) as f:
+        asm = f.read()
+    resources, bodies = asm_resources(asm), kernel_bodies(asm)
+    names = demangle(sorted(bodies))
+    rows = []
+    for symbol, body in sorted(bodies.items()):
+        if args.kernel and args.kernel not in names[symbol]:
+            continue
+        loop = hot_loop(body, args.arch)
+        if not loop["instructions"]:
+            # No loop (a kernel compiled for one shape may unroll it away): the whole kernel is one
+            # pass, so its launch takes iterations=1.
+            loop = loop_stats([l.strip() for l in body if is_instruction(l)], args.arch, loop=False)
+            print(f"{short_name(names[symbol])}: no loop; the row describes the whole kernel, run once a wave "
+                  "(--launch iterations=1)", file=sys.stderr)
+        rows.append(profile_row(args.arch, symbol, short_name(names[symbol]), resources.get(symbol, {}), loop))
+    if not rows:
+        print(f"no kernel{' matching ' + repr(args.kernel) if args.kernel else ''} in {args.asm}", file=sys.stderr)
+        return 1
+    print("\n".join(rows))
+    return 0
+
+
 def cmd_check(args):
     with open(args.json) as f:
         data = json.load(f)
@@ -348,10 +469,14 @@ def main():
     r.add_argument("asm", nargs="+")
     k = sub.add_parser("check")
     k.add_argument("json")
+    pr = sub.add_parser("profile", help="print the performance model's profile row of each kernel in a .s")
+    pr.add_argument("--arch", required=True)
+    pr.add_argument("--kernel", help="only kernels whose demangled name contains this")
+    pr.add_argument("asm")
     args = ap.parse_args()
     if args.cmd == "compile":
         args.command = [a for a in args.command if a != "--"]
-    return {"compile": cmd_compile, "report": cmd_report, "check": cmd_check}[args.cmd](args)
+    return {"compile": cmd_compile, "report": cmd_report, "check": cmd_check, "profile": cmd_profile}[args.cmd](args)
 
 
 if __name__ == "__main__":

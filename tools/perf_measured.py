@@ -244,9 +244,22 @@ def summary(joined, arch):
             f"{within} of {len(errs)} |\n")
 
 
+def predicted_text(j):
+    """The prediction with its calibrated interval (the model's held-out error) where the row has one."""
+    if "low_us" not in j:
+        return us_text(j["us"])
+    return f"{us_text(j['us'])} ({us_text(j['low_us'])}-{us_text(j['high_us'])})"
+
+
+def in_interval(j, measured_us):
+    if "low_us" not in j:
+        return "-"
+    return "yes" if j["low_us"] <= measured_us <= j["high_us"] else "no"
+
+
 def op_table(rows):
-    head = ("| shape | target | model's plan | predicted us | measured us | error | measured rate | predicted rate "
-            "| benchmark | ran (label) |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    head = ("| shape | target | model's plan | predicted us (interval) | measured us | error | in interval | "
+            "measured rate | predicted rate | benchmark | ran (label) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for j in rows:
         bench = f"`{j['bench']['binary']}` `{j['bench']['name']}`" if "bench" in j else "-"
@@ -254,12 +267,12 @@ def op_table(rows):
             m = j["measured"]
             clock = "" if m["clock"] == "manual" else f" ({m['clock']} time)"
             ran = "same" if m["label"] == j["config"] else (m["label"] or "-")  # a differing plan stands out
-            lines.append(f"| {j['shape']} | {j['arch']} | `{j['config']}` | {us_text(j['us'])} | "
-                         f"{us_text(m['us'])}{clock} | {100 * j['error']:+.0f}% | {rate_text(j, m['us'])} | "
-                         f"{rate_text(j, j['us'])} | {bench} | {ran} |")
+            lines.append(f"| {j['shape']} | {j['arch']} | `{j['config']}` | {predicted_text(j)} | "
+                         f"{us_text(m['us'])}{clock} | {100 * j['error']:+.0f}% | {in_interval(j, m['us'])} | "
+                         f"{rate_text(j, m['us'])} | {rate_text(j, j['us'])} | {bench} | {ran} |")
         else:
-            lines.append(f"| {j['shape']} | {j['arch']} | `{j['config']}` | {us_text(j['us'])} | not measured: "
-                         f"{j['missing']} | - | - | {rate_text(j, j['us'])} | {bench} | - |")
+            lines.append(f"| {j['shape']} | {j['arch']} | `{j['config']}` | {predicted_text(j)} | not measured: "
+                         f"{j['missing']} | - | - | - | {rate_text(j, j['us'])} | {bench} | - |")
     return head + "\n".join(lines) + "\n"
 
 

@@ -187,7 +187,7 @@ def check_bench_names(tmp):
 
     def run(rows):
         with open(os.path.join(tmp, "model.json"), "w") as fh:
-            json.dump({"targets": {}, "rows": rows, "validation": []}, fh)
+            json.dump({"targets": {}, "rows": rows, "calibration": {"pairs": []}}, fh)
         p = subprocess.run([sys.executable, REPORT, "--model", os.path.join(tmp, "model.json"), "--check-benches",
                             tmp], capture_output=True, text=True)
         return p.returncode, p.stdout + p.stderr

@@ -1,17 +1,31 @@
 // The performance model over every modelled op's benchmark shapes, as JSON for the report
-// (tools/perf_report.py): per shape the plan the op's dispatch chooses, the model's time and its
-// terms (include/wavekit/perf/launch_time.hpp), the codegen figures of the plan's kernel, and the
-// peers' published times for the same problem (shared/reference/problems.md, docs/performance-model.md
-// names each source). Also the validation rows: the model applied to the seed GEMM's own kernel
-// (its codegen profile, problems.md 5) against the seed's published times.
+// (tools/perf_report.py): per shape the plan the op's dispatch chooses, the model's time with its
+// calibrated interval and its terms (include/wavekit/perf/launch_time.hpp), the codegen figures of
+// the plan's kernel, and the peers' published times for the same problem
+// (shared/reference/problems.md, docs/performance-model.md names each source). Also the
+// calibration: the published code-and-time pairs (published_pairs.hpp), the fitted parameters and
+// the error on the held-out pairs.
+//
+//   wavekit_perf_model                          the JSON above
+//   wavekit_perf_model --calibrate --out F      fit, and write the fit as perf/calibration.hpp
+//   wavekit_perf_model --calibrate --check F    fail if F is not what the fit gives
+//   wavekit_perf_model --profile ROW --launch DESC [--profile ROW --launch DESC ...]
+//       predict the launches of any kernel from its profile row (tools/codegen_report.py profile
+//       prints one for any .s) and launch descriptions (profile_text.hpp); --profile none: a launch
+//       without codegen figures
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "perf_model/calibrate.hpp"
+#include "perf_model/profile_text.hpp"
 #include "perf_model/report_config_names.hpp"
 #include "support/moe_routing_ids.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
@@ -84,8 +98,10 @@ double limit_us(const row& r, double peak_tflops, target t) {
 
 std::string json(const row& r, double peak_tflops, target t) {
   const perf::kernel_profile* p = r.time.work.empty() ? nullptr : r.time.work.front().profile;
+  const perf::interval band = perf::prediction_interval(r.time.us);
   std::string s = "{\"op\": " + str(r.op) + ", \"arch\": " + str(r.arch) + ", \"shape\": " + str(r.shape) +
                   ", \"config\": " + str(r.config) + ", \"kind\": " + str(r.kind) + ", \"us\": " + num(r.time.us) +
+                  ", \"low_us\": " + num(band.low_us) + ", \"high_us\": " + num(band.high_us) +
                   ", \"flops\": " + num(r.flops) + ", \"ideal_bytes\": " + num(r.ideal_bytes) +
                   ", \"dram_bytes\": " + num(r.time.dram_bytes()) +
                   ", \"limit_us\": " + num(limit_us(r, peak_tflops, t)) + ", \"peak_tflops\": " + num(peak_tflops);
@@ -101,7 +117,9 @@ std::string json(const row& r, double peak_tflops, target t) {
          ", \"bound\": " + str(l.bound) + ", \"workgroups\": " + num(w.workgroups) + ", \"rounds\": " + num(l.rounds) +
          ", \"matrix_us\": " + num(l.matrix_us) + ", \"issue_us\": " + num(l.issue_us) +
          ", \"lds_us\": " + num(l.lds_us) + ", \"l1_us\": " + num(l.l1_us) + ", \"dram_us\": " + num(l.dram_us) +
-         ", \"l2_us\": " + num(l.l2_us) + ", \"loaded_bytes\": " + num(w.loaded_bytes) + "}";
+         ", \"l2_us\": " + num(l.l2_us) + ", \"latency_us\": " + num(l.latency_us) +
+         ", \"exposed_lds_us\": " + num(l.exposed_lds_us) + ", \"fabric_us\": " + num(l.fabric_us) +
+         ", \"clock_ghz\": " + num(l.clock_ghz) + ", \"loaded_bytes\": " + num(w.loaded_bytes) + "}";
   }
   s += "], \"peers\": [";
   for (std::size_t i = 0; i < r.peers.size(); ++i)
@@ -422,45 +440,139 @@ void direct(std::vector<std::string>& out) {
   }
 }
 
-// The seed GEMM (RadeonFlow, problems.md 1 and 5) as the model sees it: its codegen profile (same
-// compiler), 256 x 128 x 128 tiles of 8 waves, its transposes of A and B before every call and its
-// split-K reduce, against its six published times. This validates the model on a kernel whose
-// code it has read.
-std::vector<std::string> validation() {
-  static const perf::kernel_profile seed_kernel{
-      target::gfx942, "RadeonFlow gemm_kernel", "gemm_kernel", 221, 0, 53248, 2, 198, 64, 64.0, 1024.0, 2};
-  struct c {
-    int m, n, k, splits;
-    double us;
-  } const cases[] = {{1024, 1536, 7168, 4, 76.33}, {1024, 3072, 1536, 2, 42.78}, {1024, 576, 7168, 8, 45.14},
-                     {1024, 7168, 256, 1, 20.37},  {1024, 7168, 2048, 1, 75.29}, {1024, 4608, 7168, 2, 136.35}};
-  std::vector<std::string> out;
-  for (const c& s : cases) {
-    std::vector<perf::launch_work> launches;
-    for (double rows : {double(s.m), double(s.n)}) {  // the transposes: read and write each operand
-      perf::launch_work w;
-      w.what = "transpose";
-      w.workgroups = std::ceil(rows * s.k / (64.0 * 64));
-      w.loaded_bytes = w.dram_read_bytes = w.written_bytes = rows * s.k;
-      launches.push_back(w);
-    }
-    const perf::gemm_tile tile{256, 128, 128, 64, 64, 512};
-    const double groups = std::ceil(s.k / 128.0);
-    const perf::gemm_operands ops{1, 1, 2, (256 + 1) * 4.0, (s.m + std::ceil(s.n / 128.0)) * groups * 4.0};
-    for (const auto& w : perf::gemm_launches(s.m, s.n, s.k, tile, ops, s.splits, &seed_kernel,
-                                             perf::find_profile(target::gfx942, "splitk_reduce", "splitk_reduce<bf16")))
-      launches.push_back(w);
-    const perf::op_time t = perf::predict(launches, target::gfx942);
-    out.push_back("{\"kernel\": \"RadeonFlow gemm_kernel + transposes + reduce\", \"arch\": \"gfx942\", \"shape\": " +
-                  str(mnk(s.m, s.n, s.k) + " sk" + std::to_string(s.splits)) + ", \"us\": " + num(t.us) +
-                  ", \"published_us\": " + num(s.us) + ", \"bound\": " + str(t.launches[2].bound) + "}");
+// The calibration as JSON: the fit, the held-out error, and every pair with the command that
+// predicts it from its profile rows and launch descriptions alone.
+std::string calibration_json(const wavekit::perf_text::calibration_result& c) {
+  std::string s = "{\"fitted\": {\"load_latency_ns\": " + num(c.fitted.load_latency_ns) +
+                  ", \"exposed_lds\": " + num(c.fitted.exposed_lds) + ", \"launch_us\": " + num(c.fitted.launch_us) +
+                  "}, \"held_out\": {\"ratio_low\": " + num(c.held_out.ratio_low) +
+                  ", \"ratio_high\": " + num(c.held_out.ratio_high) + "}, \"pairs\": [";
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const auto& r = c.rows[i];
+    std::string command = "wavekit_perf_model";
+    for (const auto& l : r.pair->launches)
+      command +=
+          " --profile '" + (l.profile.empty() ? std::string("none") : l.profile) + "' --launch '" + l.launch + "'";
+    s += std::string(i ? ",\n  " : "\n  ") + "{\"id\": " + str(r.pair->id) + ", \"family\": " + str(r.pair->family) +
+         ", \"source\": " + str(r.pair->source) + ", \"set\": " + str(r.pair->fit ? "fit" : "held out") +
+         ", \"published_us\": " + num(r.pair->published_us) + ", \"us\": " + num(r.predicted_us) +
+         ", \"command\": " + str(command) + "}";
   }
-  return out;
+  return s + "]}";
 }
 
 }  // namespace
 
-int main() {
+namespace {
+
+// The published pairs, parsed once (a malformed pair is a bug in published_pairs.hpp).
+std::vector<wavekit::perf_text::prepared_pair> prepared_pairs(
+    const std::vector<wavekit::perf_text::published_pair>& pairs) {
+  std::vector<wavekit::perf_text::prepared_pair> out(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    std::string error;
+    if (!wavekit::perf_text::prepare(pairs[i], out[i], &error)) {
+      std::fprintf(stderr, "wavekit_perf_model: published pair '%s': %s\n", pairs[i].id.c_str(), error.c_str());
+      std::exit(1);
+    }
+  }
+  return out;
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "wavekit_perf_model: %s\n"
+               "usage: wavekit_perf_model                        the report's JSON\n"
+               "       wavekit_perf_model --calibrate --out FILE | --check FILE\n"
+               "       wavekit_perf_model --profile ROW|none --launch DESC [--profile ... --launch ...]\n"
+               "ROW: what `tools/codegen_report.py profile --arch gfx942|gfx950 KERNEL.s` prints for a kernel.\n"
+               "DESC: workgroups=N,waves=W,iterations=I,loaded=B,dram=B,written=B[,lds=B][,fetch=B]\n"
+               "  (waves per workgroup, hot-loop iterations per wave, bytes loaded (every load), read once,\n"
+               "  written, LDS bytes a workgroup moves, bytes the L2s fetch)\n",
+               why);
+  return 2;
+}
+
+// --profile/--launch: the launches of a kernel that is not wavekit's.
+int foreign(int argc, char** argv) {
+  std::deque<std::string> storage;
+  std::deque<perf::kernel_profile> profiles;
+  std::vector<perf::launch_work> work;
+  const perf::kernel_profile* current = nullptr;
+  bool have_profile = false;
+  wavekit::arch::target t = wavekit::arch::target::gfx942;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return usage((flag + " needs a value").c_str());
+    const std::string value = argv[++i];
+    std::string error;
+    if (flag == "--profile") {
+      have_profile = true;
+      if (value == "none") {
+        current = nullptr;
+        continue;
+      }
+      const auto p = wavekit::perf_text::parse_profile(value, storage, &error);
+      if (!p) return usage(("--profile: " + error).c_str());
+      current = &profiles.emplace_back(*p);
+      t = p->target;
+    } else if (flag == "--launch") {
+      if (!have_profile) return usage("--launch: give its kernel's --profile first (or --profile none)");
+      auto w = wavekit::perf_text::parse_launch(value, &error);
+      if (!w) return usage(("--launch: " + error).c_str());
+      w->profile = current;
+      work.push_back(*w);
+    } else {
+      return usage(("unknown argument " + flag).c_str());
+    }
+  }
+  if (work.empty()) return usage("no --launch given");
+  const perf::op_time o = perf::predict(work, t);
+  for (std::size_t i = 0; i < o.launches.size(); ++i) {
+    const auto& l = o.launches[i];
+    std::printf(
+        "launch %zu: %.2f us, bound %s (matrix %.2f, issue %.2f, LDS %.2f, L1 %.2f, latency %.2f, exposed LDS %.2f, "
+        "DRAM %.2f, L2 %.2f, fabric %.2f, launch %.2f; %d rounds, %.2f GHz)\n",
+        i, l.us, l.bound.c_str(), l.matrix_us, l.issue_us, l.lds_us, l.l1_us, l.latency_us, l.exposed_lds_us, l.dram_us,
+        l.l2_us, l.fabric_us, l.launch_us, l.rounds, l.clock_ghz);
+  }
+  const perf::interval band = perf::prediction_interval(o.us);
+  std::printf(
+      "predicted %.2f us on %s, interval %.2f to %.2f us (the model's held-out error, "
+      "docs/performance.md)\n",
+      o.us, wavekit::arch::facts_for(t).product, band.low_us, band.high_us);
+  return 0;
+}
+
+int calibrate(int argc, char** argv) {
+  if (argc != 4 || (std::strcmp(argv[2], "--out") != 0 && std::strcmp(argv[2], "--check") != 0))
+    return usage("--calibrate takes --out FILE or --check FILE");
+  const auto pairs = wavekit::perf_text::published_pairs();
+  const auto fit = wavekit::perf_text::calibrate(prepared_pairs(pairs));
+  const std::string text = wavekit::perf_text::calibration_header(fit);
+  if (std::strcmp(argv[2], "--check") == 0) {
+    std::ifstream in(argv[3]);
+    std::stringstream have;
+    have << in.rdbuf();
+    if (have.str() != text) {
+      std::printf(
+          "FAIL %s is stale against the published pairs and the model; regenerate it with `cmake --build "
+          "--preset ci --target perf_calibration`\n",
+          argv[3]);
+      return 1;
+    }
+    std::printf("%s matches the calibration\n", argv[3]);
+    return 0;
+  }
+  std::ofstream(argv[3]) << text;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--calibrate") == 0) return calibrate(argc, argv);
+  if (argc > 1) return foreign(argc, argv);
   std::vector<std::string> rows;
   blockscale(rows);
   skinny(rows);
@@ -480,9 +592,8 @@ int main() {
   std::printf("},\n\"rows\": [\n");
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::printf("  %s%s\n", rows[i].c_str(), i + 1 < rows.size() ? "," : "");
-  std::printf("],\n\"validation\": [\n");
-  const auto v = validation();
-  for (std::size_t i = 0; i < v.size(); ++i) std::printf("  %s%s\n", v[i].c_str(), i + 1 < v.size() ? "," : "");
-  std::printf("]}\n");
+  const auto pairs = wavekit::perf_text::published_pairs();
+  std::printf("],\n\"calibration\": %s}\n",
+              calibration_json(wavekit::perf_text::calibrate(prepared_pairs(pairs))).c_str());
   return 0;
 }

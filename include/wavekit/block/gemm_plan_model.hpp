@@ -1,5 +1,6 @@
 // What the GEMM plan queries share (plain C++, no HIP): the tile facts of a config, the padded work
-// that breaks the performance model's ties, the tie rule, and the answer of a plan query. The
+// that ranks plans the performance model cannot tell apart (perf/plan_choice.hpp), and the answer
+// of a plan query. The
 // times come from the performance model (perf/: each op's model.hpp), which replaced the first
 // guess this header held.
 #pragma once
@@ -28,12 +29,6 @@ constexpr gemm_tile_facts tile_facts_of() {
 // Multiply-adds a tile executes over the problem, the padding of partial tiles included.
 inline double gemm_padded_flops(int m, int n, int k, const gemm_tile_facts& f) {
   return 2.0 * std::ceil(double(m) / f.block_m) * f.block_m * std::ceil(double(n) / f.block_n) * f.block_n * k;
-}
-
-// Whether candidate (time, work) beats the best so far: faster by more than 2%, or within 2% (a
-// tie for the model, typically where memory bounds every plan) with less padded work.
-inline bool gemm_model_prefers(double time, double work, double best_time, double best_work) {
-  return time < best_time * 0.98 || (time <= best_time * 1.02 && work < best_work * 0.98);
 }
 
 // What a GEMM's plan query answers: the plan a call runs (config and K splits), its name, and the

@@ -30,6 +30,7 @@
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/kernel.hpp"
+#include "wavekit/ops/mla_decode/model.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
 #include "wavekit/ops/mla_decode/supports.hpp"
@@ -54,8 +55,7 @@ result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::probl
                 "mla_decode_plan<KV>: the cache's element type, bf16, fp8_e4m3fnuz or fp8_e4m3fn");
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
-  return m::choose_splits(p, s, arch::facts_for(arch::current_device_arch().kind), m::config_rows64::kv_tile,
-                          static_cast<int>(sizeof(KV)));
+  return m::choose_splits(p, s, arch::current_device_arch().kind, static_cast<int>(sizeof(KV)));
 }
 
 // KV: bf16, or the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with

@@ -58,6 +58,24 @@ struct gemm_operands {
   bool scales_per_wave = false;
 };
 
+// The bytes a tiled GEMM's XCDs fetch into their L2s (docs/performance-model.md). The grid is (N
+// tiles, M tiles, splits), its flat workgroup index N tile fastest, and workgroup w runs on XCD w mod
+// xcds. An M tile's row of workgroups (consecutive indices) spans min(N tiles, xcds) XCDs, each
+// fetching the tile's A rows once; an N tile's column (indices N tiles apart) spans
+// min(M tiles, xcds / gcd(N tiles, xcds)) of them, each fetching its B columns once.
+inline double l2_fetch_bytes(int m, int n, int k, double tiles_m, double tiles_n, const gemm_operands& o,
+                             int xcds = 8) {
+  const long long gx = static_cast<long long>(tiles_n);
+  long long a = gx % xcds, b = xcds;  // gcd(N tiles, xcds)
+  while (a != 0) {
+    const long long r = b % a;
+    b = a, a = r;
+  }
+  const double rows_per_xcd = std::min<double>(tiles_n, xcds), cols_per_xcd = std::min<double>(tiles_m, xcds / b);
+  return double(m) * k * (o.a_bytes + o.a_scale_bytes) * rows_per_xcd +
+         double(n) * k * (o.b_bytes + o.b_scale_bytes) * cols_per_xcd + o.scale_bytes_once;
+}
+
 // The main kernel and, for splits > 1, the reduce (`reduce` its profile). K is cut as the launchers
 // cut it (block::splitk_cut): each split a whole number of units, the splits that get any run.
 inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_tile& t, const gemm_operands& o,
@@ -90,6 +108,7 @@ inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_ti
       used_splits * (tiles_n * double(m) * o.scale_bytes_per_row + tiles_m * double(n) * o.scale_bytes_per_col);
   w.dram_read_bytes = double(m) * k * (o.a_bytes + o.a_scale_bytes) + double(n) * k * (o.b_bytes + o.b_scale_bytes) +
                       o.scale_bytes_once;
+  w.l2_fetch_bytes = l2_fetch_bytes(m, n, k, tiles_m, tiles_n, o);
   w.written_bytes = splits > 1 ? 4.0 * used_splits * m * n : o.c_bytes * m * n;
   std::vector<launch_work> out{w};
   if (splits > 1) {

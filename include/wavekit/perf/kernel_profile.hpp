@@ -25,6 +25,14 @@ struct kernel_profile {
   int loop_instructions, loop_mfma;
   double loop_mfma_work, loop_mfma_cycles;
   int loop_barriers;
+  // Its structure: VALU instructions (they share the SIMD's one issue port with the MFMAs),
+  // vector-memory loads, how far ahead it loads (the work between a load's issue and the wait that
+  // retires it, in loop iterations: tools/codegen_report.py load_cover; 0: no loads), and its
+  // MFMAs' operand kind ("fp8", "bf16", "f16"; "" none), which sets the clock a saturating kernel
+  // sustains.
+  int loop_valu = 0, loop_vmem_loads = 0;
+  double loop_load_cover = 0;
+  std::string_view loop_mfma_kind = "";
 
   // MFMA instructions over all instructions of the hot loop (0 without a loop or MFMAs).
   double mfma_share() const { return loop_instructions ? double(loop_mfma) / loop_instructions : 0.0; }

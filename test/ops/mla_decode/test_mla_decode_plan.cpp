@@ -5,11 +5,15 @@
 // kernel config a problem gets.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/ops/mla_decode/model.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
 
@@ -129,44 +133,63 @@ TEST_CASE("mla_decode: the sequences' tables", "[unit][mla]") {
   CHECK(mla::split_plan{64, 1}.splits_of(std::numeric_limits<int>::max()) == 33554432);
 }
 
-TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
-  const auto& mi300x = arch::facts_of<arch::target::gfx942>;
-  const int tile = 64;
-  // amd-mixed-mla's smallest batch: 4 sequences of 8192 rows, 16 heads: many splits of the minimum
-  // chunk (about 37 rows per head, in whole tiles).
-  CHECK(mla::min_chunk(16, 1, tile) == 640);
-  CHECK(mla::min_chunk(16, 1, tile, 1) == 1216);  // an fp8 cache: half the bytes a row, twice the rows
-  {
-    ragged_batch b({8192, 8192, 8192, 8192});
-    const auto plan = mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), mi300x, tile);
-    CHECK(plan.chunk == 640);
-    CHECK(plan.splits == 13);
-    CHECK(plan.reduce());
+TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
+  using arch::target;
+  // Every candidate chunk of whole KV tiles (1 to max_splits splits of the longest sequence), as
+  // choose_splits cuts them, with the model's time.
+  const auto candidates = [](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bytes) {
+    int longest = 0;
+    for (int b = 0; b < p.batch; ++b) longest = std::max(longest, s.kv_len(b));
+    std::vector<std::pair<mla::split_plan, perf::op_time>> out;
+    for (int n = 1; n <= mla::max_splits; ++n) {
+      mla::split_plan plan;
+      plan.chunk = std::max(32, ((std::max(longest, 1) + n - 1) / n + 31) / 32 * 32);  // whole 32-row KV tiles
+      plan.splits = plan.splits_of(longest);
+      out.push_back({plan, perf::predict(mla::model_launches(p, s, kv_bytes, t, plan), t)});
+    }
+    return out;
+  };
+  // The chosen plan: its chunk in whole KV tiles, within max_splits, covering every sequence, and
+  // within the model's error of the fastest candidate, with no candidate in that band keeping more
+  // waves in flight.
+  const auto check_model_choice = [&](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bytes) {
+    const mla::split_plan plan = mla::choose_splits(p, s, t, kv_bytes);
+    const perf::op_time chosen = perf::predict(mla::model_launches(p, s, kv_bytes, t, plan), t);
+    CHECK(plan.chunk % 32 == 0);
+    CHECK(plan.splits <= mla::max_splits);
+    for (int b = 0; b < p.batch; ++b) CHECK(plan.covers(s.kv_len(b)));
+    double fastest = chosen.us;
+    for (const auto& [c, time] : candidates(p, s, t, kv_bytes)) fastest = std::min(fastest, time.us);
+    CHECK(perf::within_model_error(chosen.us, fastest));
+    for (const auto& [c, time] : candidates(p, s, t, kv_bytes))
+      if (perf::within_model_error(time.us, fastest))
+        CHECK(time.launches[0].waves_in_flight <= chosen.launches[0].waves_in_flight * 1.1);
     // What it was chosen for besides the lengths: the launch refuses it for anything else.
-    CHECK(plan.kv_element_bytes == 2);
-    CHECK(plan.heads == 16);
-    CHECK(plan.compute_units == 304);
-    CHECK(mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), mi300x, tile, 1).kv_element_bytes == 1);
-  }
-  // 256 sequences of 8192 rows: 2M rows over 608 workgroups: 3 chunks of 3456 rows.
+    CHECK(plan.kv_element_bytes == kv_bytes);
+    CHECK(plan.heads == p.heads);
+    CHECK(plan.compute_units == arch::facts_for(t).compute_units);
+    return plan;
+  };
+  // amd-mixed-mla's shapes (16 heads, fp8 and bf16 caches), aiter's 128-head decode, a single
+  // long sequence at 32 heads, on both targets.
+  for (target t : {target::gfx942, target::gfx950})
+    for (int kv_bytes : {1, 2}) {
+      for (const auto& [batch, len, heads] : std::vector<std::array<int, 3>>{
+               {4, 1024, 16}, {32, 1024, 16}, {4, 8192, 16}, {256, 8192, 16}, {64, 21, 128}, {1, 8192, 32}}) {
+        ragged_batch b(std::vector<int>(batch, len));
+        check_model_choice(ragged(batch, heads, batch * len), b.view(), t, kv_bytes);
+      }
+    }
+  // The issue the model's splits answer: 32 sequences of 1024 rows at 16 heads put 32 workgroups
+  // on 304 CUs without splitting; the model splits them.
   {
-    ragged_batch b(std::vector<int>(256, 8192));
-    const auto plan = mla::choose_splits(ragged(256, 16, 256 * 8192), b.view(), mi300x, tile);
-    CHECK(plan.chunk == 3456);
-    CHECK(plan.splits == 3);
+    ragged_batch b(std::vector<int>(32, 1024));
+    CHECK(mla::choose_splits(ragged(32, 16, 32 * 1024), b.view(), target::gfx942, 2).splits > 1);
   }
-  // 128 heads: the partial outputs cost 8 times more, so the chunks are 8 times longer.
-  CHECK(mla::min_chunk(128, 1, tile) == 4672);
-  {
-    ragged_batch b({8192, 8192, 8192, 8192});
-    const auto plan = mla::choose_splits(ragged(4, 128, 4 * 8192), b.view(), mi300x, tile);
-    CHECK(plan.chunk == 4672);
-    CHECK(plan.splits == 2);
-  }
-  // Short sequences, a large batch: one split, no reduce.
+  // Short sequences, a large batch: the grid is full without splitting: one split, no reduce.
   {
     ragged_batch b(std::vector<int>(1024, 100));
-    const auto plan = mla::choose_splits(ragged(1024, 16, 1024 * 100), b.view(), mi300x, tile);
+    const auto plan = check_model_choice(ragged(1024, 16, 1024 * 100), b.view(), target::gfx942, 2);
     CHECK(plan.splits == 1);
     CHECK(!plan.reduce());
     CHECK(plan.covers(plan.chunk));
@@ -175,19 +198,17 @@ TEST_CASE("mla_decode: the split plan", "[unit][mla]") {
   // One very long sequence with 1 head: at most max_splits chunks; empty sequences: one split.
   {
     ragged_batch b({1 << 20});
-    const auto plan = mla::choose_splits(ragged(1, 1, 1 << 20), b.view(), mi300x, tile);
+    const auto plan = mla::choose_splits(ragged(1, 1, 1 << 20), b.view(), target::gfx942);
     CHECK(plan.splits <= mla::max_splits);
     CHECK(plan.covers(1 << 20));
     ragged_batch empty({0, 0});
-    CHECK(mla::choose_splits(ragged(2, 16, 0), empty.view(), mi300x, tile).splits == 1);
+    CHECK(mla::choose_splits(ragged(2, 16, 0), empty.view(), target::gfx942).splits == 1);
   }
-  // gfx950 has 256 CUs: the same batch splits into chunks of at least as many rows.
+  // The host (no device) plans as gfx942.
   {
-    ragged_batch b(std::vector<int>(256, 8192));
-    const auto plan =
-        mla::choose_splits(ragged(256, 16, 256 * 8192), b.view(), arch::facts_of<arch::target::gfx950>, tile);
-    CHECK(plan.chunk == 4096);
-    CHECK(plan.splits == 2);
+    ragged_batch b({8192, 8192, 8192, 8192});
+    CHECK(mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), target::host).chunk ==
+          mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), target::gfx942).chunk);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "wavekit/arch/device_facts.hpp"
 #include "wavekit/block/gemm_plan_model.hpp"
@@ -21,6 +22,7 @@
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/tuning.hpp"
+#include "wavekit/perf/plan_choice.hpp"
 #include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
@@ -42,26 +44,22 @@ inline double padded_flops(const problem& p, plan pl) {
   return block::gemm_padded_flops(p.m, p.n, p.k, detail::facts(pl.config));
 }
 
-// The model's best plan; splits limited to what `workspace_bytes` holds. Within 2% of the best
-// time (a tie for the model, typically where memory bounds every plan) the plan with less padded
-// work wins (the 16-row tile rather than a 128-row one for M = 1), then the one with fewer splits.
+// The model's plan; splits limited to what `workspace_bytes` holds: among the plans within the
+// model's error of the fastest, the most robust (perf/plan_choice.hpp: the most waves in flight,
+// then the deepest prefetch, then the least padded work, then the fastest).
 inline plan model_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
-  plan best;
-  double best_time = 1e30, best_work = 1e300;
+  std::vector<perf::scored_plan<plan>> candidates;
   for (config_id id : all_configs) {
     if (id == config_id::mfma32) continue;  // same tile as medium; chosen explicitly only
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 &&
           (p.k_groups() / splits < 4 || std::size_t(splits) * p.m * p.n * sizeof(float) > workspace_bytes))
         break;
-      const double time = model_seconds(p, {id, splits}, t), work = padded_flops(p, {id, splits});
-      if (block::gemm_model_prefers(time, work, best_time, best_work)) {
-        best = {id, splits};
-        best_time = std::min(best_time, time), best_work = work;
-      }
+      candidates.push_back(
+          perf::score(plan{id, splits}, model_time(p, {id, splits}, t), padded_flops(p, {id, splits})));
     }
   }
-  return best;
+  return perf::choose_within_model_error(candidates);
 }
 
 inline std::string plan_name(plan pl) {

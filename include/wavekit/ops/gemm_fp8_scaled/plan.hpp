@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/block/gemm_plan_model.hpp"
@@ -34,6 +35,7 @@
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/tuning.hpp"
+#include "wavekit/perf/plan_choice.hpp"
 #include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
@@ -88,8 +90,7 @@ inline double model_seconds(const problem& p, plan pl, arch::target t) { return 
 
 // The model's best plan (header comment) with splits limited to what `workspace` holds.
 inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
-  plan best;
-  double best_time = 1e30, best_work = 1e300;
+  std::vector<perf::scored_plan<plan>> candidates;
   // For M <= 16, plans within the read budget; where none is (a problem so small that the scales'
   // reads alone exceed 4% of it), the model's choice among all.
   const bool budget = p.m <= skinny_max_m && [&] {
@@ -103,15 +104,11 @@ inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) 
       if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
       // Reads grow with the splits.
       if (budget && memory_read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
-      const double time = model_seconds(p, {id, splits}, t);
-      const double work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id));
-      if (block::gemm_model_prefers(time, work, best_time, best_work)) {
-        best = {id, splits};
-        best_time = std::min(best_time, time), best_work = work;
-      }
+      candidates.push_back(perf::score(plan{id, splits}, model_time(p, {id, splits}, t),
+                                       block::gemm_padded_flops(p.m, p.n, p.k, facts(id))));
     }
   }
-  return best;
+  return perf::choose_within_model_error(candidates);
 }
 
 // Whether plan pl can run p on target t: a config offered for p's M (header comment) and the

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/block/gemm_plan_model.hpp"
@@ -23,6 +24,7 @@
 #include "wavekit/ops/gemm_half/model.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
 #include "wavekit/ops/gemm_half/tuning.hpp"
+#include "wavekit/perf/plan_choice.hpp"
 #include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
@@ -43,20 +45,17 @@ inline std::string plan_name(plan pl) {
 // The model's seconds of a plan on target t's flagship part.
 inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
 
-// The model's best plan with splits limited to what `workspace` holds.
+// The model's plan with splits limited to what `workspace` holds: among the plans within the
+// model's error of the fastest, the most robust (perf/plan_choice.hpp).
 inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
-  plan best;
-  double best_time = 1e30, best_work = 1e300;
+  std::vector<perf::scored_plan<plan>> candidates;
   for (config_id id : all_configs)
     for (int splits = 1; splits <= 16; splits *= 2) {
       if (splits > 1 && (k_steps(p, id) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
-      const double time = model_seconds(p, {id, splits}, t), work = block::gemm_padded_flops(p.m, p.n, p.k, facts(id));
-      if (block::gemm_model_prefers(time, work, best_time, best_work)) {
-        best = {id, splits};
-        best_time = std::min(best_time, time), best_work = work;
-      }
+      candidates.push_back(perf::score(plan{id, splits}, model_time(p, {id, splits}, t),
+                                       block::gemm_padded_flops(p.m, p.n, p.k, facts(id))));
     }
-  return best;
+  return perf::choose_within_model_error(candidates);
 }
 
 // Whether plan pl can run p: the launch's rule for its K splits (block::check_splits).

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/block/gemm_plan_model.hpp"
@@ -28,6 +29,7 @@
 #include "wavekit/ops/gemm_mx/model.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
 #include "wavekit/ops/gemm_mx/tuning.hpp"
+#include "wavekit/perf/plan_choice.hpp"
 #include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
@@ -77,22 +79,17 @@ void for_each_split(const problem& p, int steps, std::size_t workspace, F&& f) {
 
 // The model's best plan (header comment) with splits limited to what `workspace` holds.
 inline plan model_plan(const problem& p, std::size_t workspace) {
-  plan best;
-  double best_time = 1e30, best_work = 1e300;
-  auto consider = [&](plan candidate, double time, double work) {
-    if (block::gemm_model_prefers(time, work, best_time, best_work)) {
-      best = candidate;
-      best_time = std::min(best_time, time), best_work = work;
-    }
+  std::vector<perf::scored_plan<plan>> candidates;
+  auto consider = [&](plan candidate, double work) {
+    candidates.push_back(perf::score(candidate, model_time(p, candidate), work));
   };
   for (config_id id : all_configs) {
     if (p.a != a_storage::mx && !quantizes_a(id)) continue;
     // Decode sizes read the weights once: one M tile covers every row (split-K, not M tiles,
     // supplies the workgroups), and one wave row, since each wave reads its columns' scales.
     if (p.m <= decode_rows && (facts(id).block_m < p.m || facts(id).wave_m != facts(id).block_m)) continue;
-    for_each_split(p, k_steps(p, id), workspace, [&](int splits) {
-      consider({id, splits}, model_seconds(p, {id, splits}), block::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
-    });
+    for_each_split(p, k_steps(p, id), workspace,
+                   [&](int splits) { consider({id, splits}, block::gemm_padded_flops(p.m, p.n, p.k, facts(id))); });
   }
   // MXFP8 with up to 16 rows: the GEMV with the fewest rows that hold them, where the model finds
   // its vector ALU quicker than the MFMAs' padded rows.
@@ -100,11 +97,10 @@ inline plan model_plan(const problem& p, std::size_t workspace) {
     int rows = 1;
     while (rows < p.m) rows *= 2;
     for_each_split(p, ceil_div(p.k, gemv_config<1>::block_k), workspace, [&](int splits) {
-      consider({config_id::decode, splits, rows}, model_seconds(p, {config_id::decode, splits, rows}),
-               2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
+      consider({config_id::decode, splits, rows}, 2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
     });
   }
-  return best;
+  return perf::choose_within_model_error(candidates);
 }
 
 // Whether plan pl can run p, the launch's rules (kernel.hpp): the GEMV takes MXFP8 operands and at

@@ -1,7 +1,7 @@
 // The performance model's view of an MLA decode call (perf/launch_time.hpp): the decode kernel over
 // (row groups, splits, sequences), each workgroup reading its chunk of KV rows once for all heads
-// (the hot loop is one 32-row KV tile), and with more than one split the LSE reduce. The plan is the
-// launch's own (choose_config, choose_splits with the target's device facts).
+// (the hot loop is one 32-row KV tile), and with more than one split the LSE reduce; and the split
+// plan the model chooses, which the launch takes (mla_decode_plan).
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -16,18 +16,19 @@
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
 #include "wavekit/perf/launch_time.hpp"
+#include "wavekit/perf/plan_choice.hpp"
 #include "wavekit/perf/profiles.hpp"
 
 namespace wavekit::ops::mla_decode {
 
-// kv_bytes: 2 (bf16 cache) or 1 (fp8: e4m3fnuz on gfx942, e4m3fn on gfx950); queries bf16.
+// The launches of split plan `plan`. kv_bytes: 2 (bf16 cache) or 1 (fp8: e4m3fnuz on gfx942,
+// e4m3fn on gfx950); queries bf16.
 inline std::vector<perf::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
-                                                     arch::target t) {
+                                                     arch::target t, const split_plan& plan) {
   const config_id id = choose_config(p, s);
   const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
   const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
   const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
-  const split_plan plan = choose_splits(p, s, arch::facts_for(t), kv_tile, kv_bytes);
   const std::string kv = kv_bytes == 2 ? "bf16" : t == arch::target::gfx950 ? "e4m3fn" : "e4m3fnuz";
   perf::launch_work w;
   w.profile = perf::find_profile(t, "mla_decode", "mla_decode_kernel<config<" + std::to_string(waves) + ", 32>, " + kv,
@@ -35,16 +36,18 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, const seq
   w.what = "decode, " + std::to_string(plan.splits) + " KV splits";
   w.waves_per_workgroup = waves;
   double kv_rows = 0, q_rows = 0, workgroups = 0, partial_rows = 0, q_loaded = 0;
+  int longest_chunk = 0;
   for (int b = 0; b < p.batch; ++b) {
     const int len = s.kv_len(b), q = s.qo_indptr[b + 1] - s.qo_indptr[b];
     const double groups = std::ceil(double(q) * p.heads / rows), splits = plan.splits_of(len);
     kv_rows += len * groups, q_rows += q, workgroups += groups * splits;
     q_loaded += splits * q * p.heads * qk_dim * 2.0;  // every split reads its sequence's queries
     partial_rows += plan.reduce() ? double(q) * p.heads * splits : 0;
+    longest_chunk = std::max(longest_chunk, std::min(plan.chunk, len));
   }
   w.workgroups = workgroups;
   // A workgroup's KV tiles (the longest chunk), each written to LDS and read by every wave.
-  w.loop_iterations_per_wave = std::ceil(double(std::min(plan.chunk, s.kv_len(0))) / kv_tile);
+  w.loop_iterations_per_wave = std::ceil(double(longest_chunk) / kv_tile);
   w.lds_bytes_per_workgroup = w.loop_iterations_per_wave * kv_tile * qk_dim * kv_bytes * (1.0 + waves);
   const double q_bytes = q_rows * p.heads * qk_dim * 2.0;
   w.loaded_bytes = kv_rows * qk_dim * kv_bytes + q_loaded;
@@ -64,6 +67,40 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, const seq
     out.push_back(r);
   }
   return out;
+}
+
+// The split plan for sequences s (valid: validate_sequences) on a device of target `device`: the
+// chunk the performance model chooses (perf/plan_choice.hpp: among the chunks within the model's
+// error of the fastest, the one keeping the most waves in flight). The candidates cut the longest
+// sequence into 1 to max_splits chunks of whole KV tiles; the model weighs what a split adds
+// (every split reads its queries and writes H x 512 fp32 partials the reduce reads back, and the
+// reduce is a second launch) against the workgroups it supplies.
+inline split_plan choose_splits(const problem& p, const sequences_view& s, arch::target device,
+                                int kv_element_bytes = 2) {
+  // A device that is neither target (the host) plans as gfx942, as its device facts do.
+  const arch::target t = device == arch::target::gfx950 ? device : arch::target::gfx942;
+  const int kv_tile = with_config(choose_config(p, s), [](auto c) { return decltype(c)::kv_tile; });
+  int longest = 0;
+  for (int b = 0; b < p.batch; ++b) longest = std::max(longest, s.kv_len(b));
+  std::vector<perf::scored_plan<split_plan>> candidates;
+  int last_chunk = -1;
+  for (int n : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
+    const long rows = (std::max(longest, 1) + n - 1L) / n;
+    split_plan plan;
+    plan.chunk = static_cast<int>(std::max<long>(kv_tile, (rows + kv_tile - 1) / kv_tile * kv_tile));
+    plan.splits = plan.splits_of(longest);
+    if (plan.chunk == last_chunk || plan.splits > max_splits) continue;
+    last_chunk = plan.chunk;
+    plan.kv_element_bytes = kv_element_bytes, plan.heads = p.heads,
+    plan.compute_units = arch::facts_for(t).compute_units;
+    candidates.push_back(perf::score(plan, perf::predict(model_launches(p, s, kv_element_bytes, t, plan), t)));
+  }
+  return perf::choose_within_model_error(candidates);
+}
+
+inline std::vector<perf::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
+                                                     arch::target t) {
+  return model_launches(p, s, kv_bytes, t, choose_splits(p, s, t, kv_bytes));
 }
 
 inline perf::op_time model_time(const problem& p, const sequences_view& s, int kv_bytes, arch::target t) {

@@ -21,6 +21,7 @@
 #include "wavekit/ops/moe/model.hpp"
 #include "wavekit/ops/moe/problem.hpp"
 #include "wavekit/ops/moe/tuning.hpp"
+#include "wavekit/perf/plan_choice.hpp"
 #include "wavekit/tuning/plan_cache.hpp"
 #include "wavekit/tuning/tuned_or_model.hpp"
 
@@ -47,21 +48,22 @@ inline status check_config(const problem& p, config_id id) { return validate_lay
 
 // The model's config on target t over even routing, among those that can run p (check_config) and
 // whose workspace fits (the 16-row decode config needs the least of both, so one always fits a
-// workspace the query sized).
+// workspace the query sized): among the configs within the model's error of the fastest, the most
+// robust (perf/plan_choice.hpp: the most waves in flight in the grouped GEMMs, then the deepest
+// prefetch, then the fastest; the smallest M tile where all are equal).
 inline config_id model_config(const problem& p, weight_format weights = weight_format::half,
                               arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace) {
   if (t == arch::target::host) t = planned_target(weights);
   const std::vector<int> rows = even_expert_rows(p);
-  config_id best = config_id::decode;
-  double best_us = 1e300;
-  for (config_id id : all_configs) {  // smallest M tile first: a larger one must win by 2%
+  std::vector<perf::scored_plan<config_id>> candidates;
+  for (config_id id : all_configs) {  // smallest M tile first
     if (!workspace_fits(p, weights, id, workspace) || !check_config(p, id).ok()) continue;
     const perf::op_time time = model_time(p, weights, id, rows, t);
     // A config whose kernels are not in the codegen report (MXFP8's larger tiles) is not judged.
     if (std::any_of(time.work.begin(), time.work.end(), [](const auto& w) { return !w.profile; })) continue;
-    if (time.us < best_us * 0.98) best = id, best_us = time.us;
+    candidates.push_back(perf::score(id, time));
   }
-  return best;
+  return candidates.empty() ? config_id::decode : perf::choose_within_model_error(candidates);
 }
 
 // The config wavekit::moe runs on target t (host: planned_target, what the workspace query plans

@@ -1,0 +1,73 @@
+// Choosing among plans by the performance model as far as it is right: the model predicts each
+// plan's time with an error (perf/calibration.hpp: predicted / published over the held-out pairs
+// spans [ratio_low, ratio_high]). Two predictions p <= q cannot be told apart when their intervals
+// overlap, q / ratio_high <= p / ratio_low. Among the plans that cannot be told apart from the
+// fastest, the one most tolerant of what the model gets wrong runs: the most waves resident at once
+// (more latency hidden, fewer idle CUs), then the deepest prefetch (its loop's load cover), then the
+// least padded work, then the fastest. Plain C++, no HIP.
+#pragma once
+
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
+#include <vector>
+
+#include "wavekit/perf/calibration.hpp"
+#include "wavekit/perf/launch_time.hpp"
+
+namespace wavekit::perf {
+
+template <class Plan>
+struct scored_plan {
+  Plan plan;
+  double us;               // the model's time
+  double work = 0;         // multiply-adds the plan executes, padding included (0: not compared)
+  double waves_in_flight;  // of its main launch (launch_time::waves_in_flight)
+  double load_cover;       // of its main kernel's hot loop (kernel_profile::loop_load_cover)
+};
+
+// The scores of a plan from its predicted launches. Its main launch is the first whose kernel
+// runs MFMAs (a GEMM's main loop rather than a sort, a quantization or a reduce), else the first.
+template <class Plan>
+scored_plan<Plan> score(Plan plan, const op_time& t, double work = 0) {
+  std::size_t main = 0;
+  for (std::size_t i = 0; i < t.work.size(); ++i)
+    if (t.work[i].profile && t.work[i].profile->loop_mfma > 0) {
+      main = i;
+      break;
+    }
+  if (main >= t.launches.size()) return {plan, t.us, work, 0.0, 0.0};
+  const kernel_profile* profile = t.work[main].profile;
+  return {plan, t.us, work, t.launches[main].waves_in_flight, profile ? profile->loop_load_cover : 0.0};
+}
+
+// Whether `q` microseconds cannot be told from the fastest `p` within the model's error.
+inline bool within_model_error(double q, double p, const model_error& e = held_out_error) {
+  return q / e.ratio_high <= p / e.ratio_low;
+}
+
+// a more robust than b (header comment); nearly equal waves (within 10%) and covers (within 0.1)
+// fall through to the next criterion.
+template <class Plan>
+bool more_robust(const scored_plan<Plan>& a, const scored_plan<Plan>& b) {
+  if (a.waves_in_flight > b.waves_in_flight * 1.1) return true;
+  if (b.waves_in_flight > a.waves_in_flight * 1.1) return false;
+  if (a.load_cover > b.load_cover + 0.1) return true;
+  if (b.load_cover > a.load_cover + 0.1) return false;
+  if (a.work < b.work * 0.98) return true;
+  if (b.work < a.work * 0.98) return false;
+  return a.us < b.us;
+}
+
+// The plan to run among `candidates` (non-empty; ties keep the earlier one).
+template <class Plan>
+Plan choose_within_model_error(const std::vector<scored_plan<Plan>>& candidates,
+                               const model_error& e = held_out_error) {
+  double fastest = candidates.front().us;
+  for (const auto& c : candidates) fastest = c.us < fastest ? c.us : fastest;
+  const scored_plan<Plan>* best = nullptr;
+  for (const auto& c : candidates)
+    if (within_model_error(c.us, fastest, e) && (!best || more_robust(c, *best))) best = &c;
+  return best->plan;
+}
+
+}  // namespace wavekit::perf

@@ -1,0 +1,61 @@
+// perf/plan_choice.hpp: plans the model cannot tell apart (their intervals overlap) are ranked by
+// robustness, and a plan faster beyond the model's error wins outright.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "wavekit/perf/plan_choice.hpp"
+
+using namespace wavekit;
+
+namespace {
+
+// The held-out error of an example calibration: predictions 20% low to 10% high.
+constexpr perf::model_error error{0.8, 1.1};
+
+perf::scored_plan<int> plan(int id, double us, double waves, double cover = 0, double work = 0) {
+  return {id, us, work, waves, cover};
+}
+
+}  // namespace
+
+TEST_CASE("two predictions cannot be told apart when their intervals overlap", "[perf]") {
+  // p's interval is [p / 1.1, p / 0.8]; q's reaches down to q / 1.1.
+  CHECK(perf::within_model_error(100, 100, error));
+  CHECK(perf::within_model_error(137.5, 100, error));  // 137.5 / 1.1 = 125 = 100 / 0.8
+  CHECK_FALSE(perf::within_model_error(138, 100, error));
+}
+
+TEST_CASE("within the model's error the most robust plan runs", "[perf]") {
+  // More waves in flight wins among plans the model cannot tell apart...
+  CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 512), plan(2, 120, 2048)}, error) == 2);
+  // ...but not over a plan faster beyond the error.
+  CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 512), plan(2, 140, 2048)}, error) == 1);
+  // Waves within 10% are equal: deeper prefetch wins, then less padded work, then the faster.
+  CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 1000, 0.5), plan(2, 110, 1050, 1.0)}, error) == 2);
+  CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 1000, 1.0, 4e9), plan(2, 110, 1000, 1.05, 2e9)},
+                                        error) == 2);
+  CHECK(perf::choose_within_model_error(std::vector{plan(1, 105, 1000, 1.0, 2e9), plan(2, 100, 1000, 1.0, 2e9)},
+                                        error) == 2);
+  // Equal in everything: the earlier plan stays.
+  CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 1000), plan(2, 100, 1000)}, error) == 1);
+  // One candidate: itself.
+  CHECK(perf::choose_within_model_error(std::vector{plan(7, 5, 0)}, error) == 7);
+}
+
+TEST_CASE("a plan's scores come from its predicted launches", "[perf]") {
+  perf::kernel_profile k{arch::target::gfx942, "test", "test", 128, 0, 0, 2, 100, 10, 10.0, 160.0, 0};
+  k.loop_load_cover = 1.5;
+  perf::launch_work w;
+  w.profile = &k;
+  w.workgroups = 100;  // fewer than the CUs: 100 workgroups of 4 waves in flight
+  w.waves_per_workgroup = 4;
+  w.loop_iterations_per_wave = 10;
+  const perf::op_time t = perf::predict(std::vector{w}, arch::target::gfx942, perf::model_parameters{300, 1, 1});
+  const auto s = perf::score(3, t, 42.0);
+  CHECK(s.plan == 3);
+  CHECK(s.us == t.us);
+  CHECK(s.work == 42.0);
+  CHECK(s.waves_in_flight == 400);
+  CHECK(s.load_cover == 1.5);
+}
