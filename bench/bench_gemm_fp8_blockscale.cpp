@@ -21,8 +21,10 @@
 #include "support/blockscale_case.hpp"
 #include "support/emulator_bench_main.hpp"
 #include "support/gpu_timing.hpp"
+#include "support/predicted_counters.hpp"
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
 
 using namespace wavekit;
 namespace gb = wavekit::ops::gemm_fp8_blockscale;
@@ -53,6 +55,7 @@ void blockscale_shape(benchmark::State& state) {
     return;
   }
   state.SetLabel(ran.name);
+  test::set_predicted(state, gb::model_time(p, ran.plan, arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
   const double emulated_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 #endif

@@ -18,7 +18,9 @@
 #include "support/emulator_bench_main.hpp"
 #include "support/gemm_fp8_scaled_case.hpp"
 #include "support/gpu_timing.hpp"
+#include "support/predicted_counters.hpp"
 #include "wavekit/ops/gemm_fp8_scaled.hpp"
+#include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 
 using namespace wavekit;
 namespace gs = wavekit::ops::gemm_fp8_scaled;
@@ -50,6 +52,7 @@ void skinny(benchmark::State& state) {
       return;
     }
     state.SetLabel(ran.name);
+    test::set_predicted(state, gs::model_time(p, ran.plan, arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
     for (auto _ : state) {
     }

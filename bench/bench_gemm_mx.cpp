@@ -19,7 +19,9 @@
 #include "support/emulator_bench_main.hpp"
 #include "support/gemm_mx_case.hpp"
 #include "support/gpu_timing.hpp"
+#include "support/predicted_counters.hpp"
 #include "wavekit/ops/gemm_mx.hpp"
+#include "wavekit/ops/gemm_mx/model.hpp"
 
 using namespace wavekit;
 namespace gx = wavekit::ops::gemm_mx;
@@ -49,6 +51,7 @@ void run_case(benchmark::State& state, const gx::problem& p, double a_bytes) {
     return;
   }
   state.SetLabel(ran.name);
+  test::set_predicted(state, gx::model_time(p, ran.plan));
 #if defined(WAVEKIT_EMULATOR)
   for (auto _ : state) {
   }

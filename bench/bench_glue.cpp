@@ -24,10 +24,13 @@
 #include "support/emulator_bench_main.hpp"
 #include "support/fp8_rows_check.hpp"
 #include "support/gpu_timing.hpp"
+#include "support/predicted_counters.hpp"
 #include "wavekit/host/reference_rmsnorm_quant.hpp"
 #include "wavekit/host/reference_swiglu_quant.hpp"
 #include "wavekit/ops/rmsnorm_quant.hpp"
+#include "wavekit/ops/rmsnorm_quant/model.hpp"
 #include "wavekit/ops/swiglu_quant.hpp"
+#include "wavekit/ops/swiglu_quant/model.hpp"
 
 using namespace wavekit;
 namespace rq = wavekit::ops::rmsnorm_quant;
@@ -98,6 +101,7 @@ void rmsnorm(benchmark::State& state) {
   const double ideal_written = double(n) * (sizeof(T) + 1) + scales;
   if (!failed(state, s, &d)) {
     state.SetLabel(std::string(std::is_same_v<T, fp16> ? "fp16" : "bf16") + ", " + to_string(p.out_scales));
+    test::set_predicted(state, rq::model_time(p, arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
     for (auto _ : state) {
     }
@@ -147,6 +151,7 @@ void swiglu(benchmark::State& state) {
   const double ideal_written = double(n) + (p.out_scales == scale_granularity::group_1x128 ? double(n) / 128 * 4 : 0.0);
   if (!failed(state, s, &diff)) {
     state.SetLabel(std::string(std::is_same_v<T, fp16> ? "fp16" : "bf16") + ", " + to_string(p.out_scales));
+    test::set_predicted(state, sq::model_time(p, arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
     for (auto _ : state) {
     }

@@ -20,7 +20,9 @@
 #include "support/emulator_bench_main.hpp"
 #include "support/gpu_timing.hpp"
 #include "support/mla_case.hpp"
+#include "support/predicted_counters.hpp"
 #include "wavekit/ops/mla_decode.hpp"
+#include "wavekit/ops/mla_decode/model.hpp"
 
 using namespace wavekit;
 namespace mla = wavekit::ops::mla_decode;
@@ -44,6 +46,9 @@ void run(benchmark::State& state) {
   hipDeviceSynchronize();
   state.SetLabel(mla::config_name(mla::choose_config(t.p, t.view())) + ", " + std::to_string(plan.splits) +
                  " splits of " + std::to_string(plan.chunk));
+  test::set_predicted(state, perf::predict(mla::model_launches(t.p, t.view(), static_cast<int>(sizeof(KV)),
+                                                               arch::current_device_arch().kind, plan),
+                                           arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();
 #endif

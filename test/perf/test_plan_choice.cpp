@@ -44,7 +44,8 @@ TEST_CASE("within the model's error the most robust plan runs", "[perf]") {
 }
 
 TEST_CASE("a plan's scores come from its predicted launches", "[perf]") {
-  perf::kernel_profile k{arch::target::gfx942, "test", "test", 128, 0, 0, 2, 100, 10, 10.0, 160.0, 0};
+  // 4 waves a SIMD: 4 workgroups of 4 waves a CU.
+  perf::kernel_profile k{arch::target::gfx942, "test", "test", 128, 0, 0, 4, 100, 10, 10.0, 160.0, 0};
   k.loop_load_cover = 1.5;
   perf::launch_work w;
   w.profile = &k;
@@ -58,4 +59,9 @@ TEST_CASE("a plan's scores come from its predicted launches", "[perf]") {
   CHECK(s.work == 42.0);
   CHECK(s.waves_in_flight == 400);
   CHECK(s.load_cover == 1.5);
+  // Past two waves a SIMD (304 CUs x 4 SIMDs x 2) more waves count as no more robust.
+  w.workgroups = 3000;
+  const perf::op_time full = perf::predict(std::vector{w}, arch::target::gfx942, perf::model_parameters{300, 1, 1});
+  CHECK(full.launches[0].waves_in_flight > 2 * 304 * 4);
+  CHECK(perf::score(3, full).waves_in_flight == 2 * 304 * 4);
 }

@@ -65,10 +65,12 @@ def check_fixture(tmp):
                            *([] if plot else ["--no-plot"]))
     expect(rc == 0, f"--measured on the fixture exits 0 (got {rc}: {log})")
     want = [  # (shape, target, what the row's line must hold)
-        ("1024x1536x7168 mn", "gfx942", "| 40.0 | 50.0 | -20% | 451 TFLOPS | 564 TFLOPS | "  # the median of 3
+        # the median of 3, inside the prediction's interval
+        ("1024x1536x7168 mn", "gfx942", "| 40.0 (36.0-52.0) | 50.0 | -20% | yes | 451 TFLOPS | 564 TFLOPS | "
          "`bench_gemm_fp8_blockscale` `blockscale/M:1024/N:1536/K:7168` | same |"),
         ("1024x3072x1536 mn", "gfx942", "| 30.0 | 25.0 (cpu time) | +20% |"),  # ms, no manual time
-        ("1x16384 fp16", "gfx942", "| 4.00 | 5.00 | -20% | 29 GB/s | 37 GB/s |"),  # ns
+        ("1x16384 fp16", "gfx942", "| 4.00 (3.60-4.50) | 5.00 | -20% | no | 29 GB/s | 37 GB/s |"),  # ns, outside
+        ("1024x3072x1536 mn", "gfx942", "| +20% | - |"),  # no interval in the row
         ("1x16384 fp16", "gfx942", "| fp16, per_tensor |"),  # the bench's label where it is not the plan
         ("8x16384 fp16", "gfx942", "not measured: failed: result differs from the host reference"),
         ("1x8192 fp16", "gfx942", "not measured: not in bench_glue's run"),
@@ -102,7 +104,7 @@ def check_refusals(tmp):
     rc, log, _ = report(model, bare, tmp, "--no-plot")
     expect(rc == 1 and "--arch" in log, f"JSON without its device asks for --arch (got {rc}: {log})")
     rc, log, text = report(model, bare, tmp, "--no-plot", "--arch", "gfx942")
-    expect(rc == 0 and "| 4.00 | 5.00 | -20% |" in row_line(text, "1x16384 fp16", "gfx942"),
+    expect(rc == 0 and "| 4.00 (3.60-4.50) | 5.00 | -20% |" in row_line(text, "1x16384 fp16", "gfx942"),
            f"--arch files it under gfx942 (got {rc}: {log})")
     twice = os.path.join(tmp, "twice")
     os.makedirs(twice)
@@ -169,7 +171,7 @@ def check_driver(tmp):
            "--benchmark_filter=^(rmsnorm_quant/tokens:1/hidden:16384/1x128:0|rmsnorm_quant/tokens:8/hidden:16384/"
            "1x128:0|swiglu_quant/tokens:1/d:8192/1x128:0)/" in args, f"bench_glue's flags (got {args})")
     text = open(out).read() if os.path.exists(out) else ""
-    expect("| 40.0 | 50.0 | -20% |" in row_line(text, "1024x1536x7168 mn", "gfx942") and
+    expect("| 40.0 (36.0-52.0) | 50.0 | -20% |" in row_line(text, "1024x1536x7168 mn", "gfx942") and
            "bench_mla_decode not run" in row_line(text, "1 x kv 21, 128 heads, bf16 cache", "gfx942"),
            "the driver's report joins the runs and lists the failed binary's rows")
 

@@ -67,14 +67,14 @@ TEST_CASE("the shipped tables parse and hold the blockscale op's 18 shapes on bo
         REQUIRE(v);
         CHECK(*v == gb::tuning_value(gb::model_plan(p, ~std::size_t{0}, t)));
       }
-  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 1});
+  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 4});
   CHECK(r.find(shipped_key(1024, 576, 7168)) == tuning::value{"small", 4});
   // M in the same bucket finds the same entry; another bucket or order none.
   CHECK(r.find(shipped_key(1008, 576, 7168)) == tuning::value{"small", 4});
   CHECK_FALSE(r.find(shipped_key(512, 576, 7168)));
   CHECK_FALSE(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::k_contiguous}, target::gfx942, 304)));
   CHECK(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::mn_contiguous}, target::gfx950, 256)) ==
-        tuning::value{"medium", 4});
+        tuning::value{"narrow", 8});
 }
 
 TEST_CASE("a user table replaces the entries of its keys and keeps every other", "[tuning]") {
@@ -87,8 +87,8 @@ TEST_CASE("a user table replaces the entries of its keys and keeps every other",
   REQUIRE(r.merge_text(user, "user.txt").ok());
   CHECK(r.entries().size() == shipped + 1);
   CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 2});  // replaced
-  CHECK(r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"narrow", 1});  // kept
-  CHECK(r.find(shipped_key(6144, 4608, 7168)) == tuning::value{"large", 1});   // kept
+  CHECK(r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"decode", 1});  // kept
+  CHECK(r.find(shipped_key(6144, 4608, 7168)) == tuning::value{"narrow", 1});  // kept
   const tuning::key half{.op = "gemm_half",
                          .cus = 304,
                          .dtypes = "bf16,bf16,bf16",
@@ -116,7 +116,7 @@ TEST_CASE("a table with a bad line merges nothing", "[tuning]") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.message() == "bad.txt:3: m_bucket must be a power of two, M rounded up (got 17)");
   CHECK(r.entries().size() == shipped);
-  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 1});
+  CHECK(r.find(shipped_key(1024, 1536, 7168)) == tuning::value{"narrow", 4});
 }
 
 TEST_CASE("the path list of WAVEKIT_TUNING_FILES", "[tuning]") {
@@ -129,7 +129,7 @@ TEST_CASE("the path list of WAVEKIT_TUNING_FILES", "[tuning]") {
 TEST_CASE("the process's registry: shipped tables, load_file over them", "[tuning]") {
   // This binary's environment names no table files (test_tuning_environment tests those).
   CHECK(tuning::environment_tables_status().ok());
-  CHECK(tuning::find(shipped_key(1024, 7168, 256)) == tuning::value{"large", 1});
+  CHECK(tuning::find(shipped_key(1024, 7168, 256)) == tuning::value{"narrow", 1});
 
   const std::string path = write_file("test_registry_user.txt",
                                       header +
@@ -137,7 +137,7 @@ TEST_CASE("the process's registry: shipped tables, load_file over them", "[tunin
                                           "7168 2048 0 0 medium 2\n");
   REQUIRE(tuning::load_file(path).ok());
   CHECK(tuning::find(shipped_key(1024, 7168, 2048)) == tuning::value{"medium", 2});
-  CHECK(tuning::find(shipped_key(1024, 7168, 256)) == tuning::value{"large", 1});
+  CHECK(tuning::find(shipped_key(1024, 7168, 256)) == tuning::value{"narrow", 1});
 
   const wavekit::status missing = tuning::load_file("no/such/user.txt");
   CHECK(missing.message() == "no/such/user.txt: cannot open the tuning table");
@@ -155,7 +155,7 @@ TEST_CASE("the process's miss log: a sink set in code, each key once", "[tuning]
   };
   CHECK_FALSE(tuning::find(miss, model));
   CHECK_FALSE(tuning::find(miss, model));
-  CHECK(tuning::find(shipped_key(1024, 7168, 256), model) == tuning::value{"large", 1});  // a hit logs nothing
+  CHECK(tuning::find(shipped_key(1024, 7168, 256), model) == tuning::value{"narrow", 1});  // a hit logs nothing
   tuning::set_miss_sink({});
   REQUIRE(lines.size() == 1);
   CHECK(lines[0] ==
@@ -175,7 +175,7 @@ TEST_CASE("lookups and loads from many threads", "[tuning]") {
                                                   std::to_string(16 * (i + 1)) + " 0 0 decode 1\n",
                                               "loop.txt")
                                      .ok()
-                               : r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"narrow", 1};
+                               : r.find(shipped_key(1024, 3072, 1536)) == tuning::value{"decode", 1};
         if (!ok) ++failures;
       }
     });

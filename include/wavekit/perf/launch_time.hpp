@@ -78,6 +78,7 @@ struct launch_time {
   double clock_ghz = 0;  // the clock the launch is predicted to run at
   int rounds = 0, workgroups_per_cu = 0;
   double waves_in_flight = 0;  // waves resident at once over the device in a full round
+  double simds = 0;            // the device's SIMDs (CUs x 4)
   // The largest term: "matrix", "issue", "LDS", "L1", "latency", "DRAM", "L2", "fabric", "launch"
   std::string bound;
 };
@@ -108,6 +109,7 @@ inline launch_time terms_at(const launch_work& w, const arch::device_facts& d, d
   const double resident = std::min<double>(per_cu, std::ceil(w.workgroups / d.compute_units));
   r.workgroups_per_cu = int(resident);
   r.waves_in_flight = std::min(w.workgroups, double(d.compute_units) * resident) * w.waves_per_workgroup;
+  r.simds = double(d.compute_units) * d.simds_per_cu;
   // Waves on a CU's busiest SIMD in a round.
   const double waves_simd = std::ceil(resident * w.waves_per_workgroup / d.simds_per_cu);
   const double latency = f.load_latency_ns * clock_ghz;  // cycles

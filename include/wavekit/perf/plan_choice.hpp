@@ -3,12 +3,14 @@
 // spans [ratio_low, ratio_high]). Two predictions p <= q cannot be told apart when their intervals
 // overlap, q / ratio_high <= p / ratio_low. Among the plans that cannot be told apart from the
 // fastest, the one most tolerant of what the model gets wrong runs: the most waves resident at once
-// (more latency hidden, fewer idle CUs), then the deepest prefetch (its loop's load cover), then the
-// least padded work, then the fastest. Plain C++, no HIP.
+// (more latency hidden, fewer idle CUs) up to two on every SIMD (one's stalls covered by the
+// other's issue; past that more waves add nothing), then the deepest prefetch (its loop's load
+// cover), then the least padded work, then the fastest. Plain C++, no HIP.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
+#include <algorithm>
 #include <vector>
 
 #include "wavekit/perf/calibration.hpp"
@@ -21,7 +23,7 @@ struct scored_plan {
   Plan plan;
   double us;               // the model's time
   double work = 0;         // multiply-adds the plan executes, padding included (0: not compared)
-  double waves_in_flight;  // of its main launch (launch_time::waves_in_flight)
+  double waves_in_flight;  // of its main launch, at most two a SIMD (launch_time::waves_in_flight)
   double load_cover;       // of its main kernel's hot loop (kernel_profile::loop_load_cover)
 };
 
@@ -37,7 +39,8 @@ scored_plan<Plan> score(Plan plan, const op_time& t, double work = 0) {
     }
   if (main >= t.launches.size()) return {plan, t.us, work, 0.0, 0.0};
   const kernel_profile* profile = t.work[main].profile;
-  return {plan, t.us, work, t.launches[main].waves_in_flight, profile ? profile->loop_load_cover : 0.0};
+  const launch_time& l = t.launches[main];
+  return {plan, t.us, work, std::min(l.waves_in_flight, 2 * l.simds), profile ? profile->loop_load_cover : 0.0};
 }
 
 // Whether `q` microseconds cannot be told from the fastest `p` within the model's error.

@@ -20,6 +20,7 @@
 #include "support/device_fp8.hpp"
 #include "support/empty_problem.hpp"
 #include "support/graph_safety.hpp"
+#include "support/plan_choice_check.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
 
@@ -324,17 +325,27 @@ TEST_CASE("blockscale dispatch: the model plans with the target's own device fac
   CHECK(chosen.splits == from_model.splits);
 }
 
-TEST_CASE("blockscale dispatch: on a tie of the model, less padded work wins", "[gemm]") {
-  // M = 1 against 7168 x 7168: memory bounds every plan alike (the model's times of the 128-row
-  // and the 16-row tile at 4 splits agree), so the tile that pads M least is chosen.
-  const gb::problem p{1, 7168, 7168, layout::k_contiguous};
-  const gb::plan medium{gb::config_id::medium, 4}, decode{gb::config_id::decode, 4};
-  constexpr arch::target gfx942 = arch::target::gfx942;
-  REQUIRE(std::abs(gb::model_seconds(p, medium, gfx942) / gb::model_seconds(p, decode, gfx942) - 1) < 0.02);
-  const gb::plan chosen = gb::choose_plan(p, ~std::size_t{0}, gfx942);
-  INFO(gb::plan_name(chosen));
-  CHECK(gb::padded_flops(p, chosen) <= gb::padded_flops(p, decode));
-  CHECK(gb::padded_flops(p, chosen) < gb::padded_flops(p, medium));
+TEST_CASE("blockscale dispatch: within the model's error the most robust plan runs", "[gemm]") {
+  // Every candidate model_plan weighs (the configs but the explicit-only mfma32, 1 to 16 K splits of
+  // at least 4 scale groups each); the chosen plan is within the model's error of the fastest and
+  // no plan that close is more robust (perf/plan_choice.hpp). M = 1 against 7168 x 7168: the plan
+  // pads M least of the plans keeping as many waves in flight.
+  for (arch::target t : {arch::target::gfx942, arch::target::gfx950})
+    for (const auto& [m, n, k] :
+         {std::tuple{1, 7168, 7168}, {100, 1536, 7168}, {1024, 4608, 7168}, {6144, 576, 7168}}) {
+      const gb::problem p{m, n, k, layout::k_contiguous};
+      std::vector<perf::scored_plan<gb::plan>> candidates;
+      for (gb::config_id id : gb::all_configs) {
+        if (id == gb::config_id::mfma32) continue;
+        for (int splits = 1; splits <= 16 && (splits == 1 || p.k_groups() / splits >= 4); splits *= 2)
+          candidates.push_back(
+              perf::score(gb::plan{id, splits}, gb::model_time(p, {id, splits}, t), gb::padded_flops(p, {id, splits})));
+      }
+      const gb::plan chosen = gb::model_plan(p, ~std::size_t{0}, t);
+      INFO(arch::to_string(t) << " " << p.str() << ": " << gb::plan_name(chosen));
+      test::check_plan_choice(candidates, chosen,
+                              [](gb::plan a, gb::plan b) { return a.config == b.config && a.splits == b.splits; });
+    }
 }
 
 TEST_CASE("blockscale GEMM: every bad input gets its status before any launch", "[emu][gemm]") {

@@ -189,7 +189,7 @@ TEST_CASE("mla_decode: a plan serves the cache type, heads and device it was mad
                               std::to_string(arch::facts_for(other).compute_units) + " CUs and this " +
                               arch::to_string(here) + " device has " +
                               std::to_string(arch::facts_for(here).compute_units) +
-                              " (chunks aim at two workgroups a CU): plan on the device that runs it";
+                              " (chunks are sized for the CUs): plan on the device that runs it";
   CHECK(wavekit::mla_decode(h16.p, h16.view(), h16.args(elsewhere), elsewhere, nullptr).message() == refusal);
   CHECK(mla::supports<bf16>(h16.p, here, elsewhere).message() == refusal);
   CHECK(mla::supports<bf16>(h16.p, other, elsewhere).ok());

@@ -17,6 +17,7 @@
 
 #include "support/graph_safety.hpp"
 #include "support/moe_case.hpp"
+#include "support/plan_choice_check.hpp"
 #include "support/tuned_entry.hpp"
 #include "wavekit/host/reference_moe_routing.hpp"
 #include "wavekit/ops/moe.hpp"
@@ -150,19 +151,23 @@ TEST_CASE("moe: the one-call API asks the tuned tables with its activations' typ
 }
 
 TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][moe]") {
-  // The performance model over even routing (ops/moe/model.hpp): one row an expert (decode) takes
-  // the 16-row tile, which reads each expert's weights once; 256 rows an expert a larger tile,
-  // which reads them fewer times.
+  // The performance model over even routing (ops/moe/model.hpp): among the M tiles within the
+  // model's error of the fastest, the one keeping the most waves in flight in the grouped GEMMs
+  // (perf/plan_choice.hpp), for decode (one row an expert) and prefill (256 rows an expert).
   const moe::problem decode{16, 7168, 256, 257, 9, 0, 257, layout::mn_contiguous};
   const moe::problem prefill{512, 7168, 2048, 8, 4, 0, 8, layout::mn_contiguous};
-  CHECK(moe::choose_config(decode) == moe::config_id::decode);
-  CHECK(moe::choose_config(prefill) != moe::config_id::decode);
-  for (moe::config_id id : moe::all_configs) {
-    const std::vector<int> rows = moe::even_expert_rows(prefill);
-    // The smallest M tile within 2% of the fastest wins.
-    CHECK(moe::model_time(prefill, moe::weight_format::half, moe::choose_config(prefill), rows, arch::target::gfx942)
-              .us <= 1.02 * moe::model_time(prefill, moe::weight_format::half, id, rows, arch::target::gfx942).us);
-  }
+  for (const moe::problem& q : {decode, prefill})
+    for (arch::target t : {arch::target::gfx942, arch::target::gfx950}) {
+      const std::vector<int> rows = moe::even_expert_rows(q);
+      std::vector<perf::scored_plan<moe::config_id>> candidates;
+      for (moe::config_id id : moe::all_configs)
+        candidates.push_back(perf::score(id, moe::model_time(q, moe::weight_format::half, id, rows, t)));
+      const moe::config_id chosen = moe::choose_config(q, moe::weight_format::half, t);
+      INFO(arch::to_string(t) << " " << q.tokens << " tokens: " << moe::config_name(chosen));
+      test::check_plan_choice(candidates, chosen, [](moe::config_id a, moe::config_id b) { return a == b; });
+    }
+  const moe::problem prefill_k{512, 7168, 2048, 8, 4, 0, 8, layout::k_contiguous};
+  CHECK(moe::choose_config(prefill_k) != moe::config_id::decode);  // a large tile reads the weights fewer times
   // A workspace too small for the model's larger tile: the largest that fits (the 16-row tile
   // needs the least workspace).
   const std::size_t decode_bytes = moe::plan_workspace(prefill, moe::config_decode::block_m, 2).bytes;
