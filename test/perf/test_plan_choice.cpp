@@ -31,12 +31,18 @@ TEST_CASE("within the model's error the most robust plan runs", "[perf]") {
   CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 512), plan(2, 120, 2048)}, error) == 2);
   // ...but not over a plan faster beyond the error.
   CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 512), plan(2, 140, 2048)}, error) == 1);
-  // Waves within 10% are equal: deeper prefetch wins, then less padded work, then the faster.
-  CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 1000, 0.5), plan(2, 110, 1050, 1.0)}, error) == 2);
+  // Waves in the same 10% step are equal: deeper prefetch wins (by a 0.1-iteration step), then
+  // less padded work (by a 2% step), then the faster.
+  CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 1000, 0.5), plan(2, 110, 1010, 1.0)}, error) == 2);
   CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 1000, 1.0, 4e9), plan(2, 110, 1000, 1.05, 2e9)},
                                         error) == 2);
   CHECK(perf::choose_within_model_error(std::vector{plan(1, 105, 1000, 1.0, 2e9), plan(2, 100, 1000, 1.0, 2e9)},
                                         error) == 2);
+  // Whole steps keep the order transitive: of three plans each within 10% of the next, the one
+  // with the most waves is the most robust, whichever order they come in.
+  const std::vector abc{plan(1, 100, 1000, 0.9), plan(2, 100, 1090, 0.5), plan(3, 100, 1190, 0.1)};
+  CHECK(perf::choose_within_model_error(abc, error) == 3);
+  CHECK(perf::choose_within_model_error(std::vector{abc[2], abc[1], abc[0]}, error) == 3);
   // Equal in everything: the earlier plan stays.
   CHECK(perf::choose_within_model_error(std::vector{plan(1, 100, 1000), plan(2, 100, 1000)}, error) == 1);
   // One candidate: itself.

@@ -11,6 +11,7 @@
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "wavekit/perf/calibration.hpp"
@@ -48,16 +49,18 @@ inline bool within_model_error(double q, double p, const model_error& e = held_o
   return q / e.ratio_high <= p / e.ratio_low;
 }
 
-// a more robust than b (header comment); nearly equal waves (within 10%) and covers (within 0.1)
-// fall through to the next criterion.
+// a more robust than b (header comment). Waves compare in steps of 10% and covers in steps of
+// 0.1 iterations (figures that close count as equal), padded work in steps of 2%: whole steps keep
+// the order transitive, so the most robust of several plans is well defined.
 template <class Plan>
 bool more_robust(const scored_plan<Plan>& a, const scored_plan<Plan>& b) {
-  if (a.waves_in_flight > b.waves_in_flight * 1.1) return true;
-  if (b.waves_in_flight > a.waves_in_flight * 1.1) return false;
-  if (a.load_cover > b.load_cover + 0.1) return true;
-  if (b.load_cover > a.load_cover + 0.1) return false;
-  if (a.work < b.work * 0.98) return true;
-  if (b.work < a.work * 0.98) return false;
+  const auto steps = [](double v, double ratio) { return v > 0 ? std::floor(std::log(v) / std::log(ratio)) : -1e9; };
+  const double waves_a = steps(a.waves_in_flight, 1.1), waves_b = steps(b.waves_in_flight, 1.1);
+  if (waves_a != waves_b) return waves_a > waves_b;
+  const double cover_a = std::floor(a.load_cover * 10), cover_b = std::floor(b.load_cover * 10);
+  if (cover_a != cover_b) return cover_a > cover_b;
+  const double work_a = steps(a.work, 1.02), work_b = steps(b.work, 1.02);
+  if (work_a != work_b) return work_a < work_b;
   return a.us < b.us;
 }
 

@@ -43,7 +43,7 @@ gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 460
 gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 7168 2304       0     0 narrow      1  # M 6144: the model's plan
 gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192  512 7168       0     0 narrow      4  # M 6144: the model's plan
 gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     8192 4096  512       0     0 narrow      1  # M 6144: the model's plan
-gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 1536 7168       0     0 narrow      4  # M 1024: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 1536 7168       0     0 medium      8  # M 1024: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 3072 1536       0     0 small       1  # M 1024: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024  576 7168       0     0 narrow      8  # M 1024: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 7168  256       0     0 narrow      1  # M 1024: the model's plan
@@ -54,12 +54,12 @@ gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024  512 71
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     1024 4096  512       0     0 narrow      1  # M 1024: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 1536 7168       0     0 medium      2  # M 6144: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 3072 1536       0     0 medium      1  # M 6144: the model's plan
-gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192  576 7168       0     0 narrow      1  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192  576 7168       0     0 medium      2  # M 6144: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 7168  256       0     0 medium      1  # M 6144: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 7168 2048       0     0 medium      1  # M 6144: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 4608 7168       0     0 medium      1  # M 6144: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 7168 2304       0     0 medium      1  # M 6144: the model's plan
-gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192  512 7168       0     0 narrow      4  # M 6144: the model's plan
+gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192  512 7168       0     0 medium      4  # M 6144: the model's plan
 gemm_fp8_blockscale gfx950 256 e4m3fn,e4m3fn,bf16 mn_contiguous     8192 4096  512       0     0 medium      1  # M 6144: the model's plan
 )wavekit_table"},
 };
