@@ -211,7 +211,7 @@ TEST_CASE("gemm_half: the plan splits K for few tiles and long K, per target, wi
   for (arch::target t : {arch::target::gfx942, arch::target::gfx950}) {
     const gh::plan pl = gh::choose_plan(decode, ~std::size_t{0}, t);
     INFO(arch::to_string(t) << ": " << gh::plan_name(pl));
-    CHECK(pl.config == gh::config_id::decode);
+    CHECK(gh::facts(pl.config).block_m <= 32);  // a small M tile: the 16 or 32 rows that pad M = 1 least
     CHECK(pl.splits > 1);
     CHECK(gh::choose_plan(decode, 0, t).splits == 1);
     CHECK(gh::workspace_bytes(decode, t).value() == gh::workspace_bytes(decode, pl.splits));

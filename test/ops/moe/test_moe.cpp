@@ -140,7 +140,8 @@ TEST_CASE("moe: the one-call API asks the tuned tables with its activations' typ
   const std::size_t tuned_bytes =
       moe::with_config(tuned, [&](auto cfg) { return moe::workspace_bytes_for<decltype(cfg), fp16>(p); });
   CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes, fp16_dtypes) == tuned);
-  CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes) == model);
+  CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes) ==
+        moe::model_config(p, moe::weight_format::half, t, tuned_bytes));  // the model's, within that workspace
   CHECK(moe::choose_config(p, moe::weight_format::half, t, tuned_bytes - 1, fp16_dtypes) != tuned);
   test::moe_case<fp16> call(p, test::random_ids(40, 2, 8, 23), 24, tuned_bytes);
   moe::plan_info ran;

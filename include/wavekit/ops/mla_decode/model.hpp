@@ -69,12 +69,25 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, const seq
   return out;
 }
 
+// The bytes a split plan reads beyond the KV rows, queries and outputs once: each further split
+// reads its sequence's queries again, and the reduce reads back the fp32 partials with their LSE.
+// The model weighs them (model_launches counts them); the traffic tests check the emulator's count
+// against them.
+inline double split_extra_read_bytes(const problem& p, const sequences_view& s, const split_plan& plan) {
+  double extra = 0;
+  for (int b = 0; b < p.batch; ++b) {
+    const double q = double(s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads, splits = plan.splits_of(s.kv_len(b));
+    if (splits > 1) extra += (splits - 1) * q * qk_dim * 2.0 + splits * q * (v_dim + 1) * 4.0;
+  }
+  return extra;
+}
+
 // The split plan for sequences s (valid: validate_sequences) on a device of target `device`: the
 // chunk the performance model chooses (perf/plan_choice.hpp: among the chunks within the model's
 // error of the fastest, the one keeping the most waves in flight). The candidates cut the longest
-// sequence into 1 to max_splits chunks of whole KV tiles; the model weighs what a split adds
-// (every split reads its queries and writes H x 512 fp32 partials the reduce reads back, and the
-// reduce is a second launch) against the workgroups it supplies.
+// sequence into 1 to max_splits chunks of whole KV tiles; the model weighs what a split adds (its
+// queries read again, fp32 partials the reduce reads back: split_extra_read_bytes; the reduce's
+// launch) against the workgroups it supplies.
 inline split_plan choose_splits(const problem& p, const sequences_view& s, arch::target device,
                                 int kv_element_bytes = 2) {
   // A device that is neither target (the host) plans as gfx942, as its device facts do.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -50,14 +51,30 @@ inline status check_config(const problem& p, config_id id) { return validate_lay
 // whose workspace fits (the 16-row decode config needs the least of both, so one always fits a
 // workspace the query sized): among the configs within the model's error of the fastest, the most
 // robust (perf/plan_choice.hpp: the most waves in flight in the grouped GEMMs, then the deepest
-// prefetch, then the fastest; the smallest M tile where all are equal).
+// prefetch, then the fastest; the smallest M tile where all are equal). Decode sizes keep each
+// expert's weights (and MX scales) read once (below).
 inline config_id model_config(const problem& p, weight_format weights = weight_format::half,
                               arch::target t = arch::target::host, std::size_t workspace = unlimited_workspace) {
   if (t == arch::target::host) t = planned_target(weights);
   const std::vector<int> rows = even_expert_rows(p);
+  // Decode sizes, as gemm_mx plans them: where an M tile of one wave row holds every expert's rows,
+  // only such tiles. Each expert's weights are read once and no tile pads more rows than the
+  // decode tile's; with MX weights each wave reads its columns' scales, which one wave row reads
+  // once.
+  const bool mx = weights == weight_format::mxfp4 || weights == weight_format::mxfp8;
+  const int most_rows = rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
+  auto one_wave_row = [&](config_id id) {
+    auto holds = [&](auto cfg) {
+      using C = decltype(cfg);
+      return C::block_m >= most_rows && C::wave_m == C::block_m;
+    };
+    return mx ? with_mx_config(id, holds) : with_config(id, holds);
+  };
+  const bool decode_rows = std::any_of(std::begin(all_configs), std::end(all_configs), one_wave_row);
   std::vector<perf::scored_plan<config_id>> candidates;
   for (config_id id : all_configs) {  // smallest M tile first
     if (!workspace_fits(p, weights, id, workspace) || !check_config(p, id).ok()) continue;
+    if (decode_rows && !one_wave_row(id)) continue;
     const perf::op_time time = model_time(p, weights, id, rows, t);
     // A config whose kernels are not in the codegen report (MXFP8's larger tiles) is not judged.
     if (std::any_of(time.work.begin(), time.work.end(), [](const auto& w) { return !w.profile; })) continue;
