@@ -15,8 +15,6 @@
 #include <vector>
 
 #include "perf_model/profile_text.hpp"
-#include "wavekit/perf/gemm_work.hpp"
-#include "wavekit/perf/profiles.hpp"
 
 namespace wavekit::perf_text {
 
