@@ -1,5 +1,5 @@
 // Host time of each one-call API beyond its launches: validation, the plan (a warm plan cache: the
-// process keeps each query's answer, tuning/plan_cache.hpp), the cached device facts
+// process keeps each query's answer, planning/plan_cache.hpp), the cached device facts
 // (arch::current_device_arch) and the kernel arguments, on decode-sized problems. The target is at
 // most 1 us a call beside decode kernels of about 5 us.
 //

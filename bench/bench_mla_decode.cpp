@@ -46,9 +46,9 @@ void run(benchmark::State& state) {
   hipDeviceSynchronize();
   state.SetLabel(mla::config_name(mla::choose_config(t.p, t.view())) + ", " + std::to_string(plan.splits) +
                  " splits of " + std::to_string(plan.chunk));
-  test::set_predicted(state, perf::predict(mla::model_launches(t.p, t.view(), static_cast<int>(sizeof(KV)),
-                                                               arch::current_device_arch().kind, plan),
-                                           arch::current_device_arch().kind));
+  test::set_predicted(state, planning::predict(mla::model_launches(t.p, t.view(), static_cast<int>(sizeof(KV)),
+                                                                   arch::current_device_arch().kind, plan),
+                                               arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();
 #endif

@@ -1,7 +1,7 @@
 // Host time of the plan queries a one-call API makes before it launches (plain C++, no HIP): the
 // tuned tables' lookup and, on a miss, the performance model's search over the op's configs and K
 // splits. The first call of a problem searches; the process keeps each query's answer
-// (tuning/plan_cache.hpp), so the calls after it cost a lookup of the kept answer: the timed loop.
+// (planning/plan_cache.hpp), so the calls after it cost a lookup of the kept answer: the timed loop.
 // model_search_us is the search alone (the op's model_plan, never kept): what a problem's first
 // call pays, and what every call paid before answers were kept.
 #include <benchmark/benchmark.h>

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/lazy_text.hpp"
 #include "wavekit/core/status.hpp"
 

@@ -1,9 +1,9 @@
-// Fitting the performance model's free parameters (perf/model_parameters.hpp) to published
+// Fitting the performance model's free parameters (planning/model/model_parameters.hpp) to published
 // code-and-time pairs (published_pairs.hpp), and its error on the pairs it was not fitted to.
 //
 // The fit minimises the largest |log(predicted / published)| over the fit set (ties: the sum of
 // squares), by a grid over the parameters' plausible ranges and a finer grid around the best point.
-// The held-out pairs then give the error a prediction is reported with (perf::prediction_interval).
+// The held-out pairs then give the error a prediction is reported with (planning::prediction_interval).
 #pragma once
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "perf_model/published_pairs.hpp"
-#include "wavekit/perf/launch_time.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
 
 namespace wavekit::perf_text {
 
@@ -22,8 +22,8 @@ namespace wavekit::perf_text {
 struct prepared_pair {
   const published_pair* source = nullptr;
   std::deque<std::string> storage;
-  std::deque<perf::kernel_profile> profiles;
-  std::vector<perf::launch_work> work;
+  std::deque<planning::kernel_profile> profiles;
+  std::vector<planning::launch_work> work;
   arch::target target = arch::target::gfx942;
 };
 
@@ -43,13 +43,13 @@ inline bool prepare(const published_pair& p, prepared_pair& out, std::string* er
   return true;
 }
 
-inline double predict_us(const prepared_pair& p, const perf::model_parameters& f) {
-  return perf::predict(p.work, p.target, f).us;
+inline double predict_us(const prepared_pair& p, const planning::model_parameters& f) {
+  return planning::predict(p.work, p.target, f).us;
 }
 
 struct calibration_result {
-  perf::model_parameters fitted{};
-  perf::model_error held_out{1, 1};
+  planning::model_parameters fitted{};
+  planning::model_error held_out{1, 1};
   struct row {
     const published_pair* pair;
     double predicted_us, ratio;
@@ -57,7 +57,7 @@ struct calibration_result {
   std::vector<row> rows;
 };
 
-inline double log_error(const std::vector<prepared_pair>& pairs, const perf::model_parameters& f, bool fit,
+inline double log_error(const std::vector<prepared_pair>& pairs, const planning::model_parameters& f, bool fit,
                         double* squares) {
   double worst = 0;
   *squares = 0;
@@ -82,14 +82,14 @@ inline calibration_result calibrate(const std::vector<prepared_pair>& pairs) {
   };
   const range bounds[3] = {{260, 350, 10}, {1, 8, 0.25}, {0.5, std::min(4.0, shortest), 0.1}};
   range ranges[3] = {bounds[0], bounds[1], bounds[2]};
-  perf::model_parameters best{350, 1, 2};
+  planning::model_parameters best{350, 1, 2};
   double best_worst = 1e30, best_squares = 1e30;
   for (int pass = 0; pass < 3; ++pass) {
     for (double l = ranges[0].low; l <= ranges[0].high + 1e-9; l += ranges[0].step)
       for (double b = ranges[1].low; b <= ranges[1].high + 1e-9; b += ranges[1].step)
         for (double u = ranges[2].low; u <= ranges[2].high + 1e-9; u += ranges[2].step) {
           double squares = 0;
-          const perf::model_parameters f{l, b, u};
+          const planning::model_parameters f{l, b, u};
           const double worst = log_error(pairs, f, true, &squares);
           if (worst < best_worst - 1e-12 || (worst < best_worst + 1e-12 && squares < best_squares))
             best = f, best_worst = worst, best_squares = squares;
@@ -122,8 +122,8 @@ inline std::string calibration_header(const calibration_result& r) {
                 "// what the current profiles and published pairs give (docs/performance-model.md).\n"
                 "#pragma once\n\n"
                 "#include \"wavekit/core/requirements.hpp\"  // C++20, HIP on the device: checked first\n\n"
-                "#include \"wavekit/perf/model_parameters.hpp\"\n\n"
-                "namespace wavekit::perf {\n\n"
+                "#include \"wavekit/planning/model/model_parameters.hpp\"\n\n"
+                "namespace wavekit::planning {\n\n"
                 "// The fitted parameters, and predicted / published over the held-out pairs.\n"
                 "inline constexpr model_parameters fitted = {%.3f, %.3f, %.3f};\n"
                 "inline constexpr model_error held_out_error = {%.3f, %.3f};\n\n"
@@ -132,7 +132,7 @@ inline std::string calibration_header(const calibration_result& r) {
                 "inline constexpr interval prediction_interval(double us) {\n"
                 "  return {us / held_out_error.ratio_high, us / held_out_error.ratio_low};\n"
                 "}\n\n"
-                "}  // namespace wavekit::perf\n",
+                "}  // namespace wavekit::planning\n",
                 r.fitted.load_latency_ns, r.fitted.exposed_lds, r.fitted.launch_us, r.held_out.ratio_low,
                 r.held_out.ratio_high);
   return b;

@@ -1,13 +1,13 @@
 // The performance model over every modelled op's benchmark shapes, as JSON for the report
 // (tools/perf_report.py): per shape the plan the op's dispatch chooses, the model's time with its
-// calibrated interval and its terms (include/wavekit/perf/launch_time.hpp), the codegen figures of
+// calibrated interval and its terms (include/wavekit/planning/model/launch_time.hpp), the codegen figures of
 // the plan's kernel, and the peers' published times for the same problem
 // (shared/reference/problems.md, docs/performance-model.md names each source). Also the
 // calibration: the published code-and-time pairs (published_pairs.hpp), the fitted parameters and
 // the error on the held-out pairs.
 //
 //   wavekit_perf_model                          the JSON above
-//   wavekit_perf_model --calibrate --out F      fit, and write the fit as perf/calibration.hpp
+//   wavekit_perf_model --calibrate --out F      fit, and write the fit as planning/model/calibration.hpp
 //   wavekit_perf_model --calibrate --check F    fail if F is not what the fit gives
 //   wavekit_perf_model --profile ROW --launch DESC [--profile ROW --launch DESC ...]
 //       predict the launches of any kernel from its profile row (tools/codegen_report.py profile
@@ -28,8 +28,8 @@
 #include "perf_model/profile_text.hpp"
 #include "perf_model/report_config_names.hpp"
 #include "support/moe_routing_ids.hpp"
-#include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
 #include "wavekit/ops/gemm_fp8_direct/model.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
 #include "wavekit/ops/gemm_half/plan.hpp"
@@ -38,12 +38,13 @@
 #include "wavekit/ops/moe/plan.hpp"
 #include "wavekit/ops/rmsnorm_quant/model.hpp"
 #include "wavekit/ops/swiglu_quant/model.hpp"
-#include "wavekit/perf/launch_time.hpp"
+#include "wavekit/planning/instances.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
 
 namespace {
 
 using wavekit::arch::target;
-namespace perf = wavekit::perf;
+namespace planning = wavekit::planning;
 
 struct peer {
   std::string who;  // "RadeonFlow (seed)", "aiter", "hf-rocm-kernels"
@@ -68,6 +69,13 @@ bench_ref bench(std::string binary, std::string family, std::initializer_list<st
   return {std::move(binary), std::move(family)};
 }
 
+// An op's name as the instance list spells it (planning/instances.hpp): a name it lacks does not
+// compile, and tools/perf_report.py checks the rows against the same list.
+consteval const char* listed_op(const char* op) {
+  if (!wavekit::planning::listed_op(op)) throw "perf_model: an op planning/instances.hpp does not list";
+  return op;
+}
+
 struct row {
   row(std::string op_, std::string arch_, std::string shape_, std::string config_, std::string kind_)
       : op(std::move(op_)),
@@ -77,7 +85,7 @@ struct row {
         kind(std::move(kind_)) {}
   std::string op, arch, shape, config, kind;  // kind: "compute" (TFLOPS) or "memory" (GB/s)
   double flops = 0, ideal_bytes = 0;
-  perf::op_time time;
+  planning::op_time time;
   std::vector<peer> peers;
   bench_ref bench;
 };
@@ -97,8 +105,8 @@ double limit_us(const row& r, double peak_tflops, target t) {
 }
 
 std::string json(const row& r, double peak_tflops, target t) {
-  const perf::kernel_profile* p = r.time.work.empty() ? nullptr : r.time.work.front().profile;
-  const perf::interval band = perf::prediction_interval(r.time.us);
+  const planning::kernel_profile* p = r.time.work.empty() ? nullptr : r.time.work.front().profile;
+  const planning::interval band = planning::prediction_interval(r.time.us);
   std::string s = "{\"op\": " + str(r.op) + ", \"arch\": " + str(r.arch) + ", \"shape\": " + str(r.shape) +
                   ", \"config\": " + str(r.config) + ", \"kind\": " + str(r.kind) + ", \"us\": " + num(r.time.us) +
                   ", \"low_us\": " + num(band.low_us) + ", \"high_us\": " + num(band.high_us) +
@@ -165,7 +173,7 @@ void blockscale(std::vector<std::string>& out) {
     for (const auto& [m, n, k] : amd_fp8_mm_shapes) {
       const bs::problem p{m, n, k, wavekit::layout::mn_contiguous};
       const bs::plan pl = bs::choose_plan(p, ~std::size_t{0}, t);
-      row r{"gemm_fp8_blockscale", to_string(t), mnk(m, n, k) + " mn", bs::plan_name(pl), "compute"};
+      row r{listed_op("gemm_fp8_blockscale"), to_string(t), mnk(m, n, k) + " mn", bs::plan_name(pl), "compute"};
       r.flops = 2.0 * m * n * k;
       r.ideal_bytes = double(m) * k + double(n) * k + 2.0 * m * n;
       r.time = bs::model_time(p, pl, t);
@@ -199,7 +207,7 @@ void skinny(std::vector<std::string>& out) {
                             gs::scale_granularity::tensor,
                             gs::scale_granularity::tensor};
         const gs::plan pl = gs::choose_plan(p, ~std::size_t{0}, t);
-        row r{"gemm_fp8_scaled", to_string(t), mnk(ms[i], s.n, s.k) + " k", gs::plan_name(pl), "memory"};
+        row r{listed_op("gemm_fp8_scaled"), to_string(t), mnk(ms[i], s.n, s.k) + " k", gs::plan_name(pl), "memory"};
         r.flops = 2.0 * ms[i] * s.n * s.k;
         r.ideal_bytes = gs::ideal_bytes(p);
         r.time = gs::model_time(p, pl, t);
@@ -224,7 +232,7 @@ void mx(std::vector<std::string>& out) {
   for (const shape& s : shapes) {
     const gx::problem p{s.m, s.n, s.k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
     const gx::plan pl = gx::choose_plan(p, ~std::size_t{0});
-    row r{"gemm_mx", to_string(t), mnk(s.m, s.n, s.k) + " mxfp4", gx::plan_name(pl), "compute"};
+    row r{listed_op("gemm_mx"), to_string(t), mnk(s.m, s.n, s.k) + " mxfp4", gx::plan_name(pl), "compute"};
     r.flops = 2.0 * s.m * s.n * s.k;
     r.ideal_bytes = 2.0 * s.m * s.k + (0.5 + 1.0 / 32) * double(s.n) * s.k + 2.0 * s.m * s.n;
     r.time = gx::model_time(p, pl);
@@ -245,7 +253,7 @@ void half(std::vector<std::string>& out) {
     for (const auto& s : shapes) {
       const gh::problem p{s[0], s[1], s[2], wavekit::layout::k_contiguous};
       const gh::plan pl = gh::choose_plan(p, ~std::size_t{0}, t);
-      row r{"gemm_half", to_string(t), mnk(s[0], s[1], s[2]) + " k", gh::plan_name(pl), "compute"};
+      row r{listed_op("gemm_half"), to_string(t), mnk(s[0], s[1], s[2]) + " k", gh::plan_name(pl), "compute"};
       r.flops = 2.0 * s[0] * s[1] * s[2];
       r.ideal_bytes = 2.0 * (double(s[0]) * s[2] + double(s[1]) * s[2] + double(s[0]) * s[1]);
       r.time = gh::model_time(p, pl, t);
@@ -267,7 +275,7 @@ void glue(std::vector<std::string>& out) {
     for (int i = 0; i < 9; ++i) {
       const rq::problem p{rows[i], 16384, wavekit::scale_granularity::tensor, wavekit::layout::k_contiguous,
                           rq::residual_mode::add};
-      row r{"rmsnorm_quant", to_string(t), std::to_string(rows[i]) + "x16384 fp16",
+      row r{listed_op("rmsnorm_quant"), to_string(t), std::to_string(rows[i]) + "x16384 fp16",
             wavekit::perf_report::row_workgroup_config(rq::row_threads), "memory"};
       r.ideal_bytes = double(rows[i]) * 16384 * (2 + 2 + 2 + 1) + 2 * 16384;
       r.time = rq::model_time(p, t);
@@ -277,7 +285,7 @@ void glue(std::vector<std::string>& out) {
     }
     for (int i = 0; i < 8; ++i) {
       const sq::problem p{swiglu_rows[i], 8192, wavekit::scale_granularity::tensor, wavekit::layout::k_contiguous};
-      row r{"swiglu_quant", to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16",
+      row r{listed_op("swiglu_quant"), to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16",
             wavekit::perf_report::row_workgroup_config(sq::row_threads), "memory"};
       r.ideal_bytes = double(swiglu_rows[i]) * 8192 * (4 + 1);
       r.time = sq::model_time(p, t);
@@ -325,7 +333,7 @@ void mla(std::vector<std::string>& out) {
     for (int b = 0; b <= c.batch; ++b) qo[b] = b, kv[b] = b * c.kv;
     const md::problem p{c.batch, c.heads, md::kv_layout::ragged, 1, c.batch * c.kv, 0, 0.0416667f};
     const md::sequences_view s{qo, kv, {}, {}};
-    row r{"mla_decode", to_string(c.t),
+    row r{listed_op("mla_decode"), to_string(c.t),
           std::to_string(c.batch) + " x kv " + std::to_string(c.kv) + ", " + std::to_string(c.heads) + " heads, " +
               (c.kv_bytes == 2 ? "bf16" : "fp8") + " cache",
           "", "memory"};
@@ -378,7 +386,7 @@ void moe(std::vector<std::string>& out) {
     const char* format = c.weights == weight_format::mxfp4            ? "MXFP4"
                          : c.weights == weight_format::fp8_blockscale ? "fp8 block-scaled"
                                                                       : "fp16";
-    row r{"moe", to_string(c.t),
+    row r{listed_op("moe"), to_string(c.t),
           std::to_string(c.tokens) + " tokens, " + std::to_string(c.hidden) + " x " + std::to_string(c.dim) + ", top " +
               std::to_string(c.top_k) + "+1 of " + std::to_string(experts) + ", " + format,
           c.weights == weight_format::half ? mo::config_name(id)
@@ -430,7 +438,7 @@ void direct(std::vector<std::string>& out) {
     const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
     for (const auto& s : shapes) {
       const gd::problem p{s[0], s[1], s[2]};
-      row r{"gemm_fp8_direct", to_string(t), mnk(s[0], s[1], s[2]) + " k",
+      row r{listed_op("gemm_fp8_direct"), to_string(t), mnk(s[0], s[1], s[2]) + " k",
             wavekit::perf_report::wave_tile_config(direct::tile_m, direct::tile_n), "compute"};
       r.flops = 2.0 * s[0] * s[1] * s[2];
       r.ideal_bytes = double(s[0]) * s[2] + double(s[1]) * s[2] + 4.0 * s[0] * s[1];
@@ -496,9 +504,9 @@ int usage(const char* why) {
 // --profile/--launch: the launches of a kernel that is not wavekit's.
 int foreign(int argc, char** argv) {
   std::deque<std::string> storage;
-  std::deque<perf::kernel_profile> profiles;
-  std::vector<perf::launch_work> work;
-  const perf::kernel_profile* current = nullptr;
+  std::deque<planning::kernel_profile> profiles;
+  std::vector<planning::launch_work> work;
+  const planning::kernel_profile* current = nullptr;
   bool have_profile = false;
   wavekit::arch::target t = wavekit::arch::target::gfx942;
   for (int i = 1; i < argc; ++i) {
@@ -527,7 +535,7 @@ int foreign(int argc, char** argv) {
     }
   }
   if (work.empty()) return usage("no --launch given");
-  const perf::op_time o = perf::predict(work, t);
+  const planning::op_time o = planning::predict(work, t);
   for (std::size_t i = 0; i < o.launches.size(); ++i) {
     const auto& l = o.launches[i];
     std::printf(
@@ -536,7 +544,7 @@ int foreign(int argc, char** argv) {
         i, l.us, l.bound.c_str(), l.matrix_us, l.issue_us, l.lds_us, l.l1_us, l.latency_us, l.exposed_lds_us, l.dram_us,
         l.l2_us, l.fabric_us, l.launch_us, l.rounds, l.clock_ghz);
   }
-  const perf::interval band = perf::prediction_interval(o.us);
+  const planning::interval band = planning::prediction_interval(o.us);
   std::printf(
       "predicted %.2f us on %s, interval %.2f to %.2f us (the model's held-out error, "
       "docs/performance.md)\n",

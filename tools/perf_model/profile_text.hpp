@@ -15,7 +15,7 @@
 #include <string>
 
 #include "wavekit/arch/target.hpp"
-#include "wavekit/perf/launch_time.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
 
 namespace wavekit::perf_text {
 
@@ -61,8 +61,8 @@ inline bool number(const std::map<std::string, std::string>& f, const char* key,
 
 // A profile row -> kernel_profile. The names are kept in `storage` (the profile's string_views
 // point into it).
-inline std::optional<perf::kernel_profile> parse_profile(const std::string& row, std::deque<std::string>& storage,
-                                                         std::string* error) {
+inline std::optional<planning::kernel_profile> parse_profile(const std::string& row, std::deque<std::string>& storage,
+                                                             std::string* error) {
   const auto f = fields(row, error);
   if (!f) return std::nullopt;
   const auto text = [&](const char* key, const char* fallback) -> std::string_view {
@@ -74,18 +74,18 @@ inline std::optional<perf::kernel_profile> parse_profile(const std::string& row,
     *error = "target=" + std::string(target) + ": the model knows gfx942 (MI300X) and gfx950 (MI355X)";
     return std::nullopt;
   }
-  perf::kernel_profile p{target == "gfx950" ? arch::target::gfx950 : arch::target::gfx942,
-                         text("kernel", "kernel"),
-                         text("kernel", "kernel"),
-                         0,
-                         0,
-                         0,
-                         0,
-                         0,
-                         0,
-                         0.0,
-                         0.0,
-                         0};
+  planning::kernel_profile p{target == "gfx950" ? arch::target::gfx950 : arch::target::gfx942,
+                             text("kernel", "kernel"),
+                             text("kernel", "kernel"),
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0.0,
+                             0.0,
+                             0};
   double v = 0;
   const struct {
     const char* key;
@@ -120,10 +120,10 @@ inline std::optional<perf::kernel_profile> parse_profile(const std::string& row,
 //   workgroups=N waves=W (per workgroup) iterations=I (of the hot loop, per wave) loaded=B (every
 //   global load) dram=B (distinct bytes read) written=B [lds=B (LDS bytes a workgroup moves)]
 //   [fetch=B (bytes the XCDs' L2s fetch; default dram)] [what=text]
-inline std::optional<perf::launch_work> parse_launch(const std::string& desc, std::string* error) {
+inline std::optional<planning::launch_work> parse_launch(const std::string& desc, std::string* error) {
   const auto f = fields(desc, error);
   if (!f) return std::nullopt;
-  perf::launch_work w;
+  planning::launch_work w;
   double waves = 1, fetch = -1;
   if (!number(*f, "workgroups", &w.workgroups, error) || !number(*f, "waves", &waves, error, false) ||
       !number(*f, "iterations", &w.loop_iterations_per_wave, error, false) ||
@@ -142,7 +142,7 @@ inline std::optional<perf::launch_work> parse_launch(const std::string& desc, st
 }
 
 // A launch_work as the description parse_launch reads back.
-inline std::string launch_text(const perf::launch_work& w) {
+inline std::string launch_text(const planning::launch_work& w) {
   char b[512];
   std::snprintf(
       b, sizeof b,

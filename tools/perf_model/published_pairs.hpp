@@ -74,7 +74,7 @@ struct seed_transpose {
 // launch_transpose: grid (DIM1 / TILE, DIM0 / TILE) of BLOCK threads, every byte read and written
 // once, each workgroup's TILE x TILE bytes through LDS (written, then read).
 inline timed_launch transpose_launch(const seed_transpose& t) {
-  perf::launch_work w;
+  planning::launch_work w;
   w.workgroups = std::ceil(double(t.dim1) / t.tile) * std::ceil(double(t.dim0) / t.tile);
   w.waves_per_workgroup = t.threads / 64;
   w.loop_iterations_per_wave = 1;
@@ -88,10 +88,10 @@ inline timed_launch transpose_launch(const seed_transpose& t) {
 // K/S/128 steps of 64 MFMAs. Each step every lane loads its A and B tile bytes (16-byte loads) and
 // two fp32 scales (4096 B a block); LDS takes the 256 x 128 and 128 x 128 tiles and the A scales,
 // and each wave reads its 64 rows of each. The XCDs' fetches follow the swizzled grid.
-inline perf::launch_work seed_gemm_launch(int m, int n, int k, int splits) {
+inline planning::launch_work seed_gemm_launch(int m, int n, int k, int splits) {
   const int tiles_n = (n + 127) / 128, tiles_m = (m + 255) / 256, gx = 2 * tiles_n, gy = tiles_m / 2;
   const int steps = k / splits / 128;
-  perf::launch_work w;
+  planning::launch_work w;
   w.workgroups = double(gx) * gy * splits;
   w.waves_per_workgroup = 8;
   w.loop_iterations_per_wave = steps;
@@ -156,11 +156,11 @@ inline std::vector<published_pair> seed_pairs() {
                      {}};
     p.launches.push_back(transpose_launch(s.b));
     p.launches.push_back(transpose_launch(s.a));
-    perf::launch_work g = seed_gemm_launch(s.m, s.n, s.k, s.splits);
+    planning::launch_work g = seed_gemm_launch(s.m, s.n, s.k, s.splits);
     if (s.k / s.splits == 256) g.loop_iterations_per_wave = 1;  // the unrolled kernel runs once
     p.launches.push_back({s.gemm_row, launch_text(g)});
     if (s.splits > 1) {  // reduce_kernel: M N / 4 threads of 256, each summing S float4 partials
-      perf::launch_work r;
+      planning::launch_work r;
       r.workgroups = double(s.m) * s.n / 4 / 256;
       r.waves_per_workgroup = 4;
       r.loop_iterations_per_wave = 1;

@@ -5,7 +5,7 @@
 // The model's plan is each op's own query with unlimited workspace (what its workspace_bytes
 // query plans with): each op's model_plan. The candidates
 // repeat each op's model loop (the configs it offers, K splits in powers of two up to 16 with at
-// least 4 K steps each, and the op's own filters); test/tuning checks that the model's plan is
+// least 4 K steps each, and the op's own filters); test/planning/tables checks that the model's plan is
 // always among them.
 #pragma once
 
@@ -21,16 +21,11 @@
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
-#include "wavekit/ops/gemm_fp8_blockscale/tuning.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/plan.hpp"
-#include "wavekit/ops/gemm_fp8_scaled/tuning.hpp"
 #include "wavekit/ops/gemm_half/plan.hpp"
-#include "wavekit/ops/gemm_half/tuning.hpp"
 #include "wavekit/ops/gemm_mx/plan.hpp"
-#include "wavekit/ops/gemm_mx/tuning.hpp"
 #include "wavekit/ops/moe/plan.hpp"
-#include "wavekit/ops/moe/tuning.hpp"
-#include "wavekit/tuning/key.hpp"
+#include "wavekit/planning/tables/key.hpp"
 
 namespace wavekit::tuner {
 
@@ -63,7 +58,7 @@ inline result<layout> parse_order(std::string_view name) {
 struct gemm_fp8_blockscale_case {
   using problem = ops::gemm_fp8_blockscale::problem;
   using plan = ops::gemm_fp8_blockscale::plan;
-  static constexpr const char* op = ops::gemm_fp8_blockscale::tuning_op;
+  static constexpr std::string_view op = ops::gemm_fp8_blockscale::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
   static std::vector<std::string> dtypes(arch::target t) { return {ops::gemm_fp8_blockscale::tuning_dtypes(t)}; }
@@ -74,7 +69,7 @@ struct gemm_fp8_blockscale_case {
     if (status st = ops::gemm_fp8_blockscale::validate_query(p, t); !st.ok()) return st;
     return p;
   }
-  static tuning::key key(const problem& p, arch::target t, int cus, const std::string&) {
+  static planning::key key(const problem& p, arch::target t, int cus, const std::string&) {
     return ops::gemm_fp8_blockscale::tuning_key(p, t, cus);
   }
   static plan model(const problem& p, arch::target t) {
@@ -89,14 +84,14 @@ struct gemm_fp8_blockscale_case {
     }
     return plans;
   }
-  static tuning::value value(plan pl) { return ops::gemm_fp8_blockscale::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_fp8_blockscale::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_fp8_blockscale::plan_name(pl); }
 };
 
 struct gemm_half_case {
   using problem = ops::gemm_half::problem;
   using plan = ops::gemm_half::plan;
-  static constexpr const char* op = ops::gemm_half::tuning_op;
+  static constexpr std::string_view op = ops::gemm_half::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
   // bf16 or fp16 in, the same or fp32 out: each its own key (the one-call API asks its own).
@@ -112,7 +107,7 @@ struct gemm_half_case {
     if (status st = ops::gemm_half::validate_query(p, t); !st.ok()) return st;
     return p;
   }
-  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+  static planning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
     return ops::gemm_half::tuning_key(p, t, cus, dtypes);
   }
   static plan model(const problem& p, arch::target t) { return ops::gemm_half::model_plan(p, unlimited_workspace, t); }
@@ -123,14 +118,14 @@ struct gemm_half_case {
       for_each_split(gh::k_steps(p, id), [&](int splits) { plans.push_back({id, splits}); });
     return plans;
   }
-  static tuning::value value(plan pl) { return ops::gemm_half::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_half::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_half::plan_name(pl); }
 };
 
 struct gemm_fp8_scaled_case {
   using problem = ops::gemm_fp8_scaled::problem;
   using plan = ops::gemm_fp8_scaled::plan;
-  static constexpr const char* op = ops::gemm_fp8_scaled::tuning_op;
+  static constexpr std::string_view op = ops::gemm_fp8_scaled::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
   // C bf16 or fp16, with per-row and per-column scales (the scales change no plan's work).
@@ -145,7 +140,7 @@ struct gemm_fp8_scaled_case {
     if (status st = ops::gemm_fp8_scaled::validate_query(p, t); !st.ok()) return st;
     return p;
   }
-  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+  static planning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
     return ops::gemm_fp8_scaled::tuning_key(p, t, cus, dtypes);
   }
   static plan model(const problem& p, arch::target t) {
@@ -171,14 +166,14 @@ struct gemm_fp8_scaled_case {
     }
     return plans;
   }
-  static tuning::value value(plan pl) { return ops::gemm_fp8_scaled::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_fp8_scaled::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_fp8_scaled::plan_name(pl); }
 };
 
 struct gemm_mx_case {
   using problem = ops::gemm_mx::problem;
   using plan = ops::gemm_mx::plan;
-  static constexpr const char* op = ops::gemm_mx::tuning_op;
+  static constexpr std::string_view op = ops::gemm_mx::tuning_op;
 
   // The GPU run reads B plain (K-contiguous rows).
   static std::vector<std::string> layouts() { return {"k_contiguous"}; }
@@ -201,7 +196,7 @@ struct gemm_mx_case {
         }
     return status{status_code::bad_shape, "gemm_mx: no form with dtypes '" + std::string(dtypes) + "'"};
   }
-  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+  static planning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
     return ops::gemm_mx::tuning_key(p, t, cus, dtypes);
   }
   static plan model(const problem& p, arch::target) { return ops::gemm_mx::model_plan(p, unlimited_workspace); }
@@ -211,7 +206,7 @@ struct gemm_mx_case {
     for (gx::config_id id : gx::all_configs) {
       if (p.a != gx::a_storage::mx && !gx::quantizes_a(id)) continue;
       // Decode sizes: one M tile and one wave row hold every row (B and its scales read once).
-      const block::gemm_tile_facts f = gx::facts(id);
+      const planning::gemm_tile_facts f = gx::facts(id);
       if (p.m <= gx::decode_rows && (f.block_m < p.m || f.wave_m != f.block_m)) continue;
       for_each_split(gx::k_steps(p, id), [&](int splits) { plans.push_back({id, splits}); });
     }
@@ -223,7 +218,7 @@ struct gemm_mx_case {
     }
     return plans;
   }
-  static tuning::value value(plan pl) { return ops::gemm_mx::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_mx::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_mx::plan_name(pl); }
 
  private:
@@ -243,7 +238,7 @@ struct moe_problem {
 struct moe_case {
   using problem = moe_problem;
   using plan = ops::moe::config_id;
-  static constexpr const char* op = ops::moe::tuning_op;
+  static constexpr std::string_view op = ops::moe::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
   // bf16 or fp16 activations with each weights' form the target runs (MX on gfx950 only).
@@ -269,14 +264,14 @@ struct moe_case {
     if (!bytes) return bytes.error();
     return problem{layer, *w};
   }
-  static tuning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
+  static planning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
     return ops::moe::tuning_key(p.layer, t, cus, dtypes);
   }
   static plan model(const problem& p, arch::target t) { return ops::moe::model_config(p.layer, p.weights, t); }
   static std::vector<plan> candidates(const problem&, arch::target) {
     return {std::begin(ops::moe::all_configs), std::end(ops::moe::all_configs)};
   }
-  static tuning::value value(plan id) { return ops::moe::tuning_value(id); }
+  static planning::value value(plan id) { return ops::moe::tuning_value(id); }
   static std::string name(plan id) { return ops::moe::config_name(id); }
 
  private:

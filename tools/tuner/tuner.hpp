@@ -18,8 +18,8 @@
 #include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/result.hpp"
-#include "wavekit/tuning/key.hpp"
-#include "wavekit/tuning/table_text.hpp"
+#include "wavekit/planning/tables/key.hpp"
+#include "wavekit/planning/tables/table_text.hpp"
 
 namespace wavekit::tuner {
 
@@ -39,7 +39,8 @@ inline std::string usage() {
              "                     [--layout k_contiguous|mn_contiguous] [--dtypes A,B,C]\n"
              "                     [--experts E --top-k K [--local-experts L]]   (moe: shapes "
              "TOKENSxEXPERT_DIMxHIDDEN)\n"
-             "Writes a tuned table (include/wavekit/tuning/table_text.hpp) with one entry per shape: on a GPU\n"
+             "Writes a tuned table (include/wavekit/planning/tables/table_text.hpp) with one entry per shape: on a "
+             "GPU\n"
              "(WAVEKIT_BACKEND=hip) the fastest of the op's candidate plans, timed with hipEvents; in an\n"
              "emulator build the op's model plan, nothing timed. Ops: ") +
          op_names + ".\n";
@@ -66,7 +67,7 @@ inline result<shape> parse_shape(std::string_view text) {
   for (int i = 0; i < 3; ++i) {
     std::size_t end = i < 2 ? text.find('x', at) : text.size();
     if (end == std::string_view::npos) end = text.size();
-    const std::optional<int> v = tuning::detail::parse_int(text.substr(at, end - at));
+    const std::optional<int> v = planning::detail::parse_int(text.substr(at, end - at));
     if (!v || *v == 0 || (i < 2 && end == text.size()))
       return status{status_code::bad_shape, "shape '" + std::string(text) + "' is not MxNxK (three positive integers)"};
     *parts[i] = *v;
@@ -105,7 +106,7 @@ inline result<options> parse_command_line(const std::vector<std::string>& args) 
                                              : nullptr;
     if (count) {
       if (i + 1 == args.size()) return bad(flag + " needs a value");
-      const std::optional<int> v = tuning::detail::parse_int(args[++i]);
+      const std::optional<int> v = planning::detail::parse_int(args[++i]);
       if (!v || *v <= 0) return bad(flag + " must be a positive integer, not '" + args[i] + "'");
       *count = *v;
       continue;
@@ -116,7 +117,7 @@ inline result<options> parse_command_line(const std::vector<std::string>& args) 
   }
   if (o.op.empty() || arch.empty() || o.shapes.empty() || o.out.empty())
     return bad("--op, --arch, --shapes and --out are required");
-  const std::optional<arch::target> t = tuning::parse_target(arch);
+  const std::optional<arch::target> t = planning::parse_target(arch);
   if (!t) return bad("--arch must be gfx942 or gfx950, not '" + arch + "'");
   o.arch = *t;
   for (shape& s : o.shapes) s.experts = o.experts, s.top_k = o.top_k, s.local_experts = o.local_experts;
@@ -130,7 +131,7 @@ inline result<options> parse_command_line(const std::vector<std::string>& args) 
 
 // One table entry and a note on how it was chosen (the table's comment for it).
 struct tuned_entry {
-  tuning::entry entry;
+  planning::entry entry;
   std::string note;
 };
 
@@ -167,14 +168,14 @@ result<std::vector<tuned_entry>> tune(const options& o, int cus, Choose&& choose
       return;
     }
     std::vector<tuned_entry> entries;
-    std::map<tuning::key, shape> shape_of;
+    std::map<planning::key, shape> shape_of;
     for (const shape& s : o.shapes) {
       const result<typename C::problem> p = C::make(s, o.layout, o.dtypes, o.arch);
       if (!p) {
         out = status{p.error().code(), "shape " + s.str() + ": " + p.error().message()};
         return;
       }
-      const tuning::key k = C::key(p.value(), o.arch, cus, o.dtypes);
+      const planning::key k = C::key(p.value(), o.arch, cus, o.dtypes);
       if (auto [it, fresh] = shape_of.emplace(k, s); !fresh) {
         out = status{status_code::bad_config, "shapes " + it->second.str() + " and " + s.str() +
                                                   " share a key (M bucket " + std::to_string(k.m_bucket) +
@@ -195,10 +196,10 @@ result<std::vector<tuned_entry>> tune(const options& o, int cus, Choose&& choose
 
 // Writes the entries to o.out under `comment`.
 inline status write_entries(const options& o, const std::vector<tuned_entry>& entries, const std::string& comment) {
-  std::vector<tuning::entry> table;
+  std::vector<planning::entry> table;
   std::vector<std::string> notes;
   for (const tuned_entry& e : entries) table.push_back(e.entry), notes.push_back(e.note);
-  return tuning::write_table_file(o.out, table, comment, notes);
+  return planning::write_table_file(o.out, table, comment, notes);
 }
 
 // The emulator build's chooser: the op's model plan.

@@ -1,4 +1,4 @@
-// wavekit_tuner: a tuned table (include/wavekit/tuning/table_text.hpp) for an op's shapes.
+// wavekit_tuner: a tuned table (include/wavekit/planning/tables/table_text.hpp) for an op's shapes.
 //
 //   wavekit_tuner --op gemm_fp8_blockscale --arch gfx942 --shapes 1024x1536x7168,16x7168x2048 --out mi300x.txt
 //
@@ -7,7 +7,7 @@
 // comment. Built for the emulator it writes the op's model plan for --arch's flagship part without
 // timing anything (a CPU's time says nothing of a GPU's): the table format and the driver are the
 // same, so the tool runs and is tested without a GPU. Use the table with WAVEKIT_TUNING_FILES or
-// wavekit::tuning::load_file; a table worth shipping goes into tuning/.
+// wavekit::planning::load_file; a table worth shipping goes into tuning/.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -37,14 +37,14 @@ struct timed_chooser {
     const result<std::vector<double>> times = tuner::time_plans(p, plans, t, dtypes);
     if (!times) return times.error();
     std::size_t best = 0, model = plans.size();
-    const tuning::value model_value = Case::value(Case::model(p, t));
+    const planning::value model_value = Case::value(Case::model(p, t));
     for (std::size_t i = 0; i < plans.size(); ++i) {
       if (times.value()[i] < times.value()[best]) best = i;
       if (Case::value(plans[i]) == model_value) model = i;
     }
     char note[160];
     std::snprintf(note, sizeof note, "%.1f us, fastest of %zu; the model's plan %s: %.1f us", times.value()[best] * 1e6,
-                  plans.size(), tuning::to_string(model_value).c_str(),
+                  plans.size(), planning::to_string(model_value).c_str(),
                   model < plans.size() ? times.value()[model] * 1e6 : 0.0);
     return tuner::choice<typename Case::plan>{plans[best], note};
   }

@@ -25,7 +25,7 @@ struct device_facts {
   int lds_bytes_per_workgroup;
   int lds_banks;
   // The memory hierarchy's widths (docs/platform.md has the sources): the performance model's
-  // ceilings (perf/launch_time.hpp).
+  // ceilings (planning/model/launch_time.hpp).
   int xcds;                         // dies; each has its own L2
   double l2_bytes_per_clk_per_xcd;  // 16 channels x 128 bytes
   double l1_bytes_per_clk_per_cu;   // vector L1

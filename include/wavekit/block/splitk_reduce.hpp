@@ -13,7 +13,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
-#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"

@@ -8,7 +8,7 @@
 //   wavekit::status s = wavekit::gemm_fp8_blockscale(p, args, stream);
 //   if (!s) std::puts(s.message().c_str());
 //
-// It validates everything before launching, picks a plan (ops/gemm_fp8_blockscale/dispatch.hpp)
+// It validates everything before launching, picks a plan (ops/gemm_fp8_blockscale/plan.hpp)
 // for any legal shape (with less workspace than the plan wants, one with fewer K splits: the
 // optional last argument says which ran, and ops/gemm_fp8_blockscale/plan.hpp answers the same
 // without launching), and checks that the fp8 format is the one the device's matrix cores read

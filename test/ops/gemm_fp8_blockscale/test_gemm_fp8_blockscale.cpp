@@ -310,8 +310,8 @@ TEST_CASE("blockscale dispatch: the model plans with the target's own device fac
   // bandwidths in the DRAM term, which bounds the main loop.
   const gb::problem p{1, 131072, 1024, layout::k_contiguous};
   const gb::plan plan{gb::config_id::decode, 1};
-  const perf::op_time t942 = gb::model_time(p, plan, arch::target::gfx942);
-  const perf::op_time t950 = gb::model_time(p, plan, arch::target::gfx950);
+  const planning::op_time t942 = gb::model_time(p, plan, arch::target::gfx942);
+  const planning::op_time t950 = gb::model_time(p, plan, arch::target::gfx950);
   CHECK(t942.launches[0].bound == "DRAM");
   CHECK(t950.launches[0].bound == "DRAM");
   CHECK(t942.launches[0].dram_us / t950.launches[0].dram_us == Approx(8.0 / 5.3).epsilon(1e-3));
@@ -328,18 +328,18 @@ TEST_CASE("blockscale dispatch: the model plans with the target's own device fac
 TEST_CASE("blockscale dispatch: within the model's error the most robust plan runs", "[gemm]") {
   // Every candidate model_plan weighs (the configs but the explicit-only mfma32, 1 to 16 K splits of
   // at least 4 scale groups each); the chosen plan is within the model's error of the fastest and
-  // no plan that close is more robust (perf/plan_choice.hpp). M = 1 against 7168 x 7168: the plan
+  // no plan that close is more robust (planning/model/plan_choice.hpp). M = 1 against 7168 x 7168: the plan
   // pads M least of the plans keeping as many waves in flight.
   for (arch::target t : {arch::target::gfx942, arch::target::gfx950})
     for (const auto& [m, n, k] :
          {std::tuple{1, 7168, 7168}, {100, 1536, 7168}, {1024, 4608, 7168}, {6144, 576, 7168}}) {
       const gb::problem p{m, n, k, layout::k_contiguous};
-      std::vector<perf::scored_plan<gb::plan>> candidates;
+      std::vector<planning::scored_plan<gb::plan>> candidates;
       for (gb::config_id id : gb::all_configs) {
         if (id == gb::config_id::mfma32) continue;
         for (int splits = 1; splits <= 16 && (splits == 1 || p.k_groups() / splits >= 4); splits *= 2)
-          candidates.push_back(
-              perf::score(gb::plan{id, splits}, gb::model_time(p, {id, splits}, t), gb::padded_flops(p, {id, splits})));
+          candidates.push_back(planning::score(gb::plan{id, splits}, gb::model_time(p, {id, splits}, t),
+                                               gb::padded_flops(p, {id, splits})));
       }
       const gb::plan chosen = gb::model_plan(p, ~std::size_t{0}, t);
       INFO(arch::to_string(t) << " " << p.str() << ": " << gb::plan_name(chosen));

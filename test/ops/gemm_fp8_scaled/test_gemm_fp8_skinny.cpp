@@ -192,7 +192,7 @@ TEST_CASE("gemm_fp8_scaled skinny: the plan keeps each M's family on every targe
 TEST_CASE("gemm_fp8_scaled skinny: within the read budget the model's most robust plan", "[gemm][skinny]") {
   // For M <= 16 the candidates are the offered configs' splits whose memory reads stay within the
   // budget (reads grow with the splits); the plan is within the model's error of the fastest of
-  // them and none that close is more robust (perf/plan_choice.hpp). The budget can cost time: at
+  // them and none that close is more robust (planning/model/plan_choice.hpp). The budget can cost time: at
   // 16 x 2304 x 16384 the model rates 16 splits (12% more reads) faster than the 8 the budget
   // allows (docs/gemm-fp8-skinny.md).
   using enum scale_granularity;
@@ -206,13 +206,13 @@ TEST_CASE("gemm_fp8_scaled skinny: within the read budget the model's most robus
         };
         bool budget = false;
         for (gs::config_id id : gs::all_configs) budget = budget || (gs::offered(p, id, t) && within(id, 1));
-        std::vector<perf::scored_plan<gs::plan>> candidates;
+        std::vector<planning::scored_plan<gs::plan>> candidates;
         for (gs::config_id id : gs::all_configs) {
           if (!gs::offered(p, id, t)) continue;
           for (int splits = 1; splits <= 16 && (splits == 1 || gs::k_steps(p, id, t) / splits >= 4); splits *= 2) {
             if (budget && !within(id, splits)) break;
-            candidates.push_back(perf::score(gs::plan{id, splits}, gs::model_time(p, {id, splits}, t),
-                                             block::gemm_padded_flops(p.m, p.n, p.k, gs::facts(id))));
+            candidates.push_back(planning::score(gs::plan{id, splits}, gs::model_time(p, {id, splits}, t),
+                                                 planning::gemm_padded_flops(p.m, p.n, p.k, gs::facts(id))));
           }
         }
         const gs::plan chosen = gs::choose_plan(p, ~std::size_t{0}, t);

@@ -19,7 +19,7 @@
 #include "support/plan_choice_check.hpp"
 #include "support/tuned_entry.hpp"
 #include "wavekit/ops/gemm_half.hpp"
-#include "wavekit/perf/gemm_work.hpp"
+#include "wavekit/planning/model/gemm_work.hpp"
 
 #if defined(WAVEKIT_EMULATOR)
 #include "support/model_traffic_check.hpp"
@@ -31,7 +31,7 @@ namespace gh = wavekit::ops::gemm_half;
 namespace {
 
 // Runs config Cfg; on the emulator also checks that the launches move exactly the bytes the
-// performance model's GEMM launches (perf::gemm_launches) say, C at Out's width.
+// performance model's GEMM launches (planning::gemm_launches) say, C at Out's width.
 template <class Cfg, class T, class Out>
 int run_config(const gh::problem& p, int splits, std::uint32_t seed) {
   test::gemm_half_case<T, Out> t(p, seed, splits);
@@ -44,9 +44,9 @@ int run_config(const gh::problem& p, int splits, std::uint32_t seed) {
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
   CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
-  const perf::gemm_tile tile{Cfg::block_m, Cfg::block_n, Cfg::block_k, Cfg::wave_m, Cfg::wave_n, Cfg::threads};
+  const planning::gemm_tile tile{Cfg::block_m, Cfg::block_n, Cfg::block_k, Cfg::wave_m, Cfg::wave_n, Cfg::threads};
   test::check_model_traffic_summed(
-      perf::gemm_launches(p.m, p.n, p.k, tile, {2, 2, double(sizeof(Out))}, splits, nullptr, nullptr),
+      planning::gemm_launches(p.m, p.n, p.k, tile, {2, 2, double(sizeof(Out))}, splits, nullptr, nullptr),
       emu::accumulated_counters());
 #endif
   return t.check(splits, Cfg::name(splits).c_str());
@@ -174,9 +174,9 @@ TEST_CASE("gemm_half: a tuned entry the call cannot run gives the model's plan a
           "[emu][gemm]") {
   // Splits past K's steps (the launch refuses them) and INT_MAX splits (a 17 TB workspace): the
   // workspace query answers the model's plan's, and the one-call API runs that plan within it and
-  // gets the reference's result; one wavekit-tuning-unusable line each (tuning/tuned_or_model.hpp).
+  // gets the reference's result; one wavekit-tuning-unusable line each (planning/tuned_or_model.hpp).
   std::vector<std::string> lines;
-  tuning::set_unusable_sink([&](const std::string& line) { lines.push_back(line); });
+  planning::set_unusable_sink([&](const std::string& line) { lines.push_back(line); });
   const arch::target t = arch::current_device_arch().kind;
   const gh::problem past_steps{32, 64, 512, layout::k_contiguous}, int_max{32, 64, 768, layout::k_contiguous};
   for (const auto& [p, splits] :
@@ -199,7 +199,7 @@ TEST_CASE("gemm_half: a tuned entry the call cannot run gives the model's plan a
     CHECK(ran.name == gh::plan_name(model));
     CHECK(call.check(ran.plan.splits, ran.name.c_str()) == 0);
   }
-  tuning::set_unusable_sink(tuning::miss_log::to_stderr);
+  planning::set_unusable_sink(planning::miss_log::to_stderr);
   REQUIRE(lines.size() == 2);
   CHECK_THAT(lines[0], Catch::Contains(" tuned=decode,9 ") && Catch::EndsWith("splits must be in [1, K steps = 8]"));
   CHECK_THAT(lines[1],
@@ -217,17 +217,17 @@ TEST_CASE("gemm_half: the plan splits K for few tiles and long K, per target, wi
     CHECK(gh::workspace_bytes(decode, t).value() == gh::workspace_bytes(decode, pl.splits));
   }
   // A large problem fills the device unsplit; its plan is within the model's error of the fastest
-  // and no plan that close is more robust (perf/plan_choice.hpp), as for every shape here.
+  // and no plan that close is more robust (planning/model/plan_choice.hpp), as for every shape here.
   const gh::problem big{4096, 4096, 4096, layout::k_contiguous};
   CHECK(gh::choose_plan(big, ~std::size_t{0}, arch::target::gfx942).splits == 1);
   for (arch::target t : {arch::target::gfx942, arch::target::gfx950})
     for (const gh::problem& p : {decode, big, gh::problem{128, 2112, 7168, layout::k_contiguous},
                                  gh::problem{1024, 7168, 2048, layout::mn_contiguous}}) {
-      std::vector<perf::scored_plan<gh::plan>> candidates;
+      std::vector<planning::scored_plan<gh::plan>> candidates;
       for (gh::config_id id : gh::all_configs)
         for (int splits = 1; splits <= 16 && (splits == 1 || gh::k_steps(p, id) / splits >= 4); splits *= 2)
-          candidates.push_back(perf::score(gh::plan{id, splits}, gh::model_time(p, {id, splits}, t),
-                                           block::gemm_padded_flops(p.m, p.n, p.k, gh::facts(id))));
+          candidates.push_back(planning::score(gh::plan{id, splits}, gh::model_time(p, {id, splits}, t),
+                                               planning::gemm_padded_flops(p.m, p.n, p.k, gh::facts(id))));
       const gh::plan chosen = gh::model_plan(p, ~std::size_t{0}, t);
       INFO(arch::to_string(t) << " " << p.str() << ": " << gh::plan_name(chosen));
       test::check_plan_choice(candidates, chosen,

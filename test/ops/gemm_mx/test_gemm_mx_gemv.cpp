@@ -17,7 +17,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/block/gemv_mx_block.hpp"
 #include "wavekit/ops/gemm_mx.hpp"
-#include "wavekit/perf/plan_choice.hpp"
+#include "wavekit/planning/model/plan_choice.hpp"
 
 using namespace wavekit;
 namespace gx = wavekit::ops::gemm_mx;
@@ -94,7 +94,7 @@ TEST_CASE("gemm_mx GEMV: a scale byte 0xFF makes its row's or column's results N
 
 TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu][gemm]") {
   // The plan: the GEMV (MXFP8, up to 16 rows, the fewest rows that hold M) and the MFMA configs
-  // weighed by the performance model (perf/plan_choice.hpp); never the GEMV for MXFP4 or past 16
+  // weighed by the performance model (planning/model/plan_choice.hpp); never the GEMV for MXFP4 or past 16
   // rows. A GEMV the model rates faster beyond its error than the plan taken would have won.
   for (int m = 1; m <= 64; ++m) {
     const gx::problem p{m, 6144, 6144, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
@@ -106,7 +106,7 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
     while (rows < m) rows *= 2;
     for (int splits = 1; splits <= 16; splits *= 2) {
       const double gemv = gx::model_seconds(p, {gx::config_id::decode, splits, rows});
-      if (gemv < gx::model_seconds(p, pl)) CHECK(perf::within_model_error(gx::model_seconds(p, pl), gemv));
+      if (gemv < gx::model_seconds(p, pl)) CHECK(planning::within_model_error(gx::model_seconds(p, pl), gemv));
     }
   }
   CHECK(gx::choose_plan(gx::problem{1, 6144, 6144, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain},

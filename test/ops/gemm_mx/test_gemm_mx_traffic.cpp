@@ -37,7 +37,7 @@ void check_traffic(const gx::problem& p, double a_bytes, double a_scale_bytes) {
   const double read = double(emu::accumulated_counters().global_bytes_read);
   // The GEMV path: A and its scales once per 256 columns; an MFMA config: per N tile, the scales
   // per wave column.
-  const block::gemm_tile_facts f = gx::facts(ran.plan.config);
+  const planning::gemm_tile_facts f = gx::facts(ran.plan.config);
   const int block_n = gx::plan_block_n(ran.plan);
   const int n_tiles = (p.n + block_n - 1) / block_n, wave_columns = ran.plan.gemv_rows ? 1 : f.block_n / f.wave_n;
   const double partials = ran.plan.splits > 1 ? double(ran.plan.splits) * p.m * p.n * 4 : 0.0;

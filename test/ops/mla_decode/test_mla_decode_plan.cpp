@@ -140,12 +140,12 @@ TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
   const auto candidates = [](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bytes) {
     int longest = 0;
     for (int b = 0; b < p.batch; ++b) longest = std::max(longest, s.kv_len(b));
-    std::vector<std::pair<mla::split_plan, perf::op_time>> out;
+    std::vector<std::pair<mla::split_plan, planning::op_time>> out;
     for (int n = 1; n <= mla::max_splits; ++n) {
       mla::split_plan plan;
       plan.chunk = std::max(32, ((std::max(longest, 1) + n - 1) / n + 31) / 32 * 32);  // whole 32-row KV tiles
       plan.splits = plan.splits_of(longest);
-      out.push_back({plan, perf::predict(mla::model_launches(p, s, kv_bytes, t, plan), t)});
+      out.push_back({plan, planning::predict(mla::model_launches(p, s, kv_bytes, t, plan), t)});
     }
     return out;
   };
@@ -154,15 +154,15 @@ TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
   // waves in flight.
   const auto check_model_choice = [&](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bytes) {
     const mla::split_plan plan = mla::choose_splits(p, s, t, kv_bytes);
-    const perf::op_time chosen = perf::predict(mla::model_launches(p, s, kv_bytes, t, plan), t);
+    const planning::op_time chosen = planning::predict(mla::model_launches(p, s, kv_bytes, t, plan), t);
     CHECK(plan.chunk % 32 == 0);
     CHECK(plan.splits <= mla::max_splits);
     for (int b = 0; b < p.batch; ++b) CHECK(plan.covers(s.kv_len(b)));
     double fastest = chosen.us;
     for (const auto& [c, time] : candidates(p, s, t, kv_bytes)) fastest = std::min(fastest, time.us);
-    CHECK(perf::within_model_error(chosen.us, fastest));
+    CHECK(planning::within_model_error(chosen.us, fastest));
     for (const auto& [c, time] : candidates(p, s, t, kv_bytes))
-      if (perf::within_model_error(time.us, fastest))
+      if (planning::within_model_error(time.us, fastest))
         CHECK(time.launches[0].waves_in_flight <= chosen.launches[0].waves_in_flight * 1.1);
     // What it was chosen for besides the lengths: the launch refuses it for anything else.
     CHECK(plan.kv_element_bytes == kv_bytes);

@@ -155,15 +155,15 @@ TEST_CASE("moe: the one-call API picks the model's config and runs it", "[emu][m
   // The performance model over even routing (ops/moe/model.hpp). Decode sizes (one row an expert)
   // take the 16-row tile of one wave row, which holds every expert's rows and reads its weights
   // once; larger batches the M tile within the model's error of the fastest that keeps the most
-  // waves in flight in the grouped GEMMs (perf/plan_choice.hpp).
+  // waves in flight in the grouped GEMMs (planning/model/plan_choice.hpp).
   const moe::problem decode{16, 7168, 256, 257, 9, 0, 257, layout::mn_contiguous};
   const moe::problem prefill{512, 7168, 2048, 8, 4, 0, 8, layout::mn_contiguous};
   for (arch::target t : {arch::target::gfx942, arch::target::gfx950}) {
     CHECK(moe::choose_config(decode, moe::weight_format::half, t) == moe::config_id::decode);
     const std::vector<int> rows = moe::even_expert_rows(prefill);
-    std::vector<perf::scored_plan<moe::config_id>> candidates;
+    std::vector<planning::scored_plan<moe::config_id>> candidates;
     for (moe::config_id id : moe::all_configs)
-      candidates.push_back(perf::score(id, moe::model_time(prefill, moe::weight_format::half, id, rows, t)));
+      candidates.push_back(planning::score(id, moe::model_time(prefill, moe::weight_format::half, id, rows, t)));
     const moe::config_id chosen = moe::choose_config(prefill, moe::weight_format::half, t);
     INFO(arch::to_string(t) << " prefill: " << moe::config_name(chosen));
     test::check_plan_choice(candidates, chosen, [](moe::config_id a, moe::config_id b) { return a == b; });

@@ -35,12 +35,12 @@ namespace {
 // does not see: the sort's bytes are not checked, the combine's are less its inverse reads. The
 // grids of the grouped GEMMs and of the gated product's quantization cover the sort's capacity;
 // their blocks past the rows in use return at once and the model leaves them out.
-std::vector<perf::launch_work> as_emulated(std::vector<perf::launch_work> model, const moe::problem& p,
-                                           std::span<const int> rows, int block_m, int block_n) {
+std::vector<planning::launch_work> as_emulated(std::vector<planning::launch_work> model, const moe::problem& p,
+                                               std::span<const int> rows, int block_m, int block_n) {
   const moe::sort_capacity cap = moe::capacity(p.sort(block_m));
   double tiles_in_use = 0;
   for (int r : rows) tiles_in_use += std::ceil(double(r) / block_m);
-  for (perf::launch_work& w : model) {
+  for (planning::launch_work& w : model) {
     if (w.what == "sort") {
       w.loaded_bytes = w.dram_read_bytes = w.written_bytes = 0;
     } else if (w.what == "combine") {

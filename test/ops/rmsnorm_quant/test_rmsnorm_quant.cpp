@@ -144,17 +144,17 @@ void check_variants(int tokens, int hidden) {
 
 TEST_CASE("rmsnorm_quant: the grid is the model's choice", "[ops]") {
   // A workgroup a row, or 1, 2, 4 or 8 a CU: the grid taken is within the model's error of the
-  // fastest of them, and none that close keeps more waves in flight (perf/plan_choice.hpp). Every
+  // fastest of them, and none that close keeps more waves in flight (planning/model/plan_choice.hpp). Every
   // grid is at most the rows, and one row takes one workgroup.
   namespace rq = wavekit::ops::rmsnorm_quant;
   for (arch::target t : {arch::target::gfx942, arch::target::gfx950})
     for (int tokens : {1, 8, 64, 304, 1000, 2048, 16384}) {
       const rq::problem p{tokens, 7168, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::add};
       const int cus = arch::facts_for(t).compute_units;
-      std::vector<perf::scored_plan<int>> candidates;
+      std::vector<planning::scored_plan<int>> candidates;
       for (int grid : {tokens, std::min(tokens, cus), std::min(tokens, 2 * cus), std::min(tokens, 4 * cus),
                        std::min(tokens, 8 * cus)})
-        candidates.push_back(perf::score(grid, perf::predict(rq::model_launches(p, t, grid), t)));
+        candidates.push_back(planning::score(grid, planning::predict(rq::model_launches(p, t, grid), t)));
       const int chosen = rq::workgroups(p, t);
       INFO(arch::to_string(t) << " " << tokens << " rows: " << chosen << " workgroups");
       CHECK(chosen <= tokens);

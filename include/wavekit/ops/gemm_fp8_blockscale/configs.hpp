@@ -37,7 +37,7 @@ WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_ALIAS)
 
 WAVEKIT_DECLARE_SHIPPED_CONFIGS(WAVEKIT_BLOCKSCALE_SHIPPED_CONFIGS)
 
-// A plan: the config a call runs and its number of K splits (the plan queries choose it: dispatch.hpp).
+// A plan: the config a call runs and its number of K splits (the plan queries choose it: plan.hpp).
 struct plan {
   config_id config = config_id::large;
   int splits = 1;

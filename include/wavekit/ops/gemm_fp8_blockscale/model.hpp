@@ -1,6 +1,6 @@
-// The performance model's view of a block-scaled fp8 GEMM plan (perf/gemm_work.hpp): its launches
+// The performance model's view of a block-scaled fp8 GEMM plan (planning/model/gemm_work.hpp): its launches
 // with the codegen figures of the plan's instance on the target, and the model's time for them.
-// The plans are chosen with it (dispatch.hpp).
+// The plans are chosen with it (plan.hpp).
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -12,15 +12,16 @@
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/configs.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
-#include "wavekit/perf/gemm_work.hpp"
-#include "wavekit/perf/launch_time.hpp"
-#include "wavekit/perf/profiles.hpp"
+#include "wavekit/planning/model/gemm_work.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
+#include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::gemm_fp8_blockscale {
 
 // The codegen instance of a config and storage order (codegen/CMakeLists.txt names them).
+inline constexpr const planning::instance_family& codegen_family = planning::family_named("gemm_fp8_blockscale");
 inline std::string codegen_instance(config_id id, layout order) {
-  return std::string("gemm_fp8_blockscale_") + config_id_name(id) + "_" + to_string(order);
+  return planning::instance_name(codegen_family, config_id_name(id), to_string(order));
 }
 
 // The launches of config C on p with `splits` (profiles: the codegen figures, if any). Split-K cuts
@@ -30,16 +31,16 @@ inline std::string codegen_instance(config_id id, layout order) {
 // 128: every shipped config), else by every lane of each wave whose columns start before N's last
 // scale block ends (over a row of tiles, 128 / wave_n waves of each wave row per scale block).
 template <class C>
-std::vector<perf::launch_work> config_launches(const problem& p, int splits, arch::target t,
-                                               const perf::kernel_profile* main = nullptr,
-                                               const perf::kernel_profile* reduce = nullptr) {
-  perf::gemm_tile tile = perf::gemm_tile_on<C>(t);
+std::vector<planning::launch_work> config_launches(const problem& p, int splits, arch::target t,
+                                                   const planning::kernel_profile* main = nullptr,
+                                                   const planning::kernel_profile* reduce = nullptr) {
+  planning::gemm_tile tile = planning::gemm_tile_on<C>(t);
   tile.split_unit_k = scale_group_k;
   const double groups = std::ceil(p.k / 128.0), n_groups = std::ceil(p.n / 128.0);
   const bool folded = tile.block_n <= 128;
-  perf::gemm_operands ops{1, 1, 2, folded ? tile.block_m * 4.0 * tile.block_k / 128 : 0, n_groups * groups * 4.0};
+  planning::gemm_operands ops{1, 1, 2, folded ? tile.block_m * 4.0 * tile.block_k / 128 : 0, n_groups * groups * 4.0};
   ops.a_scale_bytes = 4.0 / 128;
-  auto launches = perf::gemm_launches(p.m, p.n, p.k, tile, ops, splits, main, reduce);
+  auto launches = planning::gemm_launches(p.m, p.n, p.k, tile, ops, splits, main, reduce);
   if (!folded) {
     const double waves_m = tile.block_m / tile.wave_m, tiles_m = std::ceil(double(p.m) / tile.block_m);
     launches[0].loaded_bytes += tiles_m * groups * waves_m * n_groups * (128.0 / tile.wave_n) * 64 * 4;
@@ -47,15 +48,16 @@ std::vector<perf::launch_work> config_launches(const problem& p, int splits, arc
   return launches;
 }
 
-inline std::vector<perf::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
+inline std::vector<planning::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
   return with_config(pl.config, [&](auto cfg) {
-    return config_launches<decltype(cfg)>(p, pl.splits, t, perf::find_profile(t, codegen_instance(pl.config, p.order)),
-                                          perf::find_profile(t, "splitk_reduce", "splitk_reduce<bf16"));
+    return config_launches<decltype(cfg)>(p, pl.splits, t,
+                                          planning::find_profile(t, codegen_instance(pl.config, p.order)),
+                                          planning::splitk_reduce_profile(t));
   });
 }
 
-inline perf::op_time model_time(const problem& p, plan pl, arch::target t) {
-  return perf::predict(model_launches(p, pl, t), t);
+inline planning::op_time model_time(const problem& p, plan pl, arch::target t) {
+  return planning::predict(model_launches(p, pl, t), t);
 }
 
 }  // namespace wavekit::ops::gemm_fp8_blockscale

@@ -12,25 +12,122 @@
 // Plans are per target (each plans with its own device facts); HIP code can leave the target out
 // and get the current device's (ops/gemm_fp8_blockscale.hpp). Queries on a problem the call
 // would refuse return that status (same code, same message).
+//
+// The plan descriptor below is all the planning this op owns (planning/planner.hpp asks it). A
+// plan is the tuned tables' where they name the problem (tuning/gemm_fp8_blockscale.txt ships the
+// model's plans of amd-fp8-mm's 18 shapes, written by tools/tuner without a GPU; measured ones
+// belong there, docs/tuning.md), else the performance model's (model.hpp) among every shipped
+// config but mfma32 (medium's tile, chosen explicitly only) with K splits in powers of two, each
+// at least 4 scale groups of 128. The tables key a problem as
+//   op gemm_fp8_blockscale; dtypes "<fp8>,<fp8>,bf16" with the target's fp8 format (e4m3fnuz on
+//   gfx942, e4m3fn on gfx950); layout the problem's order
+// and name a plan by its config_id_name ("large") and K splits.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "wavekit/arch/target.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/result.hpp"
-#include "wavekit/ops/gemm_fp8_blockscale/dispatch.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/configs.hpp"
+#include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
+#include "wavekit/planning/gemm_plan.hpp"
+#include "wavekit/planning/planner.hpp"
+#include "wavekit/planning/tables/key.hpp"
+#include "wavekit/planning/tables/names.hpp"
 
 namespace wavekit::ops::gemm_fp8_blockscale {
 
-using plan_info = block::gemm_plan_info<plan>;
+using plan_info = planning::gemm_plan_info<plan>;
+
+inline std::string plan_name(plan pl) {
+  return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
+}
+
+// Multiply-adds a plan executes, the padding of partial tiles included.
+inline double padded_flops(const problem& p, plan pl) {
+  return planning::gemm_padded_flops(
+      p.m, p.n, p.k, with_config(pl.config, [](auto cfg) { return planning::tile_facts_of<decltype(cfg)>(); }));
+}
+
+// Whether plan pl can run p: the launch's rule for its K splits, whole 128-K scale groups a split
+// (block::check_splits).
+inline status check_plan(const problem& p, plan pl) {
+  return block::check_splits(plan_name(pl), p.str(), pl.splits, p.k_groups(), "K/128");
+}
+
+// A and B in the fp8 format target t's matrix cores read, C bf16: the tables' dtypes.
+inline std::string tuning_dtypes(arch::target t) {
+  const std::string fp8 = planning::fp8_dtype_name(t);
+  return fp8 + "," + fp8 + "," + planning::dtype_name<bf16>();
+}
+
+struct plan_descriptor {
+  using problem = gemm_fp8_blockscale::problem;
+  using plan = gemm_fp8_blockscale::plan;
+  static constexpr const planning::instance_family& family = codegen_family;
+
+  static std::string dtypes(const problem&, arch::target t) { return tuning_dtypes(t); }
+  static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
+    return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
+  }
+  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
+    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), to_string(p.order), p.m, p.n, p.k);
+  }
+  template <class F>
+  static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
+    for (config_id id : all_configs) {
+      if (id == config_id::mfma32) continue;  // same tile as medium; chosen explicitly only
+      planning::for_each_split(
+          p.k_groups(), workspace, [&](int splits) { return workspace_bytes(p, splits); },
+          [&](int splits) {
+            consider(plan{id, splits}, model_time(p, {id, splits}, t), padded_flops(p, {id, splits}));
+          });
+    }
+  }
+  static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }
+  static bool fits(const problem& p, plan pl, std::size_t workspace) {
+    return workspace_bytes(p, pl.splits) <= workspace;
+  }
+  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
+  static std::string name(plan pl) { return plan_name(pl); }
+  static planning::value to_value(plan pl) { return planning::split_plan_value(pl); }
+  static std::optional<plan> from_value(const planning::value& v) {
+    return planning::split_plan_named<plan>(v, all_configs);
+  }
+};
+
+// The tables' key of p on a device of target t with `cus` compute units, and their value of a
+// plan: the descriptor's (tools/tuner writes them).
+inline constexpr std::string_view tuning_op = plan_descriptor::family.op;
+inline planning::key tuning_key(const problem& p, arch::target t, int cus) {
+  return plan_descriptor::key(p, t, cus, tuning_dtypes(t));
+}
+inline planning::value tuning_value(plan pl) { return plan_descriptor::to_value(pl); }
+inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_descriptor::from_value(v); }
+
+// The model's seconds of a plan on target t's flagship part (MI300X, MI355X).
+inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
+
+// The model's plan, splits limited to what `workspace_bytes` holds (planning/planner.hpp).
+inline plan model_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
+  return planning::model_plan<plan_descriptor>(p, workspace_bytes, t);
+}
+
+// The plan a call runs on target t with `workspace_bytes`: the tables' or the model's.
+inline plan choose_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
+  return planning::choose_plan<plan_descriptor>(p, workspace_bytes, t);
+}
 
 inline status validate_query(const problem& p, arch::target t) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  return block::check_plan_target(lazy([&] { return "gemm_fp8_blockscale " + p.str(); }), t);
+  return planning::check_plan_target(lazy([&] { return "gemm_fp8_blockscale " + p.str(); }), t);
 }
 
 // The workspace (fp32 split-K partials) the preferred plan for p on target t uses; 0 when it does
@@ -44,13 +141,7 @@ inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
 // when the workspace pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
-  static tuning::plan_cache<plan_info> described;
-  return described.get(plan_query(p, workspace, t), [&] {
-    return block::describe_plan(
-        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t); }, [](plan pl) { return plan_name(pl); },
-        [&](int splits) { return workspace_bytes(p, splits); });
-  });
+  return planning::select_gemm_plan<plan_descriptor>(p, workspace, t);
 }
 
 }  // namespace wavekit::ops::gemm_fp8_blockscale

@@ -1,4 +1,4 @@
-// The performance model's view of gemm_fp8_direct (perf/gemm_work.hpp): one wave per 32 x 32 tile of
+// The performance model's view of gemm_fp8_direct (planning/model/gemm_work.hpp): one wave per 32 x 32 tile of
 // C, each lane loading its MFMA operands straight from global memory (no LDS), C in fp32; the
 // codegen figures of the instance of the format the target reads.
 #pragma once
@@ -10,23 +10,27 @@
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/ops/gemm_fp8_direct/problem.hpp"
-#include "wavekit/perf/gemm_work.hpp"
-#include "wavekit/perf/launch_time.hpp"
-#include "wavekit/perf/profiles.hpp"
+#include "wavekit/planning/model/gemm_work.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
+#include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::gemm_fp8_direct {
 
-inline std::vector<perf::launch_work> model_launches(const problem& p, arch::target t) {
+inline std::vector<planning::launch_work> model_launches(const problem& p, arch::target t) {
   using kernel = op<fp8_e4m3fnuz>;  // the same tile for both formats
-  const perf::gemm_tile tile{kernel::tile_m, kernel::tile_n, kernel::tile_k,
-                             kernel::tile_m, kernel::tile_n, kernel::threads};
-  const char* instance = t == arch::target::gfx950 ? "gemm_fp8_direct_ocp" : "gemm_fp8_direct_fnuz";
-  std::vector<perf::launch_work> launches =
-      perf::gemm_launches(p.m, p.n, p.k, tile, {1, 1, 4}, 1, perf::find_profile(t, instance), nullptr);
+  const planning::gemm_tile tile{kernel::tile_m, kernel::tile_n, kernel::tile_k,
+                                 kernel::tile_m, kernel::tile_n, kernel::threads};
+  const planning::instance_family& instance = t == arch::target::gfx950
+                                                  ? planning::family_named("gemm_fp8_direct_ocp")
+                                                  : planning::family_named("gemm_fp8_direct_fnuz");
+  std::vector<planning::launch_work> launches =
+      planning::gemm_launches(p.m, p.n, p.k, tile, {1, 1, 4}, 1, planning::find_profile(t, instance), nullptr);
   launches[0].lds_bytes_per_workgroup = 0;
   return launches;
 }
 
-inline perf::op_time model_time(const problem& p, arch::target t) { return perf::predict(model_launches(p, t), t); }
+inline planning::op_time model_time(const problem& p, arch::target t) {
+  return planning::predict(model_launches(p, t), t);
+}
 
 }  // namespace wavekit::ops::gemm_fp8_direct

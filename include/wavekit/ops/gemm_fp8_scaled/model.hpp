@@ -1,4 +1,4 @@
-// The performance model's view of a scaled fp8 GEMM plan (perf/gemm_work.hpp): its launches with the
+// The performance model's view of a scaled fp8 GEMM plan (planning/model/gemm_work.hpp): its launches with the
 // codegen figures of the plan's instance on the target, and the model's time for them. The plans
 // are chosen with it (plan.hpp), and its bytes are the skinny plans' read budget.
 #pragma once
@@ -11,14 +11,15 @@
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
-#include "wavekit/perf/gemm_work.hpp"
-#include "wavekit/perf/launch_time.hpp"
-#include "wavekit/perf/profiles.hpp"
+#include "wavekit/planning/model/gemm_work.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
+#include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::gemm_fp8_scaled {
 
+inline constexpr const planning::instance_family& codegen_family = planning::family_named("gemm_fp8_scaled");
 inline std::string codegen_instance(config_id id, layout order) {
-  return std::string("gemm_fp8_scaled_") + config_id_name(id) + "_" + to_string(order);
+  return planning::instance_name(codegen_family, config_id_name(id), to_string(order));
 }
 
 // The launches of config C on p with `splits` (profiles: the codegen figures, if any). Scales
@@ -26,30 +27,31 @@ inline std::string codegen_instance(config_id id, layout order) {
 // per-channel scale per accumulator row and column it holds, so each row of a wave is loaded by
 // the MFMA's N lanes and each column by 64 / N.
 template <class C>
-std::vector<perf::launch_work> config_launches(const problem& p, int splits, arch::target t,
-                                               const perf::kernel_profile* main = nullptr,
-                                               const perf::kernel_profile* reduce = nullptr) {
-  const perf::gemm_tile tile = perf::gemm_tile_on<C>(t);
+std::vector<planning::launch_work> config_launches(const problem& p, int splits, arch::target t,
+                                                   const planning::kernel_profile* main = nullptr,
+                                                   const planning::kernel_profile* reduce = nullptr) {
+  const planning::gemm_tile tile = planning::gemm_tile_on<C>(t);
   const int mfma_n = C::row_pairs ? 16 : C::mfma_m;  // the row pairs' sparse MFMA is 16 wide
   const double waves_m = C::block_m / C::wave_m, waves_n = C::block_n / C::wave_n;
   const bool a_tensor = p.a_scales == scale_granularity::tensor, b_tensor = p.b_scales == scale_granularity::tensor;
-  perf::gemm_operands ops{1, 1, 2};
+  planning::gemm_operands ops{1, 1, 2};
   ops.scale_bytes_once = (a_tensor ? 4.0 : 4.0 * p.m) + (b_tensor ? 4.0 : 4.0 * p.n);
   ops.scale_bytes_per_block = ((a_tensor ? 4.0 : 0.0) + (b_tensor ? 4.0 : 0.0)) * tile.threads;
   ops.scale_bytes_per_row = a_tensor ? 0.0 : 4.0 * waves_n * mfma_n;
   ops.scale_bytes_per_col = b_tensor ? 0.0 : 4.0 * waves_m * (64 / mfma_n);
-  return perf::gemm_launches(p.m, p.n, p.k, tile, ops, splits, main, reduce);
+  return planning::gemm_launches(p.m, p.n, p.k, tile, ops, splits, main, reduce);
 }
 
-inline std::vector<perf::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
+inline std::vector<planning::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
   return with_config(pl.config, [&](auto cfg) {
-    return config_launches<decltype(cfg)>(p, pl.splits, t, perf::find_profile(t, codegen_instance(pl.config, p.order)),
-                                          perf::find_profile(t, "splitk_reduce", "splitk_reduce<bf16"));
+    return config_launches<decltype(cfg)>(p, pl.splits, t,
+                                          planning::find_profile(t, codegen_instance(pl.config, p.order)),
+                                          planning::splitk_reduce_profile(t));
   });
 }
 
-inline perf::op_time model_time(const problem& p, plan pl, arch::target t) {
-  return perf::predict(model_launches(p, pl, t), t);
+inline planning::op_time model_time(const problem& p, plan pl, arch::target t) {
+  return planning::predict(model_launches(p, pl, t), t);
 }
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

@@ -6,7 +6,7 @@
 //                 gs::scale_granularity::row};
 //   auto plan = gs::select_plan(p, workspace_bytes, wavekit::arch::target::gfx950);
 //
-// Plans come from the performance model (model.hpp: perf/launch_time.hpp over the codegen profile of
+// Plans come from the performance model (model.hpp: planning/model/launch_time.hpp over the codegen profile of
 // each config on the target; gfx950 runs the f8f6f4 forms), K splits in powers of two up to 16 with at least 4 K
 // steps each, limited by the workspace. The configs offered depend on M:
 //   M > 16    the dense GEMM's (large ... decode);
@@ -18,33 +18,42 @@
 // re-reads, once per column of tiles, are L2 hits, which the model times as L2 traffic: counting
 // them against the budget (as it once did) left only the 512-column tile at M 9 to 16, 3 times
 // slower in the model than M = 17 at N = 2304 (too few workgroups to stream B).
+//
+// The plan descriptor below is all the planning this op owns beyond those rules
+// (planning/planner.hpp asks it). The tuned tables key a problem as
+//   op gemm_fp8_scaled; dtypes "<fp8>,<fp8>,<Out>" with the target's fp8 format (e4m3fnuz on
+//   gfx942, e4m3fn on gfx950) and C bf16 or fp16; layout the problem's order (the scale
+//   granularities are not in the key: they change no plan's work)
+// and name a plan by its config_id_name ("skinny") and K splits.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wavekit/arch/target.hpp"
-#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
-#include "wavekit/ops/gemm_fp8_scaled/tuning.hpp"
-#include "wavekit/perf/plan_choice.hpp"
-#include "wavekit/tuning/plan_cache.hpp"
-#include "wavekit/tuning/tuned_or_model.hpp"
+#include "wavekit/planning/gemm_plan.hpp"
+#include "wavekit/planning/planner.hpp"
+#include "wavekit/planning/tables/key.hpp"
+#include "wavekit/planning/tables/names.hpp"
 
 namespace wavekit::ops::gemm_fp8_scaled {
 
-using plan_info = block::gemm_plan_info<plan>;
+using plan_info = planning::gemm_plan_info<plan>;
 
-inline block::gemm_tile_facts facts(config_id id) {
-  return with_config(id, [](auto cfg) { return block::tile_facts_of<decltype(cfg)>(); });
+inline planning::gemm_tile_facts facts(config_id id) {
+  return with_config(id, [](auto cfg) { return planning::tile_facts_of<decltype(cfg)>(); });
 }
 inline int k_steps(const problem& p, config_id id, arch::target t) {
   return with_config(id, [&](auto cfg) {
@@ -77,38 +86,12 @@ inline bool offered(const problem& p, config_id id, arch::target t) {
 // fp16).
 inline double memory_read_bytes(const problem& p, config_id id, int splits, arch::target t) {
   double bytes = 0;
-  for (const perf::launch_work& w : model_launches(p, {id, splits}, t)) bytes += w.dram_read_bytes;
+  for (const planning::launch_work& w : model_launches(p, {id, splits}, t)) bytes += w.dram_read_bytes;
   return bytes;
 }
 inline double ideal_bytes(const problem& p) {
   const double m = p.m, n = p.n, k = p.k;
   return m * k + n * k + 2 * m * n;
-}
-
-// The model's seconds of a plan on target t's flagship part.
-inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
-
-// The model's best plan (header comment) with splits limited to what `workspace` holds.
-inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
-  std::vector<perf::scored_plan<plan>> candidates;
-  // For M <= 16, plans within the read budget; where none is (a problem so small that the scales'
-  // reads alone exceed 4% of it), the model's choice among all.
-  const bool budget = p.m <= skinny_max_m && [&] {
-    for (config_id id : all_configs)
-      if (offered(p, id, t) && memory_read_bytes(p, id, 1, t) <= skinny_read_budget * ideal_bytes(p)) return true;
-    return false;
-  }();
-  for (config_id id : all_configs) {
-    if (!offered(p, id, t)) continue;
-    for (int splits = 1; splits <= 16; splits *= 2) {
-      if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
-      // Reads grow with the splits.
-      if (budget && memory_read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
-      candidates.push_back(perf::score(plan{id, splits}, model_time(p, {id, splits}, t),
-                                       block::gemm_padded_flops(p.m, p.n, p.k, facts(id))));
-    }
-  }
-  return perf::choose_within_model_error(candidates);
 }
 
 // Whether plan pl can run p on target t: a config offered for p's M (header comment) and the
@@ -124,48 +107,104 @@ inline status check_plan(const problem& p, plan pl, arch::target t) {
   return block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config, t));
 }
 
-// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
-// do not know C's, ask for bf16) on target t when it can run p (check_plan) and its K splits fit
-// the workspace, else the model's (tuning/tuned_or_model.hpp).
-// Each query's answer is kept for the process (tuning/plan_cache.hpp).
-inline tuning::query plan_query(const problem& p, std::size_t workspace, arch::target t, const std::string& dtypes) {
-  return {tuning_op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order), int(p.a_scales), int(p.b_scales)}};
+// A and B in the fp8 format target t's matrix cores read; Out: C (bf16 or fp16): the tables'
+// dtypes.
+template <class Out>
+std::string tuning_dtypes(arch::target t) {
+  const std::string fp8 = planning::fp8_dtype_name(t);
+  return fp8 + "," + fp8 + "," + planning::dtype_name<Out>();
+}
+template <class Fp8, class Out>
+std::string tuning_dtypes_of(const args<Fp8, Out>&, arch::target t) {
+  return tuning_dtypes<Out>(t);
 }
 
-inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
-                        const std::string& dtypes = std::string()) {
-  static tuning::plan_cache<plan> cache;
-  const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(t) : dtypes;
-  return cache.get(plan_query(p, workspace, t, key_dtypes), [&] {
-    return tuning::tuned_or_model<plan>(
-        tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
-        [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return check_plan(p, pl, t); },
-        [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
-  });
+struct plan_descriptor {
+  using problem = gemm_fp8_scaled::problem;
+  using plan = gemm_fp8_scaled::plan;
+  static constexpr const planning::instance_family& family = codegen_family;
+
+  // The plan queries, which do not know C's type, ask for bf16.
+  static std::string dtypes(const problem&, arch::target t) { return tuning_dtypes<bf16>(t); }
+  static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
+    return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order), int(p.a_scales), int(p.b_scales)}};
+  }
+  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
+    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), to_string(p.order), p.m, p.n, p.k);
+  }
+  // The configs offered for p's M with their K splits (header comment): up to M = 16 those within
+  // the read budget, where any is (a problem so small that the scales' reads alone exceed 4% of it
+  // has none: the model's choice among all).
+  template <class F>
+  static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
+    const bool budget = p.m <= skinny_max_m && [&] {
+      for (config_id id : all_configs)
+        if (offered(p, id, t) && memory_read_bytes(p, id, 1, t) <= skinny_read_budget * ideal_bytes(p)) return true;
+      return false;
+    }();
+    for (config_id id : all_configs) {
+      if (!offered(p, id, t)) continue;
+      for (int splits = 1; splits <= 16; splits *= 2) {
+        if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
+        // Reads grow with the splits.
+        if (budget && memory_read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
+        consider(plan{id, splits}, model_time(p, {id, splits}, t),
+                 planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
+      }
+    }
+  }
+  static status check(const problem& p, plan pl, arch::target t) { return check_plan(p, pl, t); }
+  static bool fits(const problem& p, plan pl, std::size_t workspace) {
+    return workspace_bytes(p, pl.splits) <= workspace;
+  }
+  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
+  static std::string name(plan pl) { return plan_name(pl); }
+  static planning::value to_value(plan pl) { return planning::split_plan_value(pl); }
+  static std::optional<plan> from_value(const planning::value& v) {
+    return planning::split_plan_named<plan>(v, all_configs);
+  }
+};
+
+// The tables' key of p with element types `dtypes` (tuning_dtypes) on a device of target t with
+// `cus` compute units, and their value of a plan: the descriptor's (tools/tuner writes them).
+inline constexpr std::string_view tuning_op = plan_descriptor::family.op;
+inline planning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
+  return plan_descriptor::key(p, t, cus, std::move(dtypes));
+}
+inline planning::value tuning_value(plan pl) { return plan_descriptor::to_value(pl); }
+inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_descriptor::from_value(v); }
+
+// The model's seconds of a plan on target t's flagship part.
+inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
+
+// The model's best plan (header comment) with splits limited to what `workspace` holds.
+inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
+  return planning::model_plan<plan_descriptor>(p, workspace, t);
+}
+
+// The plan a call with element types `dtypes` (tuning_dtypes; empty: bf16 out) runs on target t
+// with `workspace` bytes: the tables' or the model's (planning/planner.hpp).
+inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes = {}) {
+  return planning::choose_plan<plan_descriptor>(p, workspace, t, dtypes);
 }
 
 inline status validate_query(const problem& p, arch::target t) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  return block::check_plan_target(lazy([&] { return "gemm_fp8_scaled " + p.str(); }), t);
+  return planning::check_plan_target(lazy([&] { return "gemm_fp8_scaled " + p.str(); }), t);
 }
 
-// dtypes: as choose_plan's (the call's tuning_dtypes<Out>(t) when known).
-inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
-                                           const std::string& dtypes = std::string()) {
+// The workspace the preferred plan for p on target t uses. dtypes: as choose_plan's (the call's
+// tuning_dtypes<Out>(t) when known).
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t, std::string_view dtypes = {}) {
   if (status s = validate_query(p, t); !s.ok()) return s;
   return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t, dtypes).splits);
 }
 
+// The plan gemm_fp8_scaled runs for p on target t given `workspace` bytes (0 when the pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
-                                     const std::string& dtypes = std::string()) {
+                                     std::string_view dtypes = {}) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
-  static tuning::plan_cache<plan_info> described;
-  return described.get(plan_query(p, workspace, t, dtypes.empty() ? tuning_dtypes<bf16>(t) : dtypes), [&] {
-    return block::describe_plan(
-        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
-        [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
-  });
+  return planning::select_gemm_plan<plan_descriptor>(p, workspace, t, dtypes);
 }
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

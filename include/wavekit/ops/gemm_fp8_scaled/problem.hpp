@@ -21,7 +21,7 @@
 #include <string>
 #include <type_traits>
 
-#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/scale_granularity.hpp"

@@ -5,35 +5,40 @@
 //   auto ws = wavekit::ops::gemm_half::workspace_bytes(p, wavekit::arch::target::gfx942);   // result<size_t>
 //   auto plan = wavekit::ops::gemm_half::select_plan(p, ws.value(), wavekit::arch::target::gfx942);
 //
-// Plans come from the performance model (model.hpp: perf/launch_time.hpp over the codegen profile of
-// each config on the target): every shipped config, K splits in powers of two up to 16 with at least 4 K steps each,
-// limited by the workspace. Queries on a problem the call would refuse return that status.
+// The plan descriptor below is all the planning this op owns (planning/planner.hpp asks it): the
+// candidates are every shipped config with K splits in powers of two up to 16, at least 4 K steps
+// each, limited by the workspace, timed by the performance model (model.hpp); the tuned tables key
+// a problem as
+//   op gemm_half; dtypes "<T>,<T>,<Out>" ("bf16,bf16,bf16", "fp16,fp16,fp32"); layout the order
+// and name a plan by its config_id_name ("large") and K splits. Queries on a problem the call
+// would refuse return that status.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <cstddef>
+#include <optional>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "wavekit/arch/target.hpp"
-#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/gemm_half/configs.hpp"
 #include "wavekit/ops/gemm_half/model.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
-#include "wavekit/ops/gemm_half/tuning.hpp"
-#include "wavekit/perf/plan_choice.hpp"
-#include "wavekit/tuning/plan_cache.hpp"
-#include "wavekit/tuning/tuned_or_model.hpp"
+#include "wavekit/planning/gemm_plan.hpp"
+#include "wavekit/planning/planner.hpp"
+#include "wavekit/planning/tables/key.hpp"
+#include "wavekit/planning/tables/names.hpp"
 
 namespace wavekit::ops::gemm_half {
 
-using plan_info = block::gemm_plan_info<plan>;
+using plan_info = planning::gemm_plan_info<plan>;
 
-inline block::gemm_tile_facts facts(config_id id) {
-  return with_config(id, [](auto cfg) { return block::tile_facts_of<decltype(cfg)>(); });
+inline planning::gemm_tile_facts facts(config_id id) {
+  return with_config(id, [](auto cfg) { return planning::tile_facts_of<decltype(cfg)>(); });
 }
 inline int k_steps(const problem& p, config_id id) {
   return with_config(id, [&](auto cfg) { return ceil_div(p.k, decltype(cfg)::block_k); });
@@ -42,20 +47,15 @@ inline std::string plan_name(plan pl) {
   return with_config(pl.config, [&](auto cfg) { return decltype(cfg)::name(pl.splits); });
 }
 
-// The model's seconds of a plan on target t's flagship part.
-inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
-
-// The model's plan with splits limited to what `workspace` holds: among the plans within the
-// model's error of the fastest, the most robust (perf/plan_choice.hpp).
-inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
-  std::vector<perf::scored_plan<plan>> candidates;
-  for (config_id id : all_configs)
-    for (int splits = 1; splits <= 16; splits *= 2) {
-      if (splits > 1 && (k_steps(p, id) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
-      candidates.push_back(perf::score(plan{id, splits}, model_time(p, {id, splits}, t),
-                                       block::gemm_padded_flops(p.m, p.n, p.k, facts(id))));
-    }
-  return perf::choose_within_model_error(candidates);
+// The tuned tables' spelling of the element types: T for A and B (bf16 or fp16), Out for C (bf16,
+// fp16 or float).
+template <class T, class Out>
+std::string tuning_dtypes() {
+  return std::string(planning::dtype_name<T>()) + "," + planning::dtype_name<T>() + "," + planning::dtype_name<Out>();
+}
+template <class T, class Out>
+std::string tuning_dtypes_of(const args<T, Out>&) {
+  return tuning_dtypes<T, Out>();
 }
 
 // Whether plan pl can run p: the launch's rule for its K splits (block::check_splits).
@@ -63,50 +63,81 @@ inline status check_plan(const problem& p, plan pl) {
   return block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config));
 }
 
-// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; empty: bf16 in and out,
-// what a query that does not know them asks for) on target t when it can run p (check_plan) and its
-// K splits fit the workspace, else the model's (tuning/tuned_or_model.hpp).
-// Each query's answer is kept for the process (tuning/plan_cache.hpp).
-inline tuning::query plan_query(const problem& p, std::size_t workspace, arch::target t, const std::string& dtypes) {
-  return {tuning_op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
+struct plan_descriptor {
+  using problem = gemm_half::problem;
+  using plan = gemm_half::plan;
+  static constexpr const planning::instance_family& family = codegen_family;
+
+  static std::string dtypes(const problem&, arch::target) { return tuning_dtypes<bf16, bf16>(); }
+  static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
+    return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
+  }
+  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
+    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), to_string(p.order), p.m, p.n, p.k);
+  }
+  template <class F>
+  static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
+    for (config_id id : all_configs)
+      planning::for_each_split(
+          k_steps(p, id), workspace, [&](int splits) { return workspace_bytes(p, splits); },
+          [&](int splits) {
+            consider(plan{id, splits}, model_time(p, {id, splits}, t),
+                     planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
+          });
+  }
+  static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }
+  static bool fits(const problem& p, plan pl, std::size_t workspace) {
+    return workspace_bytes(p, pl.splits) <= workspace;
+  }
+  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
+  static std::string name(plan pl) { return plan_name(pl); }
+  static planning::value to_value(plan pl) { return planning::split_plan_value(pl); }
+  static std::optional<plan> from_value(const planning::value& v) {
+    return planning::split_plan_named<plan>(v, all_configs);
+  }
+};
+
+// The tables' key of p with element types `dtypes` (tuning_dtypes) on a device of target t with
+// `cus` compute units, and their value of a plan: the descriptor's (tools/tuner writes them).
+inline constexpr std::string_view tuning_op = plan_descriptor::family.op;
+inline planning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
+  return plan_descriptor::key(p, t, cus, std::move(dtypes));
+}
+inline planning::value tuning_value(plan pl) { return plan_descriptor::to_value(pl); }
+inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_descriptor::from_value(v); }
+
+// The model's seconds of a plan on target t's flagship part.
+inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
+
+// The model's plan with splits limited to what `workspace` holds (planning/planner.hpp).
+inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
+  return planning::model_plan<plan_descriptor>(p, workspace, t);
 }
 
-inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t,
-                        const std::string& dtypes = std::string()) {
-  static tuning::plan_cache<plan> cache;
-  const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16, bf16>() : dtypes;
-  return cache.get(plan_query(p, workspace, t, key_dtypes), [&] {
-    return tuning::tuned_or_model<plan>(
-        tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
-        [&] { return model_plan(p, workspace, t); }, [&](plan pl) { return check_plan(p, pl); },
-        [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
-  });
+// The plan a call with element types `dtypes` (tuning_dtypes; empty: bf16 in and out, what a query
+// that does not know them asks for) runs on target t with `workspace` bytes: the tables' or the
+// model's (planning/planner.hpp).
+inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes = {}) {
+  return planning::choose_plan<plan_descriptor>(p, workspace, t, dtypes);
 }
 
 inline status validate_query(const problem& p, arch::target t) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  return block::check_plan_target(lazy([&] { return "gemm_half " + p.str(); }), t);
+  return planning::check_plan_target(lazy([&] { return "gemm_half " + p.str(); }), t);
 }
 
 // The workspace (fp32 split-K partials) the preferred plan for p on target t uses; 0 without split-K.
 // dtypes: as choose_plan's (the call's tuning_dtypes<T, Out>() when known).
-inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
-                                           const std::string& dtypes = std::string()) {
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t, std::string_view dtypes = {}) {
   if (status s = validate_query(p, t); !s.ok()) return s;
   return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t, dtypes).splits);
 }
 
 // The plan gemm_half runs for p on target t given `workspace` bytes (0 when the pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
-                                     const std::string& dtypes = std::string()) {
+                                     std::string_view dtypes = {}) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
-  static tuning::plan_cache<plan_info> described;
-  return described.get(plan_query(p, workspace, t, dtypes.empty() ? tuning_dtypes<bf16, bf16>() : dtypes), [&] {
-    return block::describe_plan(
-        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, t, dtypes); },
-        [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
-  });
+  return planning::select_gemm_plan<plan_descriptor>(p, workspace, t, dtypes);
 }
 
 }  // namespace wavekit::ops::gemm_half

@@ -6,11 +6,17 @@
 //   auto plan = gx::select_plan(p, workspace_bytes, wavekit::arch::target::gfx950);
 //
 // Plans are for gfx950 (the only target with scaled MFMAs; gfx942 gets a status) and come from the
-// performance model (model.hpp: perf/launch_time.hpp over each kernel's gfx950 codegen profile):
+// performance model (model.hpp: planning/model/launch_time.hpp over each kernel's gfx950 codegen profile):
 // every shipped config and the MXFP8 GEMV, K
 // splits in powers of two up to 16 with at least 4 K steps each, limited by the workspace; for
 // decode sizes (M <= 64) only configs whose M tile holds every row in one wave row, so B and its
 // scales are read once.
+//
+// The plan descriptor below is all the planning this op owns beyond those rules
+// (planning/planner.hpp asks it). The tuned tables key a problem as
+//   op gemm_mx; dtypes "<A>,<B>,<Out>" as p stores them ("bf16,mxfp4,bf16": A quantized in the
+//   kernel); layout k_contiguous, or k_contiguous_b_preshuffled for pre-shuffled B
+// and name a plan by its config_id_name ("decode") or the GEMV's "gemv<rows>", and K splits.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -18,27 +24,29 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wavekit/arch/target.hpp"
-#include "wavekit/block/gemm_plan_model.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/ops/gemm_mx/configs.hpp"
 #include "wavekit/ops/gemm_mx/model.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
-#include "wavekit/ops/gemm_mx/tuning.hpp"
-#include "wavekit/perf/plan_choice.hpp"
-#include "wavekit/tuning/plan_cache.hpp"
-#include "wavekit/tuning/tuned_or_model.hpp"
+#include "wavekit/planning/gemm_plan.hpp"
+#include "wavekit/planning/planner.hpp"
+#include "wavekit/planning/tables/key.hpp"
+#include "wavekit/planning/tables/names.hpp"
 
 namespace wavekit::ops::gemm_mx {
 
-using plan_info = block::gemm_plan_info<plan>;
+using plan_info = planning::gemm_plan_info<plan>;
 
-inline block::gemm_tile_facts facts(config_id id) {
-  return with_config(id, [](auto cfg) { return block::tile_facts_of<decltype(cfg)>(); });
+inline planning::gemm_tile_facts facts(config_id id) {
+  return with_config(id, [](auto cfg) { return planning::tile_facts_of<decltype(cfg)>(); });
 }
 // A plan's block tile: its config's, or the GEMV's (gemv_rows x 256).
 inline int plan_block_m(plan pl) { return pl.gemv_rows ? pl.gemv_rows : facts(pl.config).block_m; }
@@ -68,41 +76,6 @@ inline double model_seconds(const problem& p, plan pl) { return model_time(p, pl
 // Up to this M (the peer decode kernels' range) a plan keeps all rows in one M tile.
 inline constexpr int decode_rows = 64;
 
-// K splits in powers of two up to 16, each with at least 4 K steps and within the workspace.
-template <class F>
-void for_each_split(const problem& p, int steps, std::size_t workspace, F&& f) {
-  for (int splits = 1; splits <= 16; splits *= 2) {
-    if (splits > 1 && (steps / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
-    f(splits);
-  }
-}
-
-// The model's best plan (header comment) with splits limited to what `workspace` holds.
-inline plan model_plan(const problem& p, std::size_t workspace) {
-  std::vector<perf::scored_plan<plan>> candidates;
-  auto consider = [&](plan candidate, double work) {
-    candidates.push_back(perf::score(candidate, model_time(p, candidate), work));
-  };
-  for (config_id id : all_configs) {
-    if (p.a != a_storage::mx && !quantizes_a(id)) continue;
-    // Decode sizes read the weights once: one M tile covers every row (split-K, not M tiles,
-    // supplies the workgroups), and one wave row, since each wave reads its columns' scales.
-    if (p.m <= decode_rows && (facts(id).block_m < p.m || facts(id).wave_m != facts(id).block_m)) continue;
-    for_each_split(p, k_steps(p, id), workspace,
-                   [&](int splits) { consider({id, splits}, block::gemm_padded_flops(p.m, p.n, p.k, facts(id))); });
-  }
-  // MXFP8 with up to 16 rows: the GEMV with the fewest rows that hold them, where the model finds
-  // its vector ALU quicker than the MFMAs' padded rows.
-  if (p.format == mx_format::mxfp8 && p.m <= gemv_rows_max) {
-    int rows = 1;
-    while (rows < p.m) rows *= 2;
-    for_each_split(p, ceil_div(p.k, gemv_config<1>::block_k), workspace, [&](int splits) {
-      consider({config_id::decode, splits, rows}, 2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
-    });
-  }
-  return perf::choose_within_model_error(candidates);
-}
-
 // Whether plan pl can run p, the launch's rules (kernel.hpp): the GEMV takes MXFP8 operands and at
 // most its rows of A, the form quantizing A only the configs that can; K splits in [1, K steps]
 // (block::check_splits).
@@ -123,30 +96,101 @@ inline status check_plan(const problem& p, plan pl) {
   return block::check_splits(plan_name(pl), p.str(), pl.splits, steps);
 }
 
-// The tuned tables' plan for p with element types `dtypes` (tuning_dtypes; the plan queries, which
-// do not know C's, ask for bf16) on the MI355X when it can run p (check_plan) and its K splits fit
-// the workspace, else the model's (tuning/tuned_or_model.hpp).
-// Each query's answer is kept for the process (tuning/plan_cache.hpp).
-inline tuning::query plan_query(const problem& p, std::size_t workspace, const std::string& dtypes) {
-  return {tuning_op, arch::target::gfx950, dtypes, workspace, {p.m, p.n, p.k, int(p.format), int(p.a), int(p.b)}};
+// A and B as p stores them; Out: C (bf16 or fp16): the tables' dtypes.
+template <class Out>
+std::string tuning_dtypes(const problem& p) {
+  const std::string a = p.a == a_storage::mx ? to_string(p.format) : to_string(p.a);
+  return a + "," + to_string(p.format) + "," + planning::dtype_name<Out>();
 }
 
-inline plan choose_plan(const problem& p, std::size_t workspace, const std::string& dtypes = std::string()) {
-  constexpr arch::target t = arch::target::gfx950;
-  static tuning::plan_cache<plan> cache;
-  const std::string key_dtypes = dtypes.empty() ? tuning_dtypes<bf16>(p) : dtypes;
-  return cache.get(plan_query(p, workspace, key_dtypes), [&] {
-    return tuning::tuned_or_model<plan>(
-        tuning_key(p, t, arch::facts_for(t).compute_units, key_dtypes), tuned_plan, tuning_value,
-        [&] { return model_plan(p, workspace); }, [&](plan pl) { return check_plan(p, pl); },
-        [&](plan pl) { return workspace_bytes(p, pl.splits) <= workspace; });
-  });
+inline std::string tuning_layout(const problem& p) {
+  return p.b == b_layout::preshuffled ? "k_contiguous_b_preshuffled" : "k_contiguous";
+}
+
+// K splits in powers of two up to 16, each with at least 4 K steps and within the workspace.
+template <class F>
+void for_each_split(const problem& p, int steps, std::size_t workspace, F&& f) {
+  planning::for_each_split(steps, workspace, [&](int splits) { return workspace_bytes(p, splits); }, f);
+}
+
+struct plan_descriptor {
+  using problem = gemm_mx::problem;
+  using plan = gemm_mx::plan;
+  static constexpr const planning::instance_family& family = codegen_family;
+
+  // The plan queries, which do not know C's type, ask for bf16.
+  static std::string dtypes(const problem& p, arch::target) { return tuning_dtypes<bf16>(p); }
+  static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
+    return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.format), int(p.a), int(p.b)}};
+  }
+  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
+    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), tuning_layout(p), p.m, p.n, p.k);
+  }
+  // Every config that can take p's A (header comment; decode sizes one M tile of one wave row),
+  // and for MXFP8 with up to 16 rows the GEMV, with their K splits. The model times MI355X.
+  template <class F>
+  static void candidates(const problem& p, std::size_t workspace, arch::target, F&& consider) {
+    auto consider_plan = [&](plan candidate, double work) { consider(candidate, model_time(p, candidate), work); };
+    for (config_id id : all_configs) {
+      if (p.a != a_storage::mx && !quantizes_a(id)) continue;
+      // Decode sizes read the weights once: one M tile covers every row (split-K, not M tiles,
+      // supplies the workgroups), and one wave row, since each wave reads its columns' scales.
+      if (p.m <= decode_rows && (facts(id).block_m < p.m || facts(id).wave_m != facts(id).block_m)) continue;
+      for_each_split(p, k_steps(p, id), workspace, [&](int splits) {
+        consider_plan({id, splits}, planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
+      });
+    }
+    // MXFP8 with up to 16 rows: the GEMV with the fewest rows that hold them, where the model finds
+    // its vector ALU quicker than the MFMAs' padded rows.
+    if (p.format == mx_format::mxfp8 && p.m <= gemv_rows_max) {
+      int rows = 1;
+      while (rows < p.m) rows *= 2;
+      for_each_split(p, ceil_div(p.k, gemv_config<1>::block_k), workspace, [&](int splits) {
+        consider_plan({config_id::decode, splits, rows}, 2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
+      });
+    }
+  }
+  static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }
+  static bool fits(const problem& p, plan pl, std::size_t workspace) {
+    return workspace_bytes(p, pl.splits) <= workspace;
+  }
+  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
+  static std::string name(plan pl) { return plan_name(pl); }
+  static planning::value to_value(plan pl) {
+    return {pl.gemv_rows ? "gemv" + std::to_string(pl.gemv_rows) : config_id_name(pl.config), pl.splits};
+  }
+  // The plan a table value names, or none when it names neither a config of this op nor a GEMV.
+  static std::optional<plan> from_value(const planning::value& v) {
+    for (int rows : gemv_row_counts)
+      if (v.config == "gemv" + std::to_string(rows)) return plan{config_id::decode, v.splits, rows};
+    return planning::split_plan_named<plan>(v, all_configs);
+  }
+};
+
+// The tables' key of p with element types `dtypes` (tuning_dtypes) on a device of target t with
+// `cus` compute units, and their value of a plan: the descriptor's (tools/tuner writes them).
+inline constexpr std::string_view tuning_op = plan_descriptor::family.op;
+inline planning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
+  return plan_descriptor::key(p, t, cus, std::move(dtypes));
+}
+inline planning::value tuning_value(plan pl) { return plan_descriptor::to_value(pl); }
+inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_descriptor::from_value(v); }
+
+// The model's best plan (header comment) with splits limited to what `workspace` holds.
+inline plan model_plan(const problem& p, std::size_t workspace) {
+  return planning::model_plan<plan_descriptor>(p, workspace, arch::target::gfx950);
+}
+
+// The plan a call with element types `dtypes` (tuning_dtypes; empty: bf16 out) runs on the MI355X
+// with `workspace` bytes: the tables' or the model's (planning/planner.hpp).
+inline plan choose_plan(const problem& p, std::size_t workspace, std::string_view dtypes = {}) {
+  return planning::choose_plan<plan_descriptor>(p, workspace, arch::target::gfx950, dtypes);
 }
 
 // The target rule of this op: gfx950's scaled MFMAs apply the MX scales; gfx942 has none.
 inline status check_target(const problem& p, arch::target t) {
   const auto what = lazy([&] { return "gemm_mx " + p.str(); });
-  if (status s = block::check_plan_target(what, t); !s.ok()) return s;
+  if (status s = planning::check_plan_target(what, t); !s.ok()) return s;
   if (t != arch::target::gfx950)
     return {status_code::unsupported_target,
             what + ": MX formats run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
@@ -158,23 +202,18 @@ inline status validate_query(const problem& p, arch::target t) {
   return check_target(p, t);
 }
 
-// dtypes: as choose_plan's (the call's tuning_dtypes<Out>(p) when known).
-inline result<std::size_t> workspace_bytes(const problem& p, arch::target t,
-                                           const std::string& dtypes = std::string()) {
+// The workspace the preferred plan for p uses. dtypes: as choose_plan's (the call's
+// tuning_dtypes<Out>(p) when known).
+inline result<std::size_t> workspace_bytes(const problem& p, arch::target t, std::string_view dtypes = {}) {
   if (status s = validate_query(p, t); !s.ok()) return s;
   return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, dtypes).splits);
 }
 
+// The plan gemm_mx runs for p on target t (gfx950) given `workspace` bytes (0 when the pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
-                                     const std::string& dtypes = std::string()) {
+                                     std::string_view dtypes = {}) {
   if (status s = validate_query(p, t); !s.ok()) return s;
-  // The answer with its name, kept per query as choose_plan's: a warm call formats nothing.
-  static tuning::plan_cache<plan_info> described;
-  return described.get(plan_query(p, workspace, dtypes.empty() ? tuning_dtypes<bf16>(p) : dtypes), [&] {
-    return block::describe_plan(
-        workspace, [&](std::size_t bytes) { return choose_plan(p, bytes, dtypes); },
-        [](plan pl) { return plan_name(pl); }, [&](int splits) { return workspace_bytes(p, splits); });
-  });
+  return planning::select_gemm_plan<plan_descriptor>(p, workspace, t, dtypes);
 }
 
 }  // namespace wavekit::ops::gemm_mx

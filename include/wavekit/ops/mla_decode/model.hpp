@@ -1,4 +1,4 @@
-// The performance model's view of an MLA decode call (perf/launch_time.hpp): the decode kernel over
+// The performance model's view of an MLA decode call (planning/model/launch_time.hpp): the decode kernel over
 // (row groups, splits, sequences), each workgroup reading its chunk of KV rows once for all heads
 // (the hot loop is one 32-row KV tile), and with more than one split the LSE reduce; and the split
 // plan the model chooses, which the launch takes (mla_decode_plan).
@@ -15,24 +15,24 @@
 #include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
-#include "wavekit/perf/launch_time.hpp"
-#include "wavekit/perf/plan_choice.hpp"
-#include "wavekit/perf/profiles.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
+#include "wavekit/planning/model/plan_choice.hpp"
+#include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::mla_decode {
 
 // The launches of split plan `plan`. kv_bytes: 2 (bf16 cache) or 1 (fp8: e4m3fnuz on gfx942,
 // e4m3fn on gfx950); queries bf16.
-inline std::vector<perf::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
-                                                     arch::target t, const split_plan& plan) {
+inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
+                                                         arch::target t, const split_plan& plan) {
   const config_id id = choose_config(p, s);
   const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
   const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
   const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
   const std::string kv = kv_bytes == 2 ? "bf16" : t == arch::target::gfx950 ? "e4m3fn" : "e4m3fnuz";
-  perf::launch_work w;
-  w.profile = perf::find_profile(t, "mla_decode", "mla_decode_kernel<config<" + std::to_string(waves) + ", 32>, " + kv,
-                                 "bf16>");
+  planning::launch_work w;
+  w.profile = planning::find_profile(t, planning::family_named("mla_decode"),
+                                     "mla_decode_kernel<config<" + std::to_string(waves) + ", 32>, " + kv, "bf16>");
   w.what = "decode, " + std::to_string(plan.splits) + " KV splits";
   w.waves_per_workgroup = waves;
   double kv_rows = 0, q_rows = 0, workgroups = 0, partial_rows = 0, q_loaded = 0;
@@ -54,10 +54,10 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, const seq
   w.dram_read_bytes = kv_rows * qk_dim * kv_bytes + q_bytes;
   const double out_bytes = q_rows * p.heads * v_dim * 2.0;
   w.written_bytes = plan.reduce() ? partial_rows * (v_dim + 1) * 4.0 : out_bytes;
-  std::vector<perf::launch_work> out{w};
+  std::vector<planning::launch_work> out{w};
   if (plan.reduce()) {
-    perf::launch_work r;
-    r.profile = perf::find_profile(t, "mla_decode_reduce", "mla_reduce_kernel<bf16");
+    planning::launch_work r;
+    r.profile = planning::find_profile(t, planning::family_named("mla_decode_reduce"), "mla_reduce_kernel<bf16");
     r.what = "LSE reduce";
     r.workgroups = q_rows * p.heads;
     r.waves_per_workgroup = 2;  // v_dim / 4 threads
@@ -83,7 +83,7 @@ inline double split_extra_read_bytes(const problem& p, const sequences_view& s, 
 }
 
 // The split plan for sequences s (valid: validate_sequences) on a device of target `device`: the
-// chunk the performance model chooses (perf/plan_choice.hpp: among the chunks within the model's
+// chunk the performance model chooses (planning/model/plan_choice.hpp: among the chunks within the model's
 // error of the fastest, the one keeping the most waves in flight). The candidates cut the longest
 // sequence into 1 to max_splits chunks of whole KV tiles; the model weighs what a split adds (its
 // queries read again, fp32 partials the reduce reads back: split_extra_read_bytes; the reduce's
@@ -95,7 +95,7 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, arch:
   const int kv_tile = with_config(choose_config(p, s), [](auto c) { return decltype(c)::kv_tile; });
   int longest = 0;
   for (int b = 0; b < p.batch; ++b) longest = std::max(longest, s.kv_len(b));
-  std::vector<perf::scored_plan<split_plan>> candidates;
+  std::vector<planning::scored_plan<split_plan>> candidates;
   int last_chunk = -1;
   for (int n : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
     const long rows = (std::max(longest, 1) + n - 1L) / n;
@@ -106,18 +106,18 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, arch:
     last_chunk = plan.chunk;
     plan.kv_element_bytes = kv_element_bytes, plan.heads = p.heads,
     plan.compute_units = arch::facts_for(t).compute_units;
-    candidates.push_back(perf::score(plan, perf::predict(model_launches(p, s, kv_element_bytes, t, plan), t)));
+    candidates.push_back(planning::score(plan, planning::predict(model_launches(p, s, kv_element_bytes, t, plan), t)));
   }
-  return perf::choose_within_model_error(candidates);
+  return planning::choose_within_model_error(candidates);
 }
 
-inline std::vector<perf::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
-                                                     arch::target t) {
+inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
+                                                         arch::target t) {
   return model_launches(p, s, kv_bytes, t, choose_splits(p, s, t, kv_bytes));
 }
 
-inline perf::op_time model_time(const problem& p, const sequences_view& s, int kv_bytes, arch::target t) {
-  return perf::predict(model_launches(p, s, kv_bytes, t), t);
+inline planning::op_time model_time(const problem& p, const sequences_view& s, int kv_bytes, arch::target t) {
+  return planning::predict(model_launches(p, s, kv_bytes, t), t);
 }
 
 }  // namespace wavekit::ops::mla_decode

@@ -1,4 +1,4 @@
-// The performance model's view of the MoE layer (perf/launch_time.hpp): its launches for a config,
+// The performance model's view of the MoE layer (planning/model/launch_time.hpp): its launches for a config,
 // a weight format and the rows each local expert gets, with the codegen figures of each kernel on
 // the target, and the model's time for them.
 //
@@ -11,7 +11,7 @@
 //   down weighted    grouped GEMM: N = hidden, K = expert_dim, fp32 rows
 //   combine          each token's fp32 slots summed
 //
-// A grouped GEMM is the sum of each expert's tiled GEMM (perf::gemm_launches over its rows) as one
+// A grouped GEMM is the sum of each expert's tiled GEMM (planning::gemm_launches over its rows) as one
 // launch: each M tile of an expert reads all of the expert's weights, so DRAM serves the weights of
 // the experts with rows once and the activations once. Blocks of the grid past the rows in use
 // return after one table read and are left out.
@@ -31,11 +31,19 @@
 #include "wavekit/ops/moe/configs_blockscale.hpp"
 #include "wavekit/ops/moe/configs_mx.hpp"
 #include "wavekit/ops/moe/problem.hpp"
-#include "wavekit/perf/gemm_work.hpp"
-#include "wavekit/perf/launch_time.hpp"
-#include "wavekit/perf/profiles.hpp"
+#include "wavekit/planning/model/gemm_work.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
+#include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::moe {
+
+// The op's codegen instances (planning/instances.hpp): the grouped GEMM of a config and stage over
+// bf16 / fp16 weights or, with `fp8`, fp8 block-scaled ones (moe_fp8; the MX GEMMs are one
+// hand-written instance, moe_mx).
+inline constexpr const planning::instance_family& codegen_family = planning::family_named("moe");
+inline std::string codegen_instance(bool fp8, config_id id, const char* stage) {
+  return planning::instance_name(fp8 ? planning::family_named("moe_fp8") : codegen_family, config_id_name(id), stage);
+}
 
 // fp8 block-scaled weights: the config of the same name (the two lists share names and M tiles).
 inline blockscale::config_id blockscale_config_of(config_id id) {
@@ -83,11 +91,11 @@ namespace model_detail {
 // What a grouped GEMM's operands cost, and the kernel it runs.
 struct grouped_stage {
   int n, k;
-  perf::gemm_tile tile;
-  perf::gemm_operands operands;  // as the K loop loads them (perf/gemm_work.hpp), A's rows gathered
-  double a_bytes_once;           // per element of A, its scales included: what DRAM serves
-  double b_scales_once;          // per expert: the block scales of its weights
-  const perf::kernel_profile* profile;
+  planning::gemm_tile tile;
+  planning::gemm_operands operands;  // as the K loop loads them (planning/model/gemm_work.hpp), A's rows gathered
+  double a_bytes_once;               // per element of A, its scales included: what DRAM serves
+  double b_scales_once;              // per expert: the block scales of its weights
+  const planning::kernel_profile* profile;
 };
 
 // What the epilogue reads beyond C's stores: nothing; a row index and a routing weight per row
@@ -97,19 +105,20 @@ enum class epilogue_reads { none, row_weights };
 // One grouped GEMM over `rows` per expert, its A rows gathered from a_rows_once distinct rows.
 // Every tile of an expert's rows, padding rows included, stores its C rows: out_columns of
 // out_bytes each (N, or N / 2 for the gate and up pair).
-inline perf::launch_work grouped_gemm(const char* what, const grouped_stage& s, std::span<const int> rows,
-                                      double a_rows_once, epilogue_reads reads, double out_columns, double out_bytes) {
-  perf::launch_work w;
+inline planning::launch_work grouped_gemm(const char* what, const grouped_stage& s, std::span<const int> rows,
+                                          double a_rows_once, epilogue_reads reads, double out_columns,
+                                          double out_bytes) {
+  planning::launch_work w;
   w.profile = s.profile;
   w.what = what;
   w.waves_per_workgroup = s.tile.threads / 64;
   double rows_in_use = 0, padded_rows = 0;
-  perf::launch_work e;
+  planning::launch_work e;
   int e_rows = 0;  // the rows e is for: experts with as many rows cost the same
   for (int r : rows) {
     if (r == 0) continue;
     if (r != e_rows) {
-      e = perf::gemm_launches(r, s.n, s.k, s.tile, s.operands, 1, s.profile, nullptr)[0];
+      e = planning::gemm_launches(r, s.n, s.k, s.tile, s.operands, 1, s.profile, nullptr)[0];
       e_rows = r;
     }
     w.workgroups += e.workgroups;
@@ -133,9 +142,9 @@ inline perf::launch_work grouped_gemm(const char* what, const grouped_stage& s, 
 
 // A kernel of 256 threads over rows x cols, 8 values a lane, reading 16-bit values and writing
 // `out_bytes` per value.
-inline perf::launch_work quantize(const char* what, const perf::kernel_profile* profile, double rows, int cols,
-                                  double out_bytes) {
-  perf::launch_work w;
+inline planning::launch_work quantize(const char* what, const planning::kernel_profile* profile, double rows, int cols,
+                                      double out_bytes) {
+  planning::launch_work w;
   w.profile = profile;
   w.what = what;
   w.workgroups = std::ceil(rows * cols / 8 / 256);
@@ -151,8 +160,9 @@ inline perf::launch_work quantize(const char* what, const perf::kernel_profile* 
 // config of the same M tile; MXFP4 pre-shuffled), `rows` per local expert, on target t. The gate
 // and up projections read x's rows of `tokens_here` tokens (local_tokens; -1: every token, as
 // without expert parallelism).
-inline std::vector<perf::launch_work> model_launches(const problem& p, weight_format weights, config_id id,
-                                                     std::span<const int> rows, arch::target t, int tokens_here = -1) {
+inline std::vector<planning::launch_work> model_launches(const problem& p, weight_format weights, config_id id,
+                                                         std::span<const int> rows, arch::target t,
+                                                         int tokens_here = -1) {
   using model_detail::grouped_stage;
   const bool mx = weights == weight_format::mxfp4 || weights == weight_format::mxfp8;
   const bool fp8 = weights == weight_format::fp8_blockscale;
@@ -162,33 +172,33 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   // Per element: bf16, fp8 with fp32 scales per 128 x 128 (per step: below), MX with an e8m0 per 32.
   const double element = weights == weight_format::half ? 2.0 : weights == weight_format::mxfp4 ? 0.5 : 1.0;
   const double operand = element + (mx ? 1.0 / 32 : 0.0);
-  const perf::gemm_tile tile = [&] {
+  const planning::gemm_tile tile = [&] {
     if (mx)
       return with_mx_config(id, [&](auto cfg) {
         using C = decltype(cfg);
         const int bk = weights == weight_format::mxfp4 ? gemm_mx::block_k_of<C>(gemm_mx::mx_format::mxfp4)
                                                        : gemm_mx::block_k_of<C>(gemm_mx::mx_format::mxfp8);
-        return perf::gemm_tile{C::block_m, C::block_n, bk, C::wave_m, C::wave_n, C::threads};
+        return planning::gemm_tile{C::block_m, C::block_n, bk, C::wave_m, C::wave_n, C::threads};
       });
     if (fp8)
       return blockscale::with_config(blockscale_config_of(id), [&](auto cfg) {
         using C = decltype(cfg);
         const int bk = t == arch::target::gfx950 ? C::template on<arch::target::gfx950>::block_k
                                                  : C::template on<arch::target::gfx942>::block_k;
-        return perf::gemm_tile{C::block_m, C::block_n, bk, C::shape::wave_m, C::shape::wave_n, C::threads};
+        return planning::gemm_tile{C::block_m, C::block_n, bk, C::shape::wave_m, C::shape::wave_n, C::threads};
       });
     return with_config(id, [&](auto cfg) {
       using C = decltype(cfg);
-      return perf::gemm_tile{C::block_m, C::block_n, C::block_k, C::wave_m, C::wave_n, C::threads};
+      return planning::gemm_tile{C::block_m, C::block_n, C::block_k, C::wave_m, C::wave_n, C::threads};
     });
   }();
-  const std::string cfg_name = config_id_name(id);
-  auto gemm_profile = [&](const char* stage) -> const perf::kernel_profile* {
+  auto gemm_profile = [&](const char* stage) -> const planning::kernel_profile* {
     if (mx)
-      return perf::find_kernel(
-          t, "moe_mx_gemm_kernel<" + std::to_string(tile.block_m) + "x" + std::to_string(tile.block_n) + "x",
+      return planning::find_op_kernel(
+          t, codegen_family.op,
+          "moe_mx_gemm_kernel<" + std::to_string(tile.block_m) + "x" + std::to_string(tile.block_n) + "x",
           std::string(", ") + (weights == weight_format::mxfp4 ? "e2m1, true, " : "e4m3fn, false, ") + stage + ">");
-    return perf::find_profile(t, std::string(fp8 ? "moe_fp8_" : "moe_") + cfg_name + "_" + stage);
+    return planning::find_profile(t, codegen_instance(fp8, id, stage));
   };
   // The K loop's scales. fp8 (block/scale_group_promotion.hpp): A's 1x128 fp32 scales with its
   // gathered rows (padding rows load none), B's 128x128 each group by every row thread of a
@@ -198,7 +208,7 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   // pair: the gate and up halves of block/gate_up_pair.hpp, each of which brings its fp8 row scales
   // (A's, and B's folded in) as a whole block of its own would.
   auto stage = [&](int n, int k, const char* name, bool pair = false) {
-    perf::gemm_operands ops{element, element, 2};
+    planning::gemm_operands ops{element, element, 2};
     if (fp8)
       ops.a_scale_bytes = (pair ? 2 : 1) * a_scale_bytes,
       ops.scale_bytes_per_step = (pair ? 2 : 1) * tile.block_m * 4.0 * tile.block_k / 128;
@@ -206,10 +216,10 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
     const double b_scales = fp8 ? std::ceil(n / 128.0) * std::ceil(k / 128.0) * 4.0 : 0;
     return grouped_stage{n, k, tile, ops, operand + a_scale_bytes, b_scales, gemm_profile(name)};
   };
-  std::vector<perf::launch_work> out;
+  std::vector<planning::launch_work> out;
 
-  perf::launch_work sort;
-  sort.profile = perf::find_kernel(t, "moe_sort_kernel<");
+  planning::launch_work sort;
+  sort.profile = planning::find_op_kernel(t, codegen_family.op, "moe_sort_kernel<");
   sort.what = "sort";
   sort.workgroups = 1;
   sort.waves_per_workgroup = 16;
@@ -218,11 +228,13 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   sort.written_bytes = 4.0 * (3 * rows_in_use + slots);
   out.push_back(sort);
 
-  const perf::kernel_profile* quantizer =
+  const planning::kernel_profile* quantizer =
       // MXFP4: the ties-away quantizer, the call's default (mx_args::rounding).
-      weights == weight_format::mxfp4   ? perf::find_kernel(t, "quantize_1x32_mx_kernel<bf16, e2m1, ties_away")
-      : weights == weight_format::mxfp8 ? perf::find_kernel(t, "quantize_1x32_mx_kernel<bf16, e4m3fn>")
-                                        : perf::find_kernel(t, "moe_quantize_kernel<bf16,");
+      weights == weight_format::mxfp4
+          ? planning::find_op_kernel(t, codegen_family.op, "quantize_1x32_mx_kernel<bf16, e2m1, ties_away")
+      : weights == weight_format::mxfp8
+          ? planning::find_op_kernel(t, codegen_family.op, "quantize_1x32_mx_kernel<bf16, e4m3fn>")
+          : planning::find_op_kernel(t, codegen_family.op, "moe_quantize_kernel<bf16,");
   if (mx || fp8)
     out.push_back(model_detail::quantize("quantize x", quantizer, p.tokens, p.hidden, operand + a_scale_bytes));
   // gate and up read x (each token's row once from DRAM) and store the gated product in T.
@@ -235,8 +247,8 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   out.push_back(model_detail::grouped_gemm("down, weighted", stage(p.hidden, p.expert_dim, "down_weighted"), rows,
                                            rows_in_use, epilogue_reads::row_weights, p.hidden, 4.0));
 
-  perf::launch_work combine;
-  combine.profile = perf::find_kernel(t, "moe_combine_kernel<");
+  planning::launch_work combine;
+  combine.profile = planning::find_op_kernel(t, codegen_family.op, "moe_combine_kernel<");
   combine.what = "combine";
   combine.workgroups = std::ceil(p.hidden / (8.0 * 256)) * p.tokens;
   combine.waves_per_workgroup = 4;
@@ -246,9 +258,9 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, weight_fo
   return out;
 }
 
-inline perf::op_time model_time(const problem& p, weight_format weights, config_id id, std::span<const int> rows,
-                                arch::target t) {
-  return perf::predict(model_launches(p, weights, id, rows, t), t);
+inline planning::op_time model_time(const problem& p, weight_format weights, config_id id, std::span<const int> rows,
+                                    arch::target t) {
+  return planning::predict(model_launches(p, weights, id, rows, t), t);
 }
 
 }  // namespace wavekit::ops::moe

@@ -1,4 +1,4 @@
-// The performance model's view of residual + RMSNorm + fp8 (perf/launch_time.hpp), and the grid it
+// The performance model's view of residual + RMSNorm + fp8 (planning/model/launch_time.hpp), and the grid it
 // chooses: one launch of workgroups(p, t) workgroups of 512 threads, each normalizing its rows in turn (the hot loop is
 // a row), reading x and the residual once, the weight once a workgroup (the emulator's distinct bytes: once), writing
 // the residual, q and its scales.
@@ -12,18 +12,18 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/rmsnorm_quant/problem.hpp"
-#include "wavekit/perf/launch_time.hpp"
-#include "wavekit/perf/plan_choice.hpp"
-#include "wavekit/perf/profiles.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
+#include "wavekit/planning/model/plan_choice.hpp"
+#include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::rmsnorm_quant {
 
 // element_bytes: 2 (bf16, fp16). The codegen instances: fp16 per tensor and bf16 1x128 (both with
 // the residual); a problem takes the one of its scale kind. `grid`: the launch's workgroups.
-inline std::vector<perf::launch_work> model_launches(const problem& p, arch::target t, int grid) {
-  perf::launch_work w;
-  w.profile = perf::find_profile(
-      t, "rmsnorm_quant",
+inline std::vector<planning::launch_work> model_launches(const problem& p, arch::target t, int grid) {
+  planning::launch_work w;
+  w.profile = planning::find_profile(
+      t, planning::family_named("rmsnorm_quant"),
       p.out_scales == scale_granularity::tensor ? "rmsnorm_quant_kernel<fp16" : "rmsnorm_quant_kernel<bf16");
   w.what = "residual + RMSNorm + fp8";
   w.workgroups = grid;
@@ -40,27 +40,29 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, arch::tar
 
 // How many workgroups a launch takes on a device of target `device`: a workgroup normalizes rows
 // t, t + grid, ... and loads the weight once, keeping it in registers across its rows. The model
-// chooses (perf/plan_choice.hpp) among a workgroup a row and 1, 2, 4 or 8 workgroups a CU: more
+// chooses (planning/model/plan_choice.hpp) among a workgroup a row and 1, 2, 4 or 8 workgroups a CU: more
 // workgroups put more rows in flight at once, fewer read the weight fewer times.
 inline int workgroups(const problem& p, arch::target device) {
   if (p.tokens <= 0) return 1;
   const arch::target t = device == arch::target::gfx950 ? device : arch::target::gfx942;  // the host: gfx942
   const int cus = arch::facts_for(t).compute_units;
-  std::vector<perf::scored_plan<int>> candidates;
+  std::vector<planning::scored_plan<int>> candidates;
   for (int grid : {p.tokens, std::min(p.tokens, cus), std::min(p.tokens, 2 * cus), std::min(p.tokens, 4 * cus),
                    std::min(p.tokens, 8 * cus)}) {
     bool seen = false;
     for (const auto& c : candidates) seen = seen || c.plan == grid;
-    if (!seen) candidates.push_back(perf::score(grid, perf::predict(model_launches(p, t, grid), t)));
+    if (!seen) candidates.push_back(planning::score(grid, planning::predict(model_launches(p, t, grid), t)));
   }
-  return perf::choose_within_model_error(candidates);
+  return planning::choose_within_model_error(candidates);
 }
 
 // The launches of the grid the launch takes (what the tests compare with the emulator's counts).
-inline std::vector<perf::launch_work> model_launches(const problem& p, arch::target t) {
+inline std::vector<planning::launch_work> model_launches(const problem& p, arch::target t) {
   return model_launches(p, t, workgroups(p, t));
 }
 
-inline perf::op_time model_time(const problem& p, arch::target t) { return perf::predict(model_launches(p, t), t); }
+inline planning::op_time model_time(const problem& p, arch::target t) {
+  return planning::predict(model_launches(p, t), t);
+}
 
 }  // namespace wavekit::ops::rmsnorm_quant

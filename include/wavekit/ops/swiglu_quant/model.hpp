@@ -1,4 +1,4 @@
-// The performance model's view of SwiGLU + fp8 (perf/launch_time.hpp): one workgroup of 256
+// The performance model's view of SwiGLU + fp8 (planning/model/launch_time.hpp): one workgroup of 256
 // threads a row, an item (8 gate and 8 up values a lane) a pass of the hot loop; every byte read
 // and written once.
 #pragma once
@@ -10,15 +10,15 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/swiglu_quant/problem.hpp"
-#include "wavekit/perf/launch_time.hpp"
-#include "wavekit/perf/profiles.hpp"
+#include "wavekit/planning/model/launch_time.hpp"
+#include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::swiglu_quant {
 
-inline std::vector<perf::launch_work> model_launches(const problem& p, arch::target t) {
-  perf::launch_work w;
-  w.profile = perf::find_profile(
-      t, "swiglu_quant",
+inline std::vector<planning::launch_work> model_launches(const problem& p, arch::target t) {
+  planning::launch_work w;
+  w.profile = planning::find_profile(
+      t, planning::family_named("swiglu_quant"),
       p.out_scales == scale_granularity::tensor ? "swiglu_quant_kernel<fp16" : "swiglu_quant_kernel<bf16");
   w.what = "SwiGLU + fp8";
   w.workgroups = p.tokens;
@@ -30,6 +30,8 @@ inline std::vector<perf::launch_work> model_launches(const problem& p, arch::tar
   return {w};
 }
 
-inline perf::op_time model_time(const problem& p, arch::target t) { return perf::predict(model_launches(p, t), t); }
+inline planning::op_time model_time(const problem& p, arch::target t) {
+  return planning::predict(model_launches(p, t), t);
+}
 
 }  // namespace wavekit::ops::swiglu_quant

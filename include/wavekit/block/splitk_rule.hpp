@@ -1,0 +1,30 @@
+// The split-K rules a launch and a plan query share (plain C++, no HIP): how many K splits a
+// problem can take, and the fp32 partials they need.
+#pragma once
+
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
+#include <cstddef>
+#include <string>
+
+#include "wavekit/core/status.hpp"
+
+namespace wavekit::block {
+
+// The rule a GEMM launch keeps for its number of K splits (check_splitk_launch), which a plan query
+// checks of a tuned plan before taking it (tuning/tuned_or_model.hpp): every split gets at least
+// one of the `steps` K steps. `name` names the config, `problem` the problem, `steps_name` the unit
+// K is split in.
+inline status check_splits(text_ref name, text_ref problem, int splits, int steps, const char* steps_name = "K steps") {
+  if (splits < 1 || splits > steps)
+    return {status_code::bad_config,
+            name + " on " + problem + ": splits must be in [1, " + steps_name + " = " + std::to_string(steps) + "]"};
+  return status::success();
+}
+
+// Bytes of the fp32 split-K partials ([splits][M][N]) of an m x n output; 0 without split-K.
+inline std::size_t splitk_workspace_bytes(int m, int n, int splits) {
+  return splits > 1 ? std::size_t(splits) * std::size_t(m) * std::size_t(n) * sizeof(float) : 0;
+}
+
+}  // namespace wavekit::block
