@@ -10,6 +10,8 @@
 // to be read once: the ratio `read_vs_weights_once`), MFMAs and bank conflicts, and no time. The
 // emulator does about 0.16 G multiply-adds per second on bf16/fp16 MFMAs: the E = 257, d_expert 256
 // decode batch takes about a minute, the prefill configurations hours; pick with --benchmark_filter.
+// Every case also prints the performance model's time for the config that ran over its routing,
+// with the calibrated interval (predicted_us, predicted_low_us, predicted_high_us).
 #include <benchmark/benchmark.h>
 #include <hip/hip_runtime.h>
 
@@ -28,6 +30,7 @@
 #include "support/moe_blockscale_case.hpp"
 #include "support/moe_case.hpp"
 #include "support/moe_mx_case.hpp"
+#include "support/predicted_counters.hpp"
 #include "wavekit/ops/moe.hpp"
 
 using namespace wavekit;
@@ -35,10 +38,12 @@ namespace moe = wavekit::ops::moe;
 
 namespace {
 
-// One call of the layer (the emulator's counters reset first), labelled with the config that ran;
-// nothing (the benchmark skipped with the status) when it refuses.
+// One call of the layer (the emulator's counters reset first), labelled with the config that ran,
+// with the model's prediction for that config over this routing (its calibrated interval beside
+// it); nothing (the benchmark skipped with the status) when it refuses.
 template <class Args>
-std::optional<std::string> run_once(benchmark::State& state, const moe::problem& p, const Args& a) {
+std::optional<std::string> run_once(benchmark::State& state, const moe::problem& p, const Args& a,
+                                    moe::weight_format weights, const std::vector<int>& ids) {
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
 #endif
@@ -50,6 +55,8 @@ std::optional<std::string> run_once(benchmark::State& state, const moe::problem&
   }
   hipDeviceSynchronize();
   state.SetLabel(ran.name);
+  test::set_predicted(
+      state, moe::model_time(p, weights, ran.config, moe::expert_rows(p, ids), arch::current_device_arch().kind));
   return ran.name;
 }
 
@@ -78,7 +85,7 @@ void moe_config(benchmark::State& state) {
   const moe::problem p{tokens, hidden, dim, routed + 1, top_k + 1, 0, routed + 1, layout::mn_contiguous};
   const std::vector<int> ids = test::random_ids_with_shared(tokens, top_k, routed, 7);
   test::moe_case<T> t(p, ids, 11, moe::workspace_bytes(p).value());
-  if (!run_once(state, p, t.args())) return;
+  if (!run_once(state, p, t.args(), moe::weight_format::half, ids)) return;
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();
 #endif
@@ -141,7 +148,7 @@ void moe_layer_fp8(benchmark::State& state) {
     const std::vector<int> ids = test::random_ids_with_shared(tokens, top_k, routed, 7);
     const std::size_t workspace = moe::workspace_bytes(p, 2, moe::weight_format::fp8_blockscale).value();
     test::moe_blockscale_case<bf16, fp8> t(p, ids, 11, workspace);
-    const std::optional<std::string> ran = run_once(state, p, t.args());
+    const std::optional<std::string> ran = run_once(state, p, t.args(), moe::weight_format::fp8_blockscale, ids);
     if (!ran) return;
 #if defined(WAVEKIT_EMULATOR)
     const emu::launch_counters c = emu::accumulated_counters();
@@ -179,7 +186,7 @@ void moe_layer_mxfp4(benchmark::State& state) {
   const std::vector<int> ids = test::random_ids_with_shared(tokens, top_k, routed, 7);
   test::moe_mx_case<bf16> t(p, ids, 11, moe::workspace_bytes(p, 2, moe::weight_format::mxfp4).value(), true);
   state.counters["aiter_us"] = double(state.range(5)) / 1000.0;
-  const std::optional<std::string> ran = run_once(state, p, t.args());
+  const std::optional<std::string> ran = run_once(state, p, t.args(), moe::weight_format::mxfp4, ids);
   if (!ran) return;
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();

@@ -28,8 +28,9 @@ template <class T, class Fp8>
 status swiglu_quant(const ops::swiglu_quant::problem& p, const ops::swiglu_quant::args<T, Fp8>& args,
                     hipStream_t stream) {
   if (status s = ops::swiglu_quant::validate(p, args); !s.ok()) return s;
-  if (status s = arch::check_device_fp8_format<Fp8>(arch::current_device_arch(), "swiglu_quant"); !s.ok()) return s;
-  return ops::swiglu_quant::launch(p, args, stream);
+  const arch::device_arch& device = arch::current_device_arch();
+  if (status s = arch::check_device_fp8_format<Fp8>(device, "swiglu_quant"); !s.ok()) return s;
+  return ops::swiglu_quant::launch(p, args, device.kind, stream);
 }
 
 }  // namespace wavekit

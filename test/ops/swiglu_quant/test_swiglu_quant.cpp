@@ -22,9 +22,10 @@
 #include "support/empty_problem.hpp"
 #include "support/fp8_rows_check.hpp"
 #include "support/graph_safety.hpp"
+#include "support/plan_choice_check.hpp"
 #include "wavekit/host/reference_swiglu_quant.hpp"
 #include "wavekit/ops/swiglu_quant.hpp"
-#include "wavekit/ops/swiglu_quant/model.hpp"
+#include "wavekit/ops/swiglu_quant/plan.hpp"
 
 #if defined(WAVEKIT_EMULATOR)
 #include "support/model_traffic_check.hpp"
@@ -112,6 +113,39 @@ void check(const sq::problem& p, float scale, std::vector<T> x = {}) {
 }
 
 }  // namespace
+
+TEST_CASE("swiglu_quant: the grid is the model's choice", "[ops]") {
+  // A workgroup a row, or 1, 2, 4 or 8 a CU: the grid taken is within the model's error of the
+  // fastest of them, and none that close is more robust (planning/model/plan_choice.hpp). Every
+  // grid is at most the rows, and one row takes one workgroup.
+  for (arch::target t : {arch::target::gfx942, arch::target::gfx950})
+    for (int tokens : {1, 8, 64, 304, 1000, 2048, 4096, 16384})
+      for (int d : {128, 7168}) {
+        const sq::problem p{tokens, d, scale_granularity::group_1x128, layout::k_contiguous};
+        const int cus = arch::facts_for(t).compute_units;
+        std::vector<planning::scored_plan<int>> candidates;
+        for (int grid : {tokens, std::min(tokens, cus), std::min(tokens, 2 * cus), std::min(tokens, 4 * cus),
+                         std::min(tokens, 8 * cus)})
+          candidates.push_back(planning::score(grid, planning::predict(sq::model_launches(p, t, grid), t)));
+        const int chosen = sq::workgroups(p, t);
+        INFO(arch::to_string(t) << " " << tokens << " x " << d << ": " << chosen << " workgroups");
+        CHECK(chosen <= tokens);
+        test::check_plan_choice(candidates, chosen, [](int a, int b) { return a == b; });
+      }
+  CHECK(sq::workgroups({1, 7168, scale_granularity::tensor, layout::k_contiguous}, arch::target::gfx942) == 1);
+}
+
+TEST_CASE("swiglu_quant: workgroups that take several rows match the reference", "[emu][ops]") {
+  // 4096 rows of 128: the model gives each workgroup several rows on both targets (above), so
+  // rows blockIdx.x + k * gridDim.x all run, and each once (the traffic checks in run()).
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const sq::problem p{4096, 128, scale_granularity::group_1x128, layout::k_contiguous};
+    REQUIRE(sq::workgroups(p, arch::current_device_arch().kind) < p.tokens);
+    check<bf16, fp8>(p, 0.01f);
+    check<fp16, fp8>(sq::problem{4096, 128, scale_granularity::tensor, layout::mn_contiguous}, 0.01f);
+  });
+}
 
 TEST_CASE("swiglu_quant: every variant matches the reference at small sizes", "[emu][ops]") {
   test::with_device_fp8([&](auto fp8_format) {

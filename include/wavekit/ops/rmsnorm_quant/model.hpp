@@ -6,15 +6,14 @@
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/ops/rmsnorm_quant/problem.hpp"
 #include "wavekit/planning/model/launch_time.hpp"
-#include "wavekit/planning/model/plan_choice.hpp"
 #include "wavekit/planning/model/profiles.hpp"
+#include "wavekit/planning/row_grid.hpp"
 
 namespace wavekit::ops::rmsnorm_quant {
 
@@ -39,21 +38,12 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, arch:
 }
 
 // How many workgroups a launch takes on a device of target `device`: a workgroup normalizes rows
-// t, t + grid, ... and loads the weight once, keeping it in registers across its rows. The model
-// chooses (planning/model/plan_choice.hpp) among a workgroup a row and 1, 2, 4 or 8 workgroups a CU: more
-// workgroups put more rows in flight at once, fewer read the weight fewer times.
+// t, t + grid, ... and loads the weight once, keeping it in registers across its rows; the model
+// chooses the grid (planning/row_grid.hpp): more workgroups put more rows in flight at once, fewer
+// read the weight fewer times.
 inline int workgroups(const problem& p, arch::target device) {
-  if (p.tokens <= 0) return 1;
-  const arch::target t = device == arch::target::gfx950 ? device : arch::target::gfx942;  // the host: gfx942
-  const int cus = arch::facts_for(t).compute_units;
-  std::vector<planning::scored_plan<int>> candidates;
-  for (int grid : {p.tokens, std::min(p.tokens, cus), std::min(p.tokens, 2 * cus), std::min(p.tokens, 4 * cus),
-                   std::min(p.tokens, 8 * cus)}) {
-    bool seen = false;
-    for (const auto& c : candidates) seen = seen || c.plan == grid;
-    if (!seen) candidates.push_back(planning::score(grid, planning::predict(model_launches(p, t, grid), t)));
-  }
-  return planning::choose_within_model_error(candidates);
+  return planning::choose_row_grid(p.tokens, device,
+                                   [&](int grid, arch::target t) { return model_launches(p, t, grid); });
 }
 
 // The launches of the grid the launch takes (what the tests compare with the emulator's counts).

@@ -5,7 +5,8 @@
 //   core/silu.hpp               SiLU(gate) * up, the definition MoE's stage-1 epilogue uses
 //   block/quantize_fp8_row.hpp  the fp8 output: per tensor or 1x128 groups, either storage order
 //
-// One workgroup of 256 threads a row. An item loads 8 gate and the 8 matching up elements, gates
+// A workgroup of 256 threads takes rows blockIdx.x, + gridDim.x, ... (the grid is the model's
+// choice: ops/swiglu_quant/plan.hpp). An item loads 8 gate and the 8 matching up elements, gates
 // them in fp32 and quantizes the 8 products where they are: each byte of x is read once, each
 // byte of q and its scales written once.
 #pragma once
@@ -25,6 +26,7 @@
 #include "wavekit/block/quantize_fp8_row.hpp"
 #include "wavekit/block/row_octets.hpp"
 #include "wavekit/core/silu.hpp"
+#include "wavekit/ops/swiglu_quant/plan.hpp"
 #include "wavekit/ops/swiglu_quant/problem.hpp"
 
 namespace wavekit::ops::swiglu_quant {
@@ -60,22 +62,24 @@ __global__ __launch_bounds__(row_threads)
   if constexpr (!arch::reads_fp8<Fp8>(arch::current_target) && arch::current_target != arch::target::host) {
     __builtin_trap();  // the converter writes the target's own fp8 format, not Fp8
   } else {
-    const int tid = static_cast<int>(threadIdx.x), t = static_cast<int>(blockIdx.x);
+    const int tid = static_cast<int>(threadIdx.x);
     const arch::buffer x =
         arch::buffer::over(p.x, static_cast<std::uint32_t>(p.tokens) * static_cast<std::uint32_t>(p.d) * 4);
     const auto out = block::fp8_row_quantizer<Fp8, Scaling, Order>::over(p.out);
-    const std::uint32_t gate_row = static_cast<std::uint32_t>(t) * p.d * 4, up_row = gate_row + p.d * 2;
-    // Items of the row (the same on every lane: the 1x128 amax's shuffles never diverge).
+    // Items of a row (the same on every lane: the 1x128 amax's shuffles never diverge).
     const int items = (p.d / block::octet + row_threads - 1) / row_threads;
-    for (int i = 0; i < items; ++i) {
-      const int col = row::column(i, tid);
-      const bool in = col < p.d;
-      float gate[block::octet], v[block::octet];
-      block::widen_octet<T>(x.load16(in ? gate_row + col * 2 : arch::out_of_range), gate);
-      block::widen_octet<T>(x.load16(in ? up_row + col * 2 : arch::out_of_range), v);
+    for (int t = static_cast<int>(blockIdx.x); t < p.tokens; t += static_cast<int>(gridDim.x)) {
+      const std::uint32_t gate_row = static_cast<std::uint32_t>(t) * p.d * 4, up_row = gate_row + p.d * 2;
+      for (int i = 0; i < items; ++i) {
+        const int col = row::column(i, tid);
+        const bool in = col < p.d;
+        float gate[block::octet], v[block::octet];
+        block::widen_octet<T>(x.load16(in ? gate_row + col * 2 : arch::out_of_range), gate);
+        block::widen_octet<T>(x.load16(in ? up_row + col * 2 : arch::out_of_range), v);
 #pragma unroll
-      for (int h = 0; h < block::octet; ++h) v[h] = silu_times(gate[h], v[h], arch::device_exp{});
-      out.put(v, t, col, in);
+        for (int h = 0; h < block::octet; ++h) v[h] = silu_times(gate[h], v[h], arch::device_exp{});
+        out.put(v, t, col, in);
+      }
     }
   }
 }
@@ -92,16 +96,16 @@ decltype(auto) with_variant(const problem& p, F&& f) {
              : by_order(std::integral_constant<scale_granularity, scale_granularity::group_1x128>{});
 }
 
-// Validates, then launches on `stream` (one workgroup a row). The fp8 format is not checked here
-// (the one-call API does it: ops/swiglu_quant.hpp).
+// Validates, then launches on `stream` workgroups(p, device) workgroups (plan.hpp). The fp8 format
+// is not checked here (the one-call API does it: ops/swiglu_quant.hpp).
 template <class T, class Fp8>
-status launch(const problem& p, const args<T, Fp8>& a, hipStream_t stream) {
+status launch(const problem& p, const args<T, Fp8>& a, arch::target device, hipStream_t stream) {
   if (status s = validate(p, a); !s.ok()) return s;
   if (p.tokens == 0) return status::success();  // an empty problem launches nothing
   const params<T, Fp8> kp{a.x, {a.q, a.q_scale, a.scale, p.tokens, p.d}, p.tokens, p.d};
   with_variant(p, [&](auto s, auto o) {
     hipLaunchKernelGGL((swiglu_quant_kernel<T, Fp8, decltype(s)::value, decltype(o)::value>),
-                       dim3(static_cast<unsigned>(p.tokens)), dim3(row_threads), 0, stream, kp);
+                       dim3(static_cast<unsigned>(workgroups(p, device))), dim3(row_threads), 0, stream, kp);
   });
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, "swiglu_quant " + p.str() + ": " + hipGetErrorString(e)};
