@@ -7,12 +7,17 @@
 
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "wavekit/arch/target.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/status.hpp"
 #include "wavekit/planning/planner.hpp"
+#include "wavekit/planning/tables/key.hpp"
+#include "wavekit/planning/tables/names.hpp"
 
 namespace wavekit::planning {
 
@@ -72,6 +77,26 @@ void for_each_split(int steps, std::size_t workspace, Bytes&& bytes_for, F&& f) 
     f(splits);
   }
 }
+
+// What a split-K GEMM's plan descriptor shares (planner.hpp's members; the op adds family, dtypes,
+// query, candidates, check and name): plans of a config and K splits, written in the tables as
+// the config's name and the splits (all: the op's config ids), keyed by M bucket, N and K with
+// D::table_layout(p) as the layout, and fp32 partials [splits][M][N] as their workspace. D is the
+// descriptor deriving from it.
+template <class D, class Problem, class Plan, auto& All>
+struct split_gemm_descriptor {
+  using problem = Problem;
+  using plan = Plan;
+  static key key(const problem& p, arch::target t, int cus, std::string dtypes) {
+    return gemm_key(std::string(D::family.op), t, cus, std::move(dtypes), D::table_layout(p), p.m, p.n, p.k);
+  }
+  static std::size_t workspace(const problem& p, int splits) { return block::splitk_workspace_bytes(p.m, p.n, splits); }
+  static bool fits(const problem& p, plan pl, std::size_t workspace_bytes) {
+    return workspace(p, pl.splits) <= workspace_bytes;
+  }
+  static value to_value(plan pl) { return split_plan_value(pl); }
+  static std::optional<plan> from_value(const value& v) { return split_plan_named<plan>(v, All); }
+};
 
 // A split-K GEMM's plan query (the descriptor adds name(plan) and workspace(problem, splits) to
 // planner.hpp's): the plan choose_plan<D> runs with `workspace` bytes, named, with what it uses of

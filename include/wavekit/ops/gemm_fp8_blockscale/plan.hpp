@@ -68,18 +68,14 @@ inline std::string tuning_dtypes(arch::target t) {
   return fp8 + "," + fp8 + "," + planning::dtype_name<bf16>();
 }
 
-struct plan_descriptor {
-  using problem = gemm_fp8_blockscale::problem;
-  using plan = gemm_fp8_blockscale::plan;
+struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, problem, plan, all_configs> {
   static constexpr const planning::instance_family& family = codegen_family;
 
   static std::string dtypes(const problem&, arch::target t) { return tuning_dtypes(t); }
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
   }
-  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
-    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), to_string(p.order), p.m, p.n, p.k);
-  }
+  static std::string table_layout(const problem& p) { return to_string(p.order); }
   template <class F>
   static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
     for (config_id id : all_configs) {
@@ -92,15 +88,7 @@ struct plan_descriptor {
     }
   }
   static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }
-  static bool fits(const problem& p, plan pl, std::size_t workspace) {
-    return workspace_bytes(p, pl.splits) <= workspace;
-  }
-  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
   static std::string name(plan pl) { return plan_name(pl); }
-  static planning::value to_value(plan pl) { return planning::split_plan_value(pl); }
-  static std::optional<plan> from_value(const planning::value& v) {
-    return planning::split_plan_named<plan>(v, all_configs);
-  }
 };
 
 // The tables' key of p on a device of target t with `cus` compute units, and their value of a

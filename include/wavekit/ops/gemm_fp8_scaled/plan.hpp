@@ -119,9 +119,7 @@ std::string tuning_dtypes_of(const args<Fp8, Out>&, arch::target t) {
   return tuning_dtypes<Out>(t);
 }
 
-struct plan_descriptor {
-  using problem = gemm_fp8_scaled::problem;
-  using plan = gemm_fp8_scaled::plan;
+struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, problem, plan, all_configs> {
   static constexpr const planning::instance_family& family = codegen_family;
 
   // The plan queries, which do not know C's type, ask for bf16.
@@ -129,9 +127,7 @@ struct plan_descriptor {
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order), int(p.a_scales), int(p.b_scales)}};
   }
-  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
-    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), to_string(p.order), p.m, p.n, p.k);
-  }
+  static std::string table_layout(const problem& p) { return to_string(p.order); }
   // The configs offered for p's M with their K splits (header comment): up to M = 16 those within
   // the read budget, where any is (a problem so small that the scales' reads alone exceed 4% of it
   // has none: the model's choice among all).
@@ -154,15 +150,7 @@ struct plan_descriptor {
     }
   }
   static status check(const problem& p, plan pl, arch::target t) { return check_plan(p, pl, t); }
-  static bool fits(const problem& p, plan pl, std::size_t workspace) {
-    return workspace_bytes(p, pl.splits) <= workspace;
-  }
-  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
   static std::string name(plan pl) { return plan_name(pl); }
-  static planning::value to_value(plan pl) { return planning::split_plan_value(pl); }
-  static std::optional<plan> from_value(const planning::value& v) {
-    return planning::split_plan_named<plan>(v, all_configs);
-  }
 };
 
 // The tables' key of p with element types `dtypes` (tuning_dtypes) on a device of target t with

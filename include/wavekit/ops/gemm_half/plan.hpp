@@ -63,18 +63,14 @@ inline status check_plan(const problem& p, plan pl) {
   return block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config));
 }
 
-struct plan_descriptor {
-  using problem = gemm_half::problem;
-  using plan = gemm_half::plan;
+struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, problem, plan, all_configs> {
   static constexpr const planning::instance_family& family = codegen_family;
 
   static std::string dtypes(const problem&, arch::target) { return tuning_dtypes<bf16, bf16>(); }
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
   }
-  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
-    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), to_string(p.order), p.m, p.n, p.k);
-  }
+  static std::string table_layout(const problem& p) { return to_string(p.order); }
   template <class F>
   static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
     for (config_id id : all_configs)
@@ -86,15 +82,7 @@ struct plan_descriptor {
           });
   }
   static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }
-  static bool fits(const problem& p, plan pl, std::size_t workspace) {
-    return workspace_bytes(p, pl.splits) <= workspace;
-  }
-  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
   static std::string name(plan pl) { return plan_name(pl); }
-  static planning::value to_value(plan pl) { return planning::split_plan_value(pl); }
-  static std::optional<plan> from_value(const planning::value& v) {
-    return planning::split_plan_named<plan>(v, all_configs);
-  }
 };
 
 // The tables' key of p with element types `dtypes` (tuning_dtypes) on a device of target t with

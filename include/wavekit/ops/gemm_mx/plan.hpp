@@ -113,9 +113,7 @@ void for_each_split(const problem& p, int steps, std::size_t workspace, F&& f) {
   planning::for_each_split(steps, workspace, [&](int splits) { return workspace_bytes(p, splits); }, f);
 }
 
-struct plan_descriptor {
-  using problem = gemm_mx::problem;
-  using plan = gemm_mx::plan;
+struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, problem, plan, all_configs> {
   static constexpr const planning::instance_family& family = codegen_family;
 
   // The plan queries, which do not know C's type, ask for bf16.
@@ -123,9 +121,7 @@ struct plan_descriptor {
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.format), int(p.a), int(p.b)}};
   }
-  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
-    return planning::gemm_key(std::string(family.op), t, cus, std::move(dtypes), tuning_layout(p), p.m, p.n, p.k);
-  }
+  static std::string table_layout(const problem& p) { return tuning_layout(p); }
   // Every config that can take p's A (header comment; decode sizes one M tile of one wave row),
   // and for MXFP8 with up to 16 rows the GEMV, with their K splits. The model times MI355X.
   template <class F>
@@ -151,10 +147,6 @@ struct plan_descriptor {
     }
   }
   static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }
-  static bool fits(const problem& p, plan pl, std::size_t workspace) {
-    return workspace_bytes(p, pl.splits) <= workspace;
-  }
-  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
   static std::string name(plan pl) { return plan_name(pl); }
   static planning::value to_value(plan pl) {
     return {pl.gemv_rows ? "gemv" + std::to_string(pl.gemv_rows) : config_id_name(pl.config), pl.splits};
