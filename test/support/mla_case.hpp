@@ -48,8 +48,12 @@ struct mla_case {
   std::size_t workspace_bytes = 0;
 
   // lens[b], q_lens[b] per sequence; page_size 0: the ragged layout, else pages of that size
-  // given to the sequences in a shuffled order (with spare pages nobody uses).
-  mla_case(int heads, const std::vector<int>& lens, const std::vector<int>& q_lens, int page_size, std::uint32_t seed) {
+  // given to the sequences in a shuffled order (with spare pages nobody uses). score_ramp != 0:
+  // every query's first value is 1 / sm_scale and KV row j's is score_ramp * j, so a sequence's
+  // scores rise by about score_ramp a row over the noise of the others (the kernel's running max
+  // then moves along the sequence).
+  mla_case(int heads, const std::vector<int>& lens, const std::vector<int>& q_lens, int page_size, std::uint32_t seed,
+           float score_ramp = 0.0f) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> n(0.0f, 1.0f);
     const int batch = static_cast<int>(lens.size());
@@ -80,6 +84,11 @@ struct mla_case {
     std::vector<float> q_values(std::size_t(qo.back()) * heads * 576), values(std::size_t(cache_rows) * 576);
     for (float& v : q_values) v = n(rng);
     for (float& v : values) v = n(rng);
+    if (score_ramp != 0.0f) {
+      for (std::size_t r = 0; r < q_values.size(); r += 576) q_values[r] = 1.0f / p.sm_scale;
+      for (int b = 0; b < batch; ++b)
+        for (int j = 0; j < lens[b]; ++j) values[std::size_t(row_of(b, j)) * 576] = score_ramp * float(j);
+    }
     quantize(q_values, q, q_f, q_scale);
     quantize(values, cache, cache_f, kv_scale);
     d_q = upload(q), d_cache = upload(cache), d_qo = upload(qo);
@@ -130,12 +139,13 @@ struct mla_case {
             d_out, d_lse,   workspace, workspace_bytes, kv_scale,  q_scale};
   }
 
-  const float* kv_row(int b, int j) const {
-    const int row = p.layout == ops::mla_decode::kv_layout::ragged
-                        ? kv_indptr[b] + j
-                        : page_table[b * p.max_pages + j / p.page_size] * p.page_size + j % p.page_size;
-    return cache_f.data() + std::size_t(row) * 576;
+  // The cache row of sequence b's KV row j.
+  int row_of(int b, int j) const {
+    return p.layout == ops::mla_decode::kv_layout::ragged
+               ? kv_indptr[b] + j
+               : page_table[b * p.max_pages + j / p.page_size] * p.page_size + j % p.page_size;
   }
+  const float* kv_row(int b, int j) const { return cache_f.data() + std::size_t(row_of(b, j)) * 576; }
 
   // Outputs (and lse) outside the header's bound; each printed, the first few.
   int check(const char* label) const {

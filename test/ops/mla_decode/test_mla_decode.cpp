@@ -78,6 +78,29 @@ TEST_CASE("mla_decode: several query rows per sequence (speculative decoding)", 
   run_case(wide, nullptr, "128 heads x 2 queries");
 }
 
+TEST_CASE("mla_decode: rising scores (the running max moving by more and by less than the rescale margin)",
+          "[emu][mla]") {
+  // Scores rising 0.5 a row move every tile's max by 16, past the margin of 8 (each tile rescales
+  // O); rising 0.05 a row, by 1.6 a tile, the max stays put for several tiles while weights grow
+  // towards e^8, then moves. Both within the bound, one split and several (each split its own
+  // running max), on both configs (16 and 128 heads), ragged and paged.
+  static_assert(mla::decode_parts<mla::config_rows64, bf16>::rescale_margin == 8.0f);
+  const mla::split_plan many{64, 5};
+  for (int heads : {16, 128}) {
+    test::mla_case<bf16> t(heads, {100, 37}, {1, 1}, heads == 16 ? 0 : 16, 21, 0.5f);
+    run_case(t, nullptr, "scores rising 0.5 a row");
+    run_case(t, &many, "scores rising 0.5 a row, split");
+  }
+  test::mla_case<bf16> slow(16, {320, 37}, {1, 1}, 0, 23, 0.05f);
+  run_case(slow, nullptr, "scores rising 0.05 a row");
+  run_case(slow, &many, "scores rising 0.05 a row, split");
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    test::mla_case<fp8, fp8> t(16, {200}, {1}, 0, 22, 0.05f);
+    run_case(t, nullptr, "rising scores, fp8");
+  });
+}
+
 TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu][mla]") {
   test::mla_case<bf16> t(16, {40, 7}, {1, 1}, 16, 3);
   const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();

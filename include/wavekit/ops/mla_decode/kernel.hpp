@@ -7,7 +7,8 @@
 //   S^T = K Q^T  a warp MMA per wave (16 rows, one a lane): A = the K-step tiles, B = the wave's
 //                queries, held in registers for the whole split (warp_mma::b_fragment_of)
 //   softmax      online, fp32, per row: running max and sum, each row's in the lanes of its
-//                column; P^T rounded to bf16 stays in registers as the next product's B operand
+//                column, the max moved (and O rescaled) only when a score passes it by more than
+//                rescale_margin; P^T rounded to bf16 stays in registers as the next product's B operand
 //                (V^T holds the KV rows in the order that operand takes the scores: v_position)
 //   O^T += V^T P^T  a warp MMA per wave, A = V^T: a latent half of 256 columns of the tile
 //                transposed from the K-step tiles in LDS (row pairs exchanged between lanes, 4-byte
@@ -128,6 +129,9 @@ struct decode_parts {
     return true;
   }();
   static_assert(pieces_repeat, "mla_decode: V^T's swizzle must repeat every P x V piece");
+  // How far (natural log) a row's scores may pass its running max before the max moves and the
+  // outputs are rescaled: weights up to e^8 (2981), far inside bf16's and fp32's range.
+  static constexpr float rescale_margin = 8.0f;
   static constexpr int v_bytes = v_half * kv_tile * 2;
   static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes;
   static constexpr int regs = qk_mma::regs;
@@ -363,9 +367,17 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           const float other = __shfl_xor(tile_max, offset);
           tile_max = other > tile_max ? other : tile_max;
         }
-        const float m_new = tile_max > m ? tile_max : m;
-        const float alpha = m_new == minus_inf ? 1.0f : arch::device_expf(m - m_new);  // no e^(-inf - -inf)
-        m = m_new;
+        // The running max moves only when some row of the wave sees a tile max past its own by more
+        // than rescale_margin (a row's first visible tile among them: -inf + margin is -inf), so
+        // most tiles leave the outputs as they are (alpha 1, no pass over O); a weight is then at
+        // most e^rescale_margin, which bf16 P and the fp32 sums hold exactly as well as 1.
+        const bool rescale = __builtin_amdgcn_ballot_w64(tile_max > m + parts::rescale_margin) != 0;
+        float alpha = 1.0f;
+        if (rescale) {
+          const float m_new = tile_max > m ? tile_max : m;
+          alpha = m_new == minus_inf ? 1.0f : arch::device_expf(m - m_new);  // no e^(-inf - -inf)
+          m = m_new;
+        }
         // P^T in bf16 (each weight then within 2^-9 of its fp32 value, which the sums count) as the
         // P x V step's B operand: element q of the lane's slice is score (q / 4, slice_register(q))
         // (v_position).
@@ -389,14 +401,15 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
             p_frag.v[0][s][w] = bits[q / 4][slice_register(q)] | bits[(q + 1) / 4][slice_register(q + 1)] << 16;
           }
         });
+        if (rescale)
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
+          for (int h = 0; h < 2; ++h)
 #pragma unroll
-          for (int c = 0; c < parts::pv_pieces; ++c)
+            for (int c = 0; c < parts::pv_pieces; ++c)
 #pragma unroll
-            for (int i = 0; i < pv_mma::tiles_m; ++i)
+              for (int i = 0; i < pv_mma::tiles_m; ++i)
 #pragma unroll
-              for (int r = 0; r < regs; ++r) o[h][c].acc[i][0][r] *= alpha;
+                for (int r = 0; r < regs; ++r) o[h][c].acc[i][0][r] *= alpha;
       }
       __syncthreads();  // scores done with the K steps
       transpose_v_half<parts>(k_lds, 0, v_lds, t);
