@@ -125,13 +125,19 @@ def hot_loop(lines, arch):
             best = (key, stats)
     if best is None:
         return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
-                "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None}
+                "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
+                "issue_ratio": None}
     return with_ratios(best[1])
 
 
 def with_ratios(stats):
     stats["share"] = round(stats["mfma"] / stats["instructions"], 3) if stats["instructions"] else 0.0
     stats["per_64"] = round(stats["instructions"] * 64 / stats["mfma_work"]) if stats["mfma_work"] else None
+    # One wave's issue slots (4 clocks each) for its VALU and MFMA instructions over the clocks its
+    # MFMAs hold the matrix pipe: above 1.0 the waves of a SIMD, sharing one issue port, cannot keep
+    # the pipe busy (docs/codegen-report.md).
+    stats["issue_ratio"] = (round(4 * (stats["valu"] + stats["mfma"]) / stats["mfma_cycles"], 2)
+                            if stats["mfma_cycles"] else None)
     return stats
 
 
@@ -337,11 +343,12 @@ def cmd_report(args):
 def render(arch, rows, reference):
     head = ("| kernel | VGPR | AGPR | SGPR | LDS B | scratch | spills v/s | occupancy | "
             "hot loop: instr / MFMA / share / waitcnt / barriers | instr per 64 MFMA 16x16x32 of work | "
-            "targets (LDS max, occ min, loop max) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|\n")
+            "issue ratio | targets (LDS max, occ min, loop max) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = [f"# {arch} codegen report\n\n", head]
     for r in rows:
         l = r["loop"]
+        issue = f"{l['issue_ratio']:.2f}" if l.get("issue_ratio") is not None else "-"
         targets = ("none declared" if r["lds_bytes_max"] is None
                    else f"{r['lds_bytes_max']}, {r['occupancy_min']}"
                    + (f", loop {r['loop_per_64_max']}" if r.get("loop_per_64_max") else "")
@@ -350,7 +357,7 @@ def render(arch, rows, reference):
                      f"{r.get('lds', '?')} | {r.get('scratch', '?')} | {r.get('vgpr_spill', '?')}/{r.get('sgpr_spill', '?')} | "
                      f"{r.get('occupancy', '?')} | {l['instructions']} / {l['mfma']} / {l['share']:.3f} / "
                      f"{l['waitcnt']} / {l['barriers']} | {l['per_64'] if l['per_64'] is not None else '-'} | "
-                     f"{targets} |\n")
+                     f"{issue} | {targets} |\n")
     if reference:
         lines.append("\nReference rows (not wavekit code; compiled with the same compiler, see docs/codegen-report.md):\n\n")
         lines.append(head)
