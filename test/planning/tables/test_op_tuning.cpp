@@ -1,5 +1,5 @@
-// Each op's keys and values (ops/<op>/tuning.hpp): every plan survives the trip through a table
-// value, the dtypes and layout words are the documented ones, and M is bucketed.
+// Each op's keys and values (each op's plan descriptor, ops/<op>/plan.hpp): every plan survives the trip through a
+// table value, the dtypes and layout words are the documented ones, and M is bucketed.
 #include <catch2/catch.hpp>
 
 #include "wavekit/ops/gemm_fp8_blockscale/plan.hpp"
