@@ -87,7 +87,7 @@ template <class D, class Problem, class Plan, auto& All>
 struct split_gemm_descriptor {
   using problem = Problem;
   using plan = Plan;
-  static key key(const problem& p, arch::target t, int cus, std::string dtypes) {
+  static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
     return gemm_key(std::string(D::family.op), t, cus, std::move(dtypes), D::table_layout(p), p.m, p.n, p.k);
   }
   static std::size_t workspace(const problem& p, int splits) { return block::splitk_workspace_bytes(p.m, p.n, splits); }
