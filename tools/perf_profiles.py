@@ -6,6 +6,7 @@ target, tools/codegen_report.py): the figures the performance model reads, one r
   perf_profiles.py --check FILE REPORT.json ...   fail (naming the fix) if FILE is stale
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -27,10 +28,12 @@ def families(path=INSTANCE_LIST):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def config_ids(configs):
-    """The config ids of a list header (its X(...) lines, as codegen/CMakeLists.txt reads them)."""
+    """The config ids of a list header (its X(...) lines, as codegen/CMakeLists.txt reads them),
+    read once per header."""
     with open(os.path.join(ROOT, "include", "wavekit", configs)) as f:
-        return re.findall(r"\n  X\(([a-z0-9_]+),", f.read())
+        return tuple(re.findall(r"\n  X\(([a-z0-9_]+),", f.read()))
 
 
 def listed(instance, fams):
