@@ -116,8 +116,11 @@ def hot_loop(lines, arch):
         m = BRANCH.match(line)
         if not m or m.group(1) not in labels or labels[m.group(1)] > idx or not is_loop(labels[m.group(1)], idx):
             continue
-        body = [l.strip() for l in lines[labels[m.group(1)]:idx + 1] if is_instruction(l)]
+        begin = labels[m.group(1)]
+        rare = rare_lines(lines, begin, idx, labels)
+        body = [l.strip() for i, l in enumerate(lines[begin:idx + 1], begin) if is_instruction(l) and i not in rare]
         stats = loop_stats(body, arch)
+        stats["rare"] = sum(1 for i in rare if is_instruction(lines[i]))
         # The loop with the most MFMAs (the shortest among equals); in a kernel without MFMAs
         # (a GEMV, a quantizer), the longest loop: its main loop.
         key = (stats["mfma"], -stats["instructions"] if stats["mfma"] else stats["instructions"])
@@ -126,8 +129,37 @@ def hot_loop(lines, arch):
     if best is None:
         return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
                 "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
-                "issue_ratio": None}
+                "issue_ratio": None, "rare": 0}
     return with_ratios(best[1])
+
+
+RARE_BLOCK = "; wavekit rare block"  # arch::mark_rare_block()
+
+
+def rare_lines(lines, begin, end, labels):
+    """Indices of the lines in lines[begin:end + 1] that belong to blocks marked rarely taken
+    (arch::mark_rare_block), which the loop's figures leave out and count apart. Laid out in line,
+    such a block runs from the conditional branch before the mark, which skips it, to that branch's
+    target label; laid out of line (entered at a label, after an unconditional branch), from that
+    label to the branch that leaves it. A mark in neither shape marks nothing (the figures then
+    count the block, the conservative reading)."""
+    rare = set()
+    for i in range(begin, end + 1):
+        if lines[i].strip() != RARE_BLOCK:
+            continue
+        j = i - 1
+        while j >= begin and not BRANCH.match(lines[j]) and not LABEL.match(lines[j].strip()):
+            j -= 1
+        if j < begin:
+            continue
+        m = BRANCH.match(lines[j])
+        if m and lines[j].strip().startswith("s_cbranch") and labels.get(m.group(1), -1) > i:
+            rare.update(range(j + 1, min(labels[m.group(1)], end + 1)))
+        elif not m:
+            k = next((k for k in range(i, end + 1) if lines[k].strip().startswith(("s_branch", "s_setpc"))), None)
+            if k is not None:
+                rare.update(range(j, k + 1))
+    return rare
 
 
 def with_ratios(stats):
@@ -349,13 +381,14 @@ def render(arch, rows, reference):
     for r in rows:
         l = r["loop"]
         issue = f"{l['issue_ratio']:.2f}" if l.get("issue_ratio") is not None else "-"
+        rare = f" (+{l['rare']} rare)" if l.get("rare") else ""
         targets = ("none declared" if r["lds_bytes_max"] is None
                    else f"{r['lds_bytes_max']}, {r['occupancy_min']}"
                    + (f", loop {r['loop_per_64_max']}" if r.get("loop_per_64_max") else "")
                    + (f", loop {r['loop_max']} a pass" if r.get("loop_max") else ""))
         lines.append(f"| `{r['name']}` | {r.get('vgpr', '?')} | {r.get('agpr', '?')} | {r.get('sgpr', '?')} | "
                      f"{r.get('lds', '?')} | {r.get('scratch', '?')} | {r.get('vgpr_spill', '?')}/{r.get('sgpr_spill', '?')} | "
-                     f"{r.get('occupancy', '?')} | {l['instructions']} / {l['mfma']} / {l['share']:.3f} / "
+                     f"{r.get('occupancy', '?')} | {l['instructions']}{rare} / {l['mfma']} / {l['share']:.3f} / "
                      f"{l['waitcnt']} / {l['barriers']} | {l['per_64'] if l['per_64'] is not None else '-'} | "
                      f"{issue} | {targets} |\n")
     if reference:

@@ -40,6 +40,18 @@ WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float device_rsqrtf(float x) { return 1.
 #endif
 #endif
 
+// 2^x by the instruction alone (v_exp_f32): within an ulp, but subnormal results flush to 0 and no
+// range scaling surrounds it (exp2f's library sequence adds it). For exponents whose subnormal
+// results do not matter: an online softmax's weights, each at most 2^margin and summed with at
+// least one weight of 1 or more.
+WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float exp2_instruction(float x) {
+#if defined(__HIP_DEVICE_COMPILE__) || defined(WAVEKIT_PLATFORM_DEVICE_MATH)
+  return __builtin_amdgcn_exp2f(x);
+#else
+  return exp2f(x);
+#endif
+}
+
 // device_expf as a function object, for parts that take the exponential as a parameter.
 struct device_exp {
   WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float operator()(float x) const { return device_expf(x); }

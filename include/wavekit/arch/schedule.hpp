@@ -25,4 +25,15 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE T opaque_copy(T v) {
   return v;
 }
 
+// Marks the block it sits in as rarely taken: an assembly comment, no instruction. Put it inside
+// an `if (__builtin_expect(cond, 0))` whose body a hot loop skips on most iterations;
+// tools/codegen_report.py counts the loop without that body (from the branch that skips it to the
+// branch's target) and reports the body apart (docs/codegen-report.md), so a loop's figures are
+// those of the iterations that skip it.
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void mark_rare_block() {
+#if defined(__AMDGCN__)
+  asm volatile("; wavekit rare block");
+#endif
+}
+
 }  // namespace wavekit::arch

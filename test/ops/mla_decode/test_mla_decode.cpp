@@ -80,11 +80,12 @@ TEST_CASE("mla_decode: several query rows per sequence (speculative decoding)", 
 
 TEST_CASE("mla_decode: rising scores (the running max moving by more and by less than the rescale margin)",
           "[emu][mla]") {
-  // Scores rising 0.5 a row move every tile's max by 16, past the margin of 8 (each tile rescales
-  // O); rising 0.05 a row, by 1.6 a tile, the max stays put for several tiles while weights grow
-  // towards e^8, then moves. Both within the bound, one split and several (each split its own
-  // running max), on both configs (16 and 128 heads), ragged and paged.
-  static_assert(mla::decode_parts<mla::config_rows64, bf16>::rescale_margin == 8.0f);
+  // Scores rising 0.5 a row move every tile's max by 16 (23 in log2 units), past the margin of 12
+  // log2 units (each tile rescales O); rising 0.05 a row, by 1.6 a tile (2.3 in log2 units), the
+  // max stays put for several tiles while weights grow towards 2^12, then moves. Both within the
+  // bound, one split and several (each split its own running max), on both configs (16 and 128
+  // heads), ragged and paged.
+  static_assert(mla::decode_parts<mla::config_rows64, bf16>::rescale_margin == 12.0f);
   const mla::split_plan many{64, 5};
   for (int heads : {16, 128}) {
     test::mla_case<bf16> t(heads, {100, 37}, {1, 1}, heads == 16 ? 0 : 16, 21, 0.5f);

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <type_traits>
 
@@ -129,9 +130,10 @@ struct decode_parts {
     return true;
   }();
   static_assert(pieces_repeat, "mla_decode: V^T's swizzle must repeat every P x V piece");
-  // How far (natural log) a row's scores may pass its running max before the max moves and the
-  // outputs are rescaled: weights up to e^8 (2981), far inside bf16's and fp32's range.
-  static constexpr float rescale_margin = 8.0f;
+  // How far (log2 units: 2^(scaled score / ln 2)) a row's scores may pass its running max before
+  // the max moves and the outputs are rescaled: weights up to 2^12 (4096), far inside bf16's and
+  // fp32's range (8.3 in natural-log units of the scaled scores).
+  static constexpr float rescale_margin = 12.0f;
   static constexpr int v_bytes = v_half * kv_tile * 2;
   static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes;
   static constexpr int regs = qk_mma::regs;
@@ -170,7 +172,7 @@ struct decode_parts {
 // after the scores, so no register holds the tile meanwhile.
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_lds, int half, unsigned char* v_lds,
-                                                         int tid) {
+                                                         int wave, unsigned lane) {
   constexpr int pairs = Parts::kv_tile / 2, quads = Parts::step_bytes / 8;  // per K step: 16 x 16
   constexpr int items = pairs * quads, groups = Parts::threads / items;     // K steps at once
   static_assert(pairs == 16 && quads == 16 && Parts::threads % items == 0 && Parts::half_steps % groups == 0,
@@ -183,9 +185,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_
   // 32 banks) hit distinct 8-byte slots of the banks (the K-step rows' swizzle: the Gray code of the
   // row on gfx950, row % 8 on gfx942), and the stores keep theirs (a pair's words are 16 rows of
   // V^T apart still). The emulator's counters: no conflicts on either target.
-  const int pair = tid % 16, first = tid / items;
-  const int low = 2 * pair + (pair >> 3), high = low ^ 1;  // the pair's rows, by their K positions
-  const int quad = (4 * (tid / 16 % 4) + tid / 64 % 4) ^ (pair >> 2 & 1);
+  const int pair = static_cast<int>(lane % 16), first = wave / (items / 64);  // whole waves a K step
+  const int low = 2 * pair + (pair >> 3), high = low ^ 1;                     // the pair's rows, by their K positions
+  const int quad = (4 * static_cast<int>(lane / 16) + wave % 4) ^ (pair >> 2 & 1);
 #pragma unroll
   for (int i = 0; i < Parts::half_steps / groups; ++i) {
     const int s = first + groups * i;  // within the half
@@ -300,24 +302,33 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
     };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
-    const float score_scale = p.sm_scale * p.kv_scale * p.q_scale;  // fp8 scales, once per score
+    // Scores go to the softmax in log2 units: 2^(s * score_log2 - m) is e^(scaled score - max), one
+    // fused multiply-add and v_exp_f32 a weight (the fp8 scales join here, once per score).
+    const float score_log2 = p.sm_scale * p.kv_scale * p.q_scale * std::numbers::log2e_v<float>;
     pv_mma o[2][parts::pv_pieces];  // O^T: output columns [256 h + 32 c, 256 h + 32 c + 32) in o[h][c]
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int c = 0; c < parts::pv_pieces; ++c) o[h][c].clear();
-    float m = minus_inf, l = 0.0f;  // the row's running max, and this lane's share of its running sum
+    // The row's running max (log2 units, -inf before its first seen row), the weights' offset (-m,
+    // or 0 while m is -inf, so that unseen scores weigh 2^-inf = 0), and this lane's share of the
+    // row's running sum.
+    float m = minus_inf, offset = 0.0f, l = 0.0f;
     typename pv_mma::b_fragment p_frag;
+    // Whole waves take whole K steps of a tile's loads: a wave's first step is the same in all its
+    // lanes, so the steps' K offsets are scalar and a step past the ninth is a scalar branch.
+    constexpr int step_waves = parts::load_threads / 64;
+    const int step0 = wave / step_waves;
 
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
-      // The thread's index and what follows from it, recomputed each tile (arch::opaque_copy): the
-      // loop's registers go to the outputs and the queries, not to lane addresses.
-      const int t = arch::opaque_copy(tid), t_lane = t % 64, t_group = t_lane / 16;
-      // The tile's nine K steps: thread t moves chunk t % load_threads of K steps t / load_threads
-      // + load_groups i, in batches of three rounds so that at most three chunks are in its
-      // registers beside the outputs and the queries.
+      // The lane and what follows from it, recomputed each tile (arch::opaque_copy): the loop's
+      // registers go to the outputs and the queries, not to lane addresses.
+      const unsigned t_lane = arch::opaque_copy(static_cast<unsigned>(lane)), t_group = t_lane / 16;
+      // The tile's nine K steps: wave w moves chunk (w % step_waves) * 64 + lane of K steps
+      // w / step_waves + load_groups i, in batches of three rounds so that at most three chunks are
+      // in its registers beside the outputs and the queries.
       {
-        const int load_tid = t % parts::load_threads, step0 = t / parts::load_threads;
+        const int load_tid = wave % step_waves * 64 + static_cast<int>(t_lane);
         typename parts::kv_loader first;
         first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
         static_for<ceil_div(parts::load_rounds, 3)>([&](auto batch_constant) {
@@ -351,57 +362,31 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           constexpr int s = decltype(s_constant)::value;
           scores.template step<s == 0>(k_lds + s * parts::k_tile_bytes, q_frag[s], 0, t_lane);
         });
-        // Online softmax: the tile's max of the row over its four lane groups. Score (n, r) of
-        // this lane is KV row j0 + 16 n + 4 g + r.
-        float t[qk_mma::tiles_m][regs], tile_max = minus_inf;
+        // Score (n, r) of this lane is KV row j0 + 16 n + 4 g + r: the rows its query sees keep
+        // their raw score (the scale is positive, so maxima commute with it), the others -inf.
+        const int seen = visible_end - j0 - 4 * static_cast<int>(t_group);
+        float s[qk_mma::tiles_m][regs], lane_max = minus_inf;
 #pragma unroll
         for (int n = 0; n < qk_mma::tiles_m; ++n)
 #pragma unroll
           for (int r = 0; r < regs; ++r) {
-            const int j = j0 + 16 * n + 4 * t_group + r;
-            t[n][r] = j < visible_end ? scores.acc[n][0][r] * score_scale : minus_inf;
-            tile_max = t[n][r] > tile_max ? t[n][r] : tile_max;
+            s[n][r] = 16 * n + r < seen ? scores.acc[n][0][r] : minus_inf;
+            lane_max = __builtin_fmaxf(lane_max, s[n][r]);
           }
+        // The running max moves only when some lane of the wave sees a score past its row's max by
+        // more than rescale_margin (a row's first seen score among them: -inf + margin is -inf), so
+        // most tiles leave the outputs as they are: no pass over O, no shuffles. Between moves a
+        // weight is at most 2^rescale_margin, which bf16 P and the fp32 sums hold as exactly as 1.
+        if (__builtin_expect(__builtin_amdgcn_ballot_w64(lane_max * score_log2 > m + parts::rescale_margin) != 0, 0)) {
+          arch::mark_rare_block();
+          float row_max = lane_max;  // over the row's four lane groups
 #pragma unroll
-        for (int offset = 16; offset < 64; offset *= 2) {
-          const float other = __shfl_xor(tile_max, offset);
-          tile_max = other > tile_max ? other : tile_max;
-        }
-        // The running max moves only when some row of the wave sees a tile max past its own by more
-        // than rescale_margin (a row's first visible tile among them: -inf + margin is -inf), so
-        // most tiles leave the outputs as they are (alpha 1, no pass over O); a weight is then at
-        // most e^rescale_margin, which bf16 P and the fp32 sums hold exactly as well as 1.
-        const bool rescale = __builtin_amdgcn_ballot_w64(tile_max > m + parts::rescale_margin) != 0;
-        float alpha = 1.0f;
-        if (rescale) {
-          const float m_new = tile_max > m ? tile_max : m;
-          alpha = m_new == minus_inf ? 1.0f : arch::device_expf(m - m_new);  // no e^(-inf - -inf)
+          for (int x = 16; x < 64; x *= 2) row_max = __builtin_fmaxf(row_max, __shfl_xor(row_max, x));
+          const float m_new = __builtin_fmaxf(m, row_max * score_log2);                       // -inf: nothing seen yet
+          const float alpha = m_new == minus_inf ? 1.0f : arch::exp2_instruction(m - m_new);  // 0 from -inf
           m = m_new;
-        }
-        // P^T in bf16 (each weight then within 2^-9 of its fp32 value, which the sums count) as the
-        // P x V step's B operand: element q of the lane's slice is score (q / 4, slice_register(q))
-        // (v_position).
-        std::uint32_t bits[qk_mma::tiles_m][regs];
-        // The running sum is rescaled and takes the first weight in one fused multiply-add (one
-        // expression: one v_fma_f32 under -ffp-contract=on, on the device and in the emulator),
-        // then the others one add each.
-#pragma unroll
-        for (int n = 0; n < qk_mma::tiles_m; ++n)
-#pragma unroll
-          for (int r = 0; r < regs; ++r) {
-            const float e = t[n][r] == minus_inf ? 0.0f : arch::device_expf(t[n][r] - m);
-            bits[n][r] = half_bits_rne<bf16>(e);
-            l = n == 0 && r == 0 ? l * alpha + e : l + e;
-          }
-        static_for<pv_mma::mfmas>([&](auto s_constant) {
-          constexpr int s = decltype(s_constant)::value, words = sizeof(typename pv_mma::operand_bits) / 4;
-#pragma unroll
-          for (int w = 0; w < words; ++w) {
-            const int q = 2 * (s * words + w);
-            p_frag.v[0][s][w] = bits[q / 4][slice_register(q)] | bits[(q + 1) / 4][slice_register(q + 1)] << 16;
-          }
-        });
-        if (rescale)
+          offset = m_new == minus_inf ? 0.0f : -m_new;
+          l *= alpha;
 #pragma unroll
           for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -410,9 +395,30 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
               for (int i = 0; i < pv_mma::tiles_m; ++i)
 #pragma unroll
                 for (int r = 0; r < regs; ++r) o[h][c].acc[i][0][r] *= alpha;
+        }
+        // The weights, summed in fp32, and P^T in bf16 (each weight then within 2^-9 of its fp32
+        // value, which the sums count) as the P x V step's B operand: element q of the lane's slice
+        // is score (q / 4, slice_register(q)) (v_position).
+        float e[qk_mma::tiles_m][regs];
+#pragma unroll
+        for (int n = 0; n < qk_mma::tiles_m; ++n)
+#pragma unroll
+          for (int r = 0; r < regs; ++r) {
+            e[n][r] = arch::exp2_instruction(__builtin_fmaf(s[n][r], score_log2, offset));
+            l += e[n][r];
+          }
+        static_for<pv_mma::mfmas>([&](auto s_constant) {
+          constexpr int k = decltype(s_constant)::value, words = sizeof(typename pv_mma::operand_bits) / 4;
+#pragma unroll
+          for (int w = 0; w < words; ++w) {
+            const int q = 2 * (k * words + w);
+            p_frag.v[0][k][w] =
+                bf16_pair_bits_rne_numbers(e[q / 4][slice_register(q)], e[(q + 1) / 4][slice_register(q + 1)]);
+          }
+        });
       }
       __syncthreads();  // scores done with the K steps
-      transpose_v_half<parts>(k_lds, 0, v_lds, t);
+      transpose_v_half<parts>(k_lds, 0, v_lds, wave, t_lane);
       __syncthreads();
       // Half 1 goes where K steps 0-3 were (half 0 has been taken from them), while the waves
       // multiply half 0: the two touch different bytes.
@@ -420,7 +426,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 #pragma unroll
         for (int c = 0; c < parts::pv_pieces; ++c)
           o[0][c].template step<false>(v_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
-      transpose_v_half<parts>(k_lds, 1, k_lds, t);
+      transpose_v_half<parts>(k_lds, 1, k_lds, wave, t_lane);
       __syncthreads();
       if (wave_has_rows)
 #pragma unroll
@@ -436,7 +442,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
 #pragma unroll
     for (int offset = 16; offset < 64; offset *= 2) sum += __shfl_xor(sum, offset);
     const float inv = sum > 0.0f ? p.kv_scale / sum : 0.0f;  // and once per output value
-    const float lse = sum > 0.0f ? m + arch::device_logf(sum) : minus_inf;
+    const float lse = sum > 0.0f ? (m + arch::device_log2f(sum)) * std::numbers::ln2_v<float> : minus_inf;
     // One split: the output in bf16 ([row][512]); several: this split's fp32 partial
     // ([row][split][512]) for the reduce. The LSE likewise, where it is asked for (a buffer of no
     // bytes drops the stores otherwise). A lane stores four consecutive columns of each 16.
