@@ -86,10 +86,12 @@ struct tile_loader_k_contiguous {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate_rows_by(RowOf&& row_of, int ld, int tid) {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
-      const int c = tid + i * Threads;
-      const int row = c < chunks ? row_of(c / chunks_per_row) : -1;
-      base[i] = row >= 0 ? static_cast<std::uint32_t>(Global::offset(row, (c % chunks_per_row) * 16, bytes(ld)))
-                         : arch::out_of_range;
+      const unsigned c = static_cast<unsigned>(tid + i * Threads);  // >= 0: no sign fix-ups
+      const int row = c < chunks ? row_of(static_cast<int>(c / chunks_per_row)) : -1;
+      base[i] =
+          row >= 0
+              ? static_cast<std::uint32_t>(Global::offset(row, static_cast<long>(c % chunks_per_row) * 16, bytes(ld)))
+              : arch::out_of_range;
     }
   }
 
@@ -123,8 +125,10 @@ struct tile_loader_k_contiguous {
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads;
       const bool active = chunks % Threads == 0 || c < chunks;  // masked, not divergent
-      arch::lds_store<16>(lds + layout::offset(active ? c / chunks_per_row : 0, (c % chunks_per_row) * 16), regs[i],
-                          active);
+      // c >= 0: unsigned division, no sign fix-up
+      const int row = static_cast<int>(static_cast<unsigned>(c) / chunks_per_row);
+      const int k = static_cast<int>(static_cast<unsigned>(c) % chunks_per_row) * 16;
+      arch::lds_store<16>(lds + layout::offset(active ? row : 0, k), regs[i], active);
     }
   }
 };

@@ -107,6 +107,8 @@ struct decode_parts {
   static constexpr int load_threads = kv_tile * load_bytes / 16, load_groups = threads / load_threads;
   using kv_loader = tile::tile_loader_k_contiguous<kv_tile, load_bytes, load_threads, fp8_kv ? 8 : 16>;
   static constexpr int load_rounds = ceil_div(steps, load_groups);
+  // Whether every load group has a K step in round i.
+  static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
   using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // V^T: rows = output columns, K = KV rows
@@ -298,7 +300,10 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
     const int* pages = p.page_table ? p.page_table + static_cast<std::size_t>(b) * p.max_pages : nullptr;
     auto cache_row = [&](int j) {  // the cache row of the sequence's KV row j, -1 past the split
       if (j >= j_end) return -1;
-      return pages ? pages[j / p.page_size] * p.page_size + j % p.page_size : kv_base + j;
+      if (!pages) return kv_base + j;
+      // j >= 0: unsigned division (no sign fix-ups)
+      const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(p.page_size);
+      return pages[page] * p.page_size + (j - static_cast<int>(page) * p.page_size);
     };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
@@ -337,16 +342,18 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           typename parts::kv_loader loads[end - begin];
 #pragma unroll
           for (int i = begin; i < end; ++i) {
-            const int s = step0 + parts::load_groups * i;  // whole waves past the ninth step load nothing
+            // Whole waves past the ninth step load nothing (a round in which every wave has a step
+            // to load tests nothing).
+            const int s = step0 + parts::load_groups * i;
             loads[i - begin] = first;
-            if (s < steps) loads[i - begin].load(cache, qk_dim, s * parts::step_bytes / 2);
+            if (parts::round_full(i) || s < steps) loads[i - begin].load(cache, qk_dim, s * parts::step_bytes / 2);
           }
 #pragma unroll
           for (int i = begin; i < end; ++i) loads[i - begin].wait_for_loads();
 #pragma unroll
           for (int i = begin; i < end; ++i) {
             const int s = step0 + parts::load_groups * i;
-            if (s >= steps) continue;
+            if (!parts::round_full(i) && s >= steps) continue;
             if constexpr (parts::fp8_kv)
               store_widened<parts>(loads[i - begin], k_lds + s * parts::k_tile_bytes, load_tid);
             else
