@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "wavekit/arch/gfx950.hpp"
 #include "wavekit/arch/platform_hooks.hpp"
+#include "wavekit/arch/target.hpp"
 #include "wavekit/core/platform.hpp"
 
 #if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
@@ -72,6 +74,28 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void lds_store(void* p, lds_vector_t<Bytes> v
   if (active) std::memcpy(p, &v, Bytes);
 #else
   if (active) *static_cast<lds_vector_t<Bytes>*>(p) = v;
+#endif
+}
+
+// gfx950's ds_read_b64_tr_b16 (docs/hardware.md 4.3): each lane names 8 bytes (4 halfwords, p
+// 8-byte aligned) and, within each group of 16 lanes, lane l receives halfword l % 4 of the
+// halfwords named by lanes 4 n + (l / 4) % 4 of its group, n = 0..3 (as two words, n = 0 in the low
+// half of the first). So when lane 4 n + q of a group names columns 4 q .. 4 q + 3 of stored row
+// R(n), lane l receives column l % 16 of rows R(0..3): four K values of an MFMA operand row read
+// from a tile whose rows are K. Every lane of the wave takes part (EXEC all ones). The emulator
+// checks and counts it as the ds_read_b64 it is for the banks.
+template <target Target = current_target>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE lds_vector_t<8> lds_load_transposed_b16(const void* p WAVEKIT_LDS_SITE) {
+  static_assert(Target == target::gfx950, "lds_load_transposed_b16: ds_read_b64_tr_b16 is gfx950's");
+#if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
+  return ::wavekit::platform::lds_load_transposed_b16(p, file, line);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  using lds_pointer = __attribute__((address_space(3))) void*;
+  return __builtin_bit_cast(lds_vector_t<8>,
+                            WAVEKIT_GFX950_INSTRUCTION(ds_read_tr16_b64)((lds_pointer)(const_cast<void*>(p))));
+#else
+  (void)p;
+  return {};
 #endif
 }
 

@@ -6,6 +6,7 @@
 //   WAVEKIT_PLATFORM_LDS_ARRAY(T, name, N)    an LDS array `T (&name)[N]` of its own making
 //   wavekit::platform::lds_access(...)        the function declared below, called before each
 //                                             LDS access arch/lds.hpp makes
+//   wavekit::platform::lds_load_transposed_b16(...)  gfx950's transposing LDS read, declared below
 //
 // A platform that models the device's f32 math library (the emulator does) defines
 // WAVEKIT_PLATFORM_DEVICE_MATH and the device_* functions declared below; arch/device_math.hpp
@@ -14,12 +15,18 @@
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
+#include <cstdint>
+
 namespace wavekit::platform {
 
 #if defined(WAVEKIT_PLATFORM_LDS_HOOKS)
 // One LDS instruction of `bytes` per lane at p by the calling GPU thread: a store or a load,
 // `active` false for a lane an EXEC mask leaves out; file and line are the caller's.
 void lds_access(const void* p, int bytes, bool store, bool active, const char* file, int line);
+// gfx950's ds_read_b64_tr_b16 by the calling GPU thread at p (8 bytes a lane, every lane of the
+// wave taking part): the 4 halfwords the instruction leaves in this lane, as two words.
+using lds_words2 = std::uint32_t __attribute__((ext_vector_type(2)));
+lds_words2 lds_load_transposed_b16(const void* p, const char* file, int line);
 #endif
 
 #if defined(WAVEKIT_PLATFORM_DEVICE_MATH)

@@ -198,6 +198,14 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
     run<Restart>(nullptr, a_lds, &b, nullptr, row0, 0, lane, scales);
   }
 
+  // One K step with both operands from registers.
+  template <bool Restart, class Scales = neutral_scales>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void step(const a_fragment& a, const b_fragment& b, int lane,
+                                               const Scales& scales = {}) {
+    static_assert(!a_in_lds && !b_in_lds, "warp_mma: this warp MMA takes an operand from LDS");
+    run<Restart>(&a, nullptr, &b, nullptr, 0, 0, lane, scales);
+  }
+
   // After the last K step: a row-pair atom adds each real row's two sparse rows (a no-op for the
   // others).
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void finish() {

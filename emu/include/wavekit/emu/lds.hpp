@@ -9,8 +9,10 @@
 // fibers and reused across blocks, but neither bounds-checked nor counted.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -125,6 +127,33 @@ inline void lds_instruction(const void* p, int bytes, bool write, bool active, s
     ++b.counters.lds_instructions;
     b.counters.lds_bank_conflict_cycles += lds_conflict_cycles(offsets, mask, bytes, write);
   });
+}
+
+// gfx950's ds_read_b64_tr_b16 (docs/hardware.md 4.3): the lanes' 8-byte reads, checked and counted
+// as the ds_read_b64 they are for the banks, then each group of 16 lanes exchanges halfwords: lane
+// l takes halfword l % 4 of lanes 4 n + (l / 4) % 4 of its group, n = 0..3. Every lane of the wave
+// takes part (the instruction needs EXEC all ones: a divergent call fails the wave operation).
+using lds_words2 = std::uint32_t __attribute__((ext_vector_type(2)));
+inline lds_words2 lds_read_transposed_b16(const void* p, source_site site) {
+  if (arch::current_target != arch::target::gfx950)
+    detail::fail("ds_read_b64_tr_b16 at " + site.str() + ": a gfx950 instruction, emulating another target");
+  if (reinterpret_cast<std::uintptr_t>(p) % 8)
+    detail::fail("ds_read_b64_tr_b16 at " + site.str() + ": the address must be 8-byte aligned");
+  const unsigned lanes_in_wave =
+      static_cast<unsigned>(std::popcount(current_thread().block->waves[current_thread().wave]->lanes));
+  if (lanes_in_wave != wave_size)
+    detail::fail("ds_read_b64_tr_b16 at " + site.str() + ": a partial wave (the instruction needs every lane)");
+  lds_instruction(p, 8, false, true, site);
+  struct halves {
+    std::uint16_t h[4];
+  };
+  halves mine;
+  std::memcpy(&mine, p, sizeof mine);
+  const halves got = wave_op<halves>("ds_read_b64_tr_b16", site, mine, [](auto in_of, auto out_of) {
+    for (unsigned l = 0; l < wave_size; ++l)
+      for (unsigned n = 0; n < 4; ++n) out_of(l).h[n] = in_of((l & ~15u) + ((l >> 2) & 3u) + 4 * n).h[l & 3];
+  });
+  return __builtin_bit_cast(lds_words2, got);
 }
 
 // The block's dynamic shared memory (the launch's shared-memory size), as T*.

@@ -119,7 +119,12 @@ struct decode_parts {
   // MFMAs, and the reads of many column tiles at once would sit in registers beside the outputs
   // and the queries.
   static constexpr int pv_columns = 32, pv_pieces = v_half / pv_columns;
-  using pv_mma = warp::warp_mma<atom, pv_columns / 16, 1, kv_tile * 2, warp::from_lds<v_layout>, warp::from_registers>;
+  // gfx950 reads V^T's fragments straight from the K-step tiles with ds_read_b64_tr_b16
+  // (read_v_transposed): no V^T tile, no transpose pass, two barriers a KV tile. gfx942, which has
+  // no transposing read, builds each V^T half in LDS (transpose_v_half).
+  static constexpr bool v_by_transposing_reads = arch::current_target == arch::target::gfx950;
+  using v_source = std::conditional_t<v_by_transposing_reads, warp::from_registers, warp::from_lds<v_layout>>;
+  using pv_mma = warp::warp_mma<atom, pv_columns / 16, 1, kv_tile * 2, v_source, warp::from_registers>;
   static constexpr int k_tile_bytes = kv_tile * step_bytes;
   // A P x V piece's V^T rows start pv_piece_bytes further on: every piece's reads then have the
   // same lane addresses (immediate offsets apart), which holds as the layout's swizzle repeats
@@ -136,7 +141,7 @@ struct decode_parts {
   // the max moves and the outputs are rescaled: weights up to 2^12 (4096), far inside bf16's and
   // fp32's range (8.3 in natural-log units of the scaled scores).
   static constexpr float rescale_margin = 12.0f;
-  static constexpr int v_bytes = v_half * kv_tile * 2;
+  static constexpr int v_bytes = v_by_transposing_reads ? 0 : v_half * kv_tile * 2;
   static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes;
   static constexpr int regs = qk_mma::regs;
   static_assert(kv_loader::per_thread == 1 && kv_loader::chunks == load_threads && load_threads % 64 == 0,
@@ -204,6 +209,30 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_
       arch::lds_store<4>(v_lds + Parts::v_layout::offset(s * 64 + 4 * quad + x, 2 * v_position(low)), word);
     }
   }
+}
+
+// gfx950: the A fragment of P x V piece `piece` of V^T half `half` (output columns 256 half + 32
+// piece + 16 i of tile i, K = the tile's 32 KV rows in v_position's order) read from the K-step
+// tiles with ds_read_b64_tr_b16. Lane group g takes K positions 8 g .. 8 g + 7: read r of its two
+// gives positions 8 g + 4 r + n, KV row 16 r + 4 g + (n ^ r) (v_position), so lane 4 n + q of
+// the group names that row's columns 4 q .. 4 q + 3 of the 16-column block, and each lane
+// receives its own column (arch::lds_load_transposed_b16). row_at[r][b]: this lane's byte of its
+// row for read r in 16-column block b of a K step (the swizzle XORs chunks, so each block has its
+// own address; the K steps are immediate offsets apart).
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_v_transposed(const unsigned char* k_lds,
+                                                                                        int half, int piece,
+                                                                                        const int (&row_at)[2][4]) {
+  typename Parts::pv_mma::a_fragment a;
+#pragma unroll
+  for (int i = 0; i < Parts::pv_mma::tiles_m; ++i) {
+    const int column = half * Parts::v_half + piece * Parts::pv_columns + 16 * i;
+    const unsigned char* step = k_lds + column / 64 * Parts::k_tile_bytes;
+    const arch::u32x2 low = arch::lds_load_transposed_b16(step + row_at[0][column % 64 / 16]);
+    const arch::u32x2 high = arch::lds_load_transposed_b16(step + row_at[1][column % 64 / 16]);
+    a.v[i][0] = typename Parts::pv_mma::operand_bits{low[0], low[1], high[0], high[1]};
+  }
+  return a;
 }
 
 // An fp8 loader's chunk (16 values of KV row c / 4, K values 16 (c % 4) ..) widened to bf16 into the
@@ -424,21 +453,39 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           }
         });
       }
-      __syncthreads();  // scores done with the K steps
-      transpose_v_half<parts>(k_lds, 0, v_lds, wave, t_lane);
-      __syncthreads();
-      // Half 1 goes where K steps 0-3 were (half 0 has been taken from them), while the waves
-      // multiply half 0: the two touch different bytes.
-      if (wave_has_rows)
+      if constexpr (parts::v_by_transposing_reads) {
+        if (wave_has_rows) {
+          const int n = static_cast<int>(t_lane / 4 % 4), q = static_cast<int>(t_lane % 4);
+          int row_at[2][4];
 #pragma unroll
-        for (int c = 0; c < parts::pv_pieces; ++c)
-          o[0][c].template step<false>(v_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
-      transpose_v_half<parts>(k_lds, 1, k_lds, wave, t_lane);
-      __syncthreads();
-      if (wave_has_rows)
+          for (int r = 0; r < 2; ++r)
 #pragma unroll
-        for (int c = 0; c < parts::pv_pieces; ++c)
-          o[1][c].template step<false>(k_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
+            for (int blk = 0; blk < 4; ++blk)
+              row_at[r][blk] =
+                  parts::k_layout::offset(16 * r + 4 * static_cast<int>(t_group) + (n ^ r), 32 * blk + 8 * q);
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int c = 0; c < parts::pv_pieces; ++c)
+              o[h][c].template step<false>(read_v_transposed<parts>(k_lds, h, c, row_at), p_frag, t_lane);
+        }
+      } else {
+        __syncthreads();  // scores done with the K steps
+        transpose_v_half<parts>(k_lds, 0, v_lds, wave, t_lane);
+        __syncthreads();
+        // Half 1 goes where K steps 0-3 were (half 0 has been taken from them), while the waves
+        // multiply half 0: the two touch different bytes.
+        if (wave_has_rows)
+#pragma unroll
+          for (int c = 0; c < parts::pv_pieces; ++c)
+            o[0][c].template step<false>(v_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
+        transpose_v_half<parts>(k_lds, 1, k_lds, wave, t_lane);
+        __syncthreads();
+        if (wave_has_rows)
+#pragma unroll
+          for (int c = 0; c < parts::pv_pieces; ++c)
+            o[1][c].template step<false>(k_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
+      }
       __syncthreads();  // before the next tile's stores
     }
     if (!wave_has_rows) return;

@@ -10,7 +10,8 @@
 #error \
     "wavekit/emu/hip/hip_runtime.h is the CPU emulator's HIP: define WAVEKIT_EMULATOR and WAVEKIT_EMULATE_GFX942 or WAVEKIT_EMULATE_GFX950"
 #endif
-#if (defined(WAVEKIT_EMULATE_GFX942) && !defined(__gfx942__)) || (defined(WAVEKIT_EMULATE_GFX950) && !defined(__gfx950__))
+#if (defined(WAVEKIT_EMULATE_GFX942) && !defined(__gfx942__)) || \
+    (defined(WAVEKIT_EMULATE_GFX950) && !defined(__gfx950__))
 // arch/target.hpp reads the target from the device compiler's macro, as in a real device pass.
 #error "the CPU emulator of a target needs that target's macro too (__gfx942__ or __gfx950__): use wavekit_emulated()"
 #endif
@@ -47,6 +48,9 @@
 namespace wavekit::platform {
 inline void lds_access(const void* p, int bytes, bool store, bool active, const char* file, int line) {
   ::wavekit::emu::lds_instruction(p, bytes, store, active, ::wavekit::emu::source_site{file, line});
+}
+inline ::wavekit::emu::lds_words2 lds_load_transposed_b16(const void* p, const char* file, int line) {
+  return ::wavekit::emu::lds_read_transposed_b16(p, ::wavekit::emu::source_site{file, line});
 }
 }  // namespace wavekit::platform
 
