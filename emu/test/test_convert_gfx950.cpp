@@ -4,6 +4,7 @@
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -40,6 +41,25 @@ TEST_CASE("cvt_scalef32 fp8 narrowing and widening", "[emu][convert][gfx950]") {
   CHECK(pair.x == 0.5f);
   CHECK(pair.y == -3.0f);
   CHECK(std::isnan(__builtin_amdgcn_cvt_scalef32_f32_fp8(0x38u, __builtin_nanf(""), 0)));
+}
+
+TEST_CASE("cvt_scalef32_pk_bf16_fp8 widens e4m3 pairs to bf16 exactly, the first in the low half",
+          "[emu][convert][gfx950]") {
+  for (std::uint32_t code = 0; code < 256; ++code) {
+    const float v = to_float(fp8_e4m3fn::from_bits(code));
+    const std::uint32_t src = 0x3800u | code << 16 | 0xB8u << 24;  // word 0: (0x00, 0x38); word 1: (code, 0xB8)
+    const std::uint32_t one = std::bit_cast<std::uint32_t>(__builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(src, 1.0f, true));
+    const std::uint32_t low = one & 0xFFFF, high = one >> 16;
+    INFO("code " << code);
+    if (std::isnan(v))
+      CHECK((low & 0x7FFF) > 0x7F80);
+    else
+      CHECK(low == std::bit_cast<std::uint32_t>(v) >> 16);  // exact: e4m3 fits bf16
+    CHECK(high == 0xBF80u);                                 // -1.0
+  }
+  CHECK(std::bit_cast<std::uint32_t>(__builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(0x3800u, 1.0f, false)) == 0x3F800000u);
+  // The scale's exponent multiplies (4.0 and 7.0 both scale by 4): 1.0 -> 4.0
+  CHECK(std::bit_cast<std::uint32_t>(__builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(0x38u, 7.0f, false)) == 0x4080u);
 }
 
 TEST_CASE("unscaled fp8 converters use OCP formats on gfx950", "[emu][convert][gfx950]") {

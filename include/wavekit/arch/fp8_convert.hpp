@@ -23,6 +23,8 @@
 #include <cstdint>
 
 #include "wavekit/arch/buffer.hpp"  // u32x2
+#include "wavekit/arch/gfx950.hpp"
+#include "wavekit/arch/target.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 
@@ -43,13 +45,22 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t pack_fp8x4_saturating(float v0,
 }
 
 // Four fp8 bytes (the lowest first) to four bf16 values, two a word (the first in the low half).
+// gfx950 converts a pair to bf16 in one instruction (v_cvt_scalef32_pk_bf16_fp8 at scale 1: exact,
+// docs/hardware.md 2.3); gfx942 widens it to fp32 (v_cvt_pk_f32_fp8) and keeps the top halves.
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x2 widen_fp8x4_to_bf16(std::uint32_t bytes) {
+#if WAVEKIT_TARGET_GFX950
+  return u32x2{
+      __builtin_bit_cast(std::uint32_t, WAVEKIT_GFX950_INSTRUCTION(cvt_scalef32_pk_bf16_fp8)(bytes, 1.0f, false)),
+      __builtin_bit_cast(std::uint32_t, WAVEKIT_GFX950_INSTRUCTION(cvt_scalef32_pk_bf16_fp8)(bytes, 1.0f, true))};
+#else
+  // The top halves of the two fp32 values (exact: an fp8 value is a bf16 value): one v_perm_b32.
   auto pack = [](auto pair) {
-    return (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[0])) >> 16) |
-           (__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[1])) & 0xFFFF0000u);
+    return __builtin_amdgcn_perm(__builtin_bit_cast(std::uint32_t, static_cast<float>(pair[1])),
+                                 __builtin_bit_cast(std::uint32_t, static_cast<float>(pair[0])), 0x07060302u);
   };
   const int word = static_cast<int>(bytes);
   return u32x2{pack(__builtin_amdgcn_cvt_pk_f32_fp8(word, false)), pack(__builtin_amdgcn_cvt_pk_f32_fp8(word, true))};
+#endif
 }
 
 }  // namespace wavekit::arch

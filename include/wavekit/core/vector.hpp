@@ -23,6 +23,7 @@ using int32x8 = std::int32_t __attribute__((ext_vector_type(8)));
 using f16x4 = _Float16 __attribute__((ext_vector_type(4)));
 using f16x8 = _Float16 __attribute__((ext_vector_type(8)));
 using i16x4 = std::int16_t __attribute__((ext_vector_type(4)));
+using bf16x2 = __bf16 __attribute__((ext_vector_type(2)));
 using bf16x8 = __bf16 __attribute__((ext_vector_type(8)));
 
 }  // namespace wavekit

@@ -195,18 +195,34 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_
   const int pair = static_cast<int>(lane % 16), first = wave / (items / 64);  // whole waves a K step
   const int low = 2 * pair + (pair >> 3), high = low ^ 1;                     // the pair's rows, by their K positions
   const int quad = (4 * static_cast<int>(lane / 16) + wave % 4) ^ (pair >> 2 & 1);
+  // The addresses of the thread's first K step (first of the half); each further step is a whole
+  // K-step tile on in the K steps and 64 rows on in V^T, where the swizzle repeats: immediate
+  // offsets, so the thread computes its six addresses once.
+  constexpr int v_step_bytes = 64 * Parts::kv_tile * 2;
+  static_assert(
+      [] {
+        for (int r = 0; r < 64; ++r)
+          for (int k = 0; k < Parts::kv_tile * 2; k += 4)
+            if (Parts::v_layout::offset(r + 64, k) != Parts::v_layout::offset(r, k) + v_step_bytes) return false;
+        return true;
+      }(),
+      "mla_decode: V^T's swizzle must repeat every 64 rows (one K step's columns)");
+  const unsigned char* const tiles = k_lds + (half * Parts::half_steps + first) * Parts::k_tile_bytes;
+  const int low_at = Parts::k_layout::offset(low, 8 * quad), high_at = Parts::k_layout::offset(high, 8 * quad);
+  int store_at[4];
+#pragma unroll
+  for (int x = 0; x < 4; ++x) store_at[x] = Parts::v_layout::offset(first * 64 + 4 * quad + x, 2 * v_position(low));
 #pragma unroll
   for (int i = 0; i < Parts::half_steps / groups; ++i) {
-    const int s = first + groups * i;  // within the half
-    const unsigned char* tile = k_lds + (half * Parts::half_steps + s) * Parts::k_tile_bytes;
-    const arch::u32x2 low_row = arch::lds_load<8>(tile + Parts::k_layout::offset(low, 8 * quad));
-    const arch::u32x2 high_row = arch::lds_load<8>(tile + Parts::k_layout::offset(high, 8 * quad));
+    const unsigned char* tile = tiles + groups * i * Parts::k_tile_bytes;
+    const arch::u32x2 low_row = arch::lds_load<8>(tile + low_at);
+    const arch::u32x2 high_row = arch::lds_load<8>(tile + high_at);
 #pragma unroll
     for (int x = 0; x < 4; ++x) {
       // Low halves (columns 4q, 4q + 2) or high halves of a word: (row low, row high).
       const std::uint32_t word =
           __builtin_amdgcn_perm(high_row[x / 2], low_row[x / 2], x % 2 ? 0x07060302u : 0x05040100u);
-      arch::lds_store<4>(v_lds + Parts::v_layout::offset(s * 64 + 4 * quad + x, 2 * v_position(low)), word);
+      arch::lds_store<4>(v_lds + store_at[x] + groups * i * v_step_bytes, word);
     }
   }
 }
