@@ -85,7 +85,7 @@ def is_instruction(line):
     return bool(s) and not s.startswith((";", ".", "//")) and not LABEL.match(s)
 
 
-def hot_loop(lines, arch):
+def hot_loop(lines, arch, with_body=False):
     labels = {}
     for idx, line in enumerate(lines):
         m = LABEL.match(line.strip())
@@ -125,12 +125,12 @@ def hot_loop(lines, arch):
         # (a GEMV, a quantizer), the longest loop: its main loop.
         key = (stats["mfma"], -stats["instructions"] if stats["mfma"] else stats["instructions"])
         if best is None or key > best[0]:
-            best = (key, stats)
+            best = (key, stats, body)
     if best is None:
         return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
                 "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
                 "issue_ratio": None, "rare": 0}
-    return with_ratios(best[1])
+    return (with_ratios(best[1]), best[2]) if with_body else with_ratios(best[1])
 
 
 RARE_BLOCK = "; wavekit rare block"  # arch::mark_rare_block()

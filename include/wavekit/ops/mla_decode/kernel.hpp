@@ -36,6 +36,7 @@
 #include <string>
 #include <type_traits>
 
+#include "wavekit/arch/bf16_pack.hpp"
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/device_math.hpp"
@@ -270,8 +271,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
 
 // Q: the queries' type, bf16 or the target's fp8 format (widened to bf16 as they are loaded,
 // exactly, so the rest of the kernel is the bf16 one).
+// Two waves a SIMD's registers each (256, VGPRs only) for every config: with more, the compiler
+// keeps the outputs in AGPRs and copies them to VGPRs every tile for the rare rescale pass.
 template <class Cfg, class KV, class Q = bf16>
-__global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params p) {
+__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void mla_decode_kernel(decode_params p) {
   using parts = decode_parts<Cfg, KV>;
   static_assert(std::is_same_v<Q, bf16> || std::is_same_v<Q, fp8_e4m3fnuz> || std::is_same_v<Q, fp8_e4m3fn>,
                 "mla_decode: the queries are bf16 or fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950)");
@@ -465,7 +468,7 @@ __global__ __launch_bounds__(Cfg::threads) void mla_decode_kernel(decode_params 
           for (int w = 0; w < words; ++w) {
             const int q = 2 * (k * words + w);
             p_frag.v[0][k][w] =
-                bf16_pair_bits_rne_numbers(e[q / 4][slice_register(q)], e[(q + 1) / 4][slice_register(q + 1)]);
+                arch::pack_bf16x2_rne_numbers(e[q / 4][slice_register(q)], e[(q + 1) / 4][slice_register(q + 1)]);
           }
         });
       }
