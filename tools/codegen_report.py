@@ -85,44 +85,99 @@ def is_instruction(line):
     return bool(s) and not s.startswith((";", ".", "//")) and not LABEL.match(s)
 
 
+def basic_blocks(lines):
+    """The kernel body's basic blocks as (first line, last line) pairs in layout order, and each
+    block's successors (block indices): a block starts at a label or after a branch, falls through
+    unless it ends in an unconditional branch or the end of the program, and branches to the
+    block of its branch's label."""
+    starts = {0}
+    for idx, line in enumerate(lines):
+        if LABEL.match(line.strip()):
+            starts.add(idx)
+        elif is_instruction(line) and line.strip().startswith(("s_branch", "s_cbranch", "s_setpc", "s_endpgm")):
+            starts.add(idx + 1)
+    starts = sorted(s for s in starts if s < len(lines))
+    blocks = [(b, (starts[k + 1] if k + 1 < len(starts) else len(lines)) - 1) for k, b in enumerate(starts)]
+    block_of_label = {}
+    for k, (b, e) in enumerate(blocks):
+        for idx in range(b, e + 1):
+            m = LABEL.match(lines[idx].strip())
+            if m:
+                block_of_label[m.group(1)] = k
+    succ = []
+    for k, (b, e) in enumerate(blocks):
+        last = next((lines[i].strip() for i in range(e, b - 1, -1) if is_instruction(lines[i])), "")
+        out = []
+        m = BRANCH.match(last)
+        if m and m.group(1) in block_of_label:
+            out.append(block_of_label[m.group(1)])
+        if not last.startswith(("s_branch", "s_setpc", "s_endpgm")) and k + 1 < len(blocks):
+            out.append(k + 1)
+        succ.append(out)
+    return blocks, succ
+
+
+RARE_BLOCK = "; wavekit rare block"  # arch::mark_rare_block()
+
+
 def hot_loop(lines, arch, with_body=False):
-    labels = {}
-    for idx, line in enumerate(lines):
-        m = LABEL.match(line.strip())
-        if m:
-            labels[m.group(1)] = idx
-    # Branches by target label, and the line of each label.
-    sources = {}
-    for idx, line in enumerate(lines):
-        m = BRANCH.match(line)
-        if m:
-            sources.setdefault(m.group(1), []).append(idx)
-    label_lines = sorted(labels.values())
-
-    def is_loop(begin, end):
-        """A branch back from `end` to `begin` closes a loop unless it ends a block placed after
-        the code it returns to and entered only from before it (code layout, not a loop)."""
-        block = max(l for l in label_lines if l <= end)
-        if block <= begin:
-            return True
-        prev = next((lines[i].strip() for i in range(block - 1, -1, -1) if is_instruction(lines[i])), "")
-        if not prev.startswith(("s_branch", "s_setpc", "s_endpgm")):
-            return True  # entered by falling through from inside
-        name = LABEL.match(lines[block].strip()).group(1)
-        return any(begin <= s <= end for s in sources.get(name, []))
-
+    """The kernel's main loop: of its loops (natural loops of the control flow: a branch to a block
+    that reaches the branch's own block), the one with the most MFMAs (the shortest among equals);
+    in a kernel without MFMAs (a GEMV, a quantizer), the longest. Its blocks wherever the compiler
+    placed them, in layout order, without the blocks reached only through a block marked rarely
+    taken (arch::mark_rare_block), which are counted apart ("rare")."""
+    blocks, succ = basic_blocks(lines)
+    pred = [[] for _ in blocks]
+    for k, out in enumerate(succ):
+        for t in out:
+            pred[t].append(k)
+    marked = {k for k, (b, e) in enumerate(blocks) if any(lines[i].strip() == RARE_BLOCK for i in range(b, e + 1))}
+    # Back edges by header: a loop is the union of the natural loops of all its back edges (the
+    # blocks that reach the edge's tail without passing through the header).
+    tails = {}
+    for tail, out in enumerate(succ):
+        for header in out:
+            if header <= tail:
+                tails.setdefault(header, []).append(tail)
     best = None
-    for idx, line in enumerate(lines):
-        m = BRANCH.match(line)
-        if not m or m.group(1) not in labels or labels[m.group(1)] > idx or not is_loop(labels[m.group(1)], idx):
-            continue
-        begin = labels[m.group(1)]
-        rare = rare_lines(lines, begin, idx, labels)
-        body = [l.strip() for i, l in enumerate(lines[begin:idx + 1], begin) if is_instruction(l) and i not in rare]
+    for header, edge_tails in tails.items():
+        loop, stack = {header}, []
+        for tail in edge_tails:
+            if tail not in loop:
+                loop.add(tail)
+                stack.append(tail)
+        while stack:
+            k = stack.pop()
+            for q in pred[k]:
+                if q not in loop:
+                    loop.add(q)
+                    stack.append(q)
+        # No loop unless header reaches a tail (a block the compiler placed after the code it
+        # returns to, entered from before it, is layout, not a loop).
+        common, stack = {header}, [header]
+        while stack:
+            k = stack.pop()
+            if k in marked:
+                continue
+            for q in succ[k]:
+                if q in loop and q not in common and q not in marked:
+                    common.add(q)
+                    stack.append(q)
+        if not any(t in common for t in edge_tails):
+            continue  # header reaches no tail but through a rare block, or not at all
+        # Rare: what the header reaches in the loop only through a marked block.
+        reach, stack = {header}, [header]
+        while stack:
+            k = stack.pop()
+            for q in succ[k]:
+                if q in loop and q not in reach:
+                    reach.add(q)
+                    stack.append(q)
+        rare = reach - common
+        body = [lines[i].strip() for k in sorted(common) for i in range(blocks[k][0], blocks[k][1] + 1)
+                if is_instruction(lines[i])]
         stats = loop_stats(body, arch)
-        stats["rare"] = sum(1 for i in rare if is_instruction(lines[i]))
-        # The loop with the most MFMAs (the shortest among equals); in a kernel without MFMAs
-        # (a GEMV, a quantizer), the longest loop: its main loop.
+        stats["rare"] = sum(1 for k in rare for i in range(blocks[k][0], blocks[k][1] + 1) if is_instruction(lines[i]))
         key = (stats["mfma"], -stats["instructions"] if stats["mfma"] else stats["instructions"])
         if best is None or key > best[0]:
             best = (key, stats, body)
@@ -131,35 +186,6 @@ def hot_loop(lines, arch, with_body=False):
                 "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
                 "issue_ratio": None, "rare": 0}
     return (with_ratios(best[1]), best[2]) if with_body else with_ratios(best[1])
-
-
-RARE_BLOCK = "; wavekit rare block"  # arch::mark_rare_block()
-
-
-def rare_lines(lines, begin, end, labels):
-    """Indices of the lines in lines[begin:end + 1] that belong to blocks marked rarely taken
-    (arch::mark_rare_block), which the loop's figures leave out and count apart. Laid out in line,
-    such a block runs from the conditional branch before the mark, which skips it, to that branch's
-    target label; laid out of line (entered at a label, after an unconditional branch), from that
-    label to the branch that leaves it. A mark in neither shape marks nothing (the figures then
-    count the block, the conservative reading)."""
-    rare = set()
-    for i in range(begin, end + 1):
-        if lines[i].strip() != RARE_BLOCK:
-            continue
-        j = i - 1
-        while j >= begin and not BRANCH.match(lines[j]) and not LABEL.match(lines[j].strip()):
-            j -= 1
-        if j < begin:
-            continue
-        m = BRANCH.match(lines[j])
-        if m and lines[j].strip().startswith("s_cbranch") and labels.get(m.group(1), -1) > i:
-            rare.update(range(j + 1, min(labels[m.group(1)], end + 1)))
-        elif not m:
-            k = next((k for k in range(i, end + 1) if lines[k].strip().startswith(("s_branch", "s_setpc"))), None)
-            if k is not None:
-                rare.update(range(j, k + 1))
-    return rare
 
 
 def with_ratios(stats):

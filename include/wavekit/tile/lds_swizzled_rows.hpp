@@ -37,18 +37,16 @@ struct lds_swizzled_rows {
   // 64-byte rows when the row-pair trade moves both rows together (SwapRows >= 8).
   static constexpr bool rows_4_apart_share_swizzle = rows_per_line == 2 && SwapRows >= 8;
 
-  // Rows and K bytes are never negative: bit operations (not / and %, whose signed forms cost the
-  // compiler a sign fix-up each where it cannot prove the sign) pick their fields.
   WAVEKIT_HOST_DEVICE static constexpr int mask(int row) {
     constexpr bool gfx950 = arch::current_target == arch::target::gfx950;
-    if (rows_per_line == 1) return (gfx950 ? row ^ (row >> 1) : row) & (chunks_per_row - 1);
+    if (rows_per_line == 1) return gfx950 ? (row ^ (row >> 1)) % chunks_per_row : row % chunks_per_row;
     return 3 * ((row >> (gfx950 ? 3 : 1)) & 1) ^ 2 * ((row >> 4) & 1);
   }
 
   // Byte offset of K byte `k` of row `row` (k within the row; a 16-byte chunk stays contiguous).
   WAVEKIT_HOST_DEVICE static constexpr int offset(int row, int k) {
-    const int slot = rows_per_line == 2 ? row ^ ((row & SwapRows) != 0) : row;
-    return slot * RowBytes + (((k >> 4) ^ mask(row)) << 4) + (k & 15);
+    const int slot = rows_per_line == 2 ? row ^ ((row / SwapRows) & 1) : row;
+    return slot * RowBytes + ((k / 16) ^ mask(row)) * 16 + k % 16;
   }
 };
 

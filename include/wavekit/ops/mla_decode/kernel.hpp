@@ -108,6 +108,10 @@ struct decode_parts {
   static constexpr int load_threads = kv_tile * load_bytes / 16, load_groups = threads / load_threads;
   using kv_loader = tile::tile_loader_k_contiguous<kv_tile, load_bytes, load_threads, fp8_kv ? 8 : 16>;
   static constexpr int load_rounds = ceil_div(steps, load_groups);
+  // Rounds of the next tile's loads issued before this tile's P x V product and kept in flight
+  // through it (the rest follow it, three at a time): as many as the registers hold beside the
+  // product's (two rounds: 8 registers).
+  static constexpr int early_rounds = load_rounds < 2 ? load_rounds : 2;
   // Whether every load group has a K step in round i.
   static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
@@ -293,6 +297,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     unsigned char* const k_lds = reinterpret_cast<unsigned char*>(lds16);
     unsigned char* const v_lds = k_lds + steps * parts::k_tile_bytes;
     const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
+    __builtin_assume(wave >= 0 && wave < Cfg::waves);  // readfirstlane hides it: no sign fix-ups
     const int b = static_cast<int>(blockIdx.z), split = static_cast<int>(blockIdx.y);
     const int row0 = static_cast<int>(blockIdx.x) * Cfg::rows;
     // Values the whole workgroup shares, read from the tables: readfirstlane tells the compiler so
@@ -373,43 +378,71 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     constexpr int step_waves = parts::load_threads / 64;
     const int step0 = wave / step_waves;
 
+    // A tile's K steps: wave w moves chunk (w % step_waves) * 64 + lane of K steps w / step_waves +
+    // load_groups i (round i). Rounds [Begin, End) are issued together (their chunks in registers
+    // at once), waited for together and stored together.
+    using loader = typename parts::kv_loader;
+    auto locate_tile = [&](int j0, int load_tid) {
+      loader first;
+      first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
+      return first;
+    };
+    auto issue_rounds = [&]<int Begin, int End>(const loader& first, loader(&loads)[End - Begin]) {
+#pragma unroll
+      for (int i = Begin; i < End; ++i) {
+        // Whole waves past the ninth step load nothing (a round in which every wave has a step to
+        // load tests nothing).
+        const int s = step0 + parts::load_groups * i;
+        loads[i - Begin] = first;
+        if (parts::round_full(i) || s < steps) loads[i - Begin].load(cache, qk_dim, s * parts::step_bytes / 2);
+      }
+    };
+    auto store_rounds = [&]<int Begin, int End>(loader(&loads)[End - Begin], int load_tid) {
+#pragma unroll
+      for (int i = Begin; i < End; ++i) loads[i - Begin].wait_for_loads();
+#pragma unroll
+      for (int i = Begin; i < End; ++i) {
+        const int s = step0 + parts::load_groups * i;
+        if (!parts::round_full(i) && s >= steps) continue;
+        if constexpr (parts::fp8_kv)
+          store_widened<parts>(loads[i - Begin], k_lds + s * parts::k_tile_bytes, load_tid);
+        else
+          loads[i - Begin].store(k_lds + s * parts::k_tile_bytes, load_tid);
+      }
+    };
+    // The rounds after the first `early` ones, in batches of three: at most three chunks in a
+    // thread's registers beside the outputs and the queries.
+    constexpr int early = parts::early_rounds;
+    auto load_rest = [&](const loader& first, int load_tid) {
+      static_for<ceil_div(parts::load_rounds - early, 3)>([&](auto batch_constant) {
+        constexpr int begin = early + 3 * decltype(batch_constant)::value;
+        constexpr int end = begin + 3 < parts::load_rounds ? begin + 3 : parts::load_rounds;
+        loader loads[end - begin];
+        issue_rounds.template operator()<begin, end>(first, loads);
+        store_rounds.template operator()<begin, end>(loads, load_tid);
+      });
+    };
+    // The first tile, whole, before the loop.
+    if (j_begin < j_end) {
+      const int load_tid = wave % step_waves * 64 + lane;
+      const loader first = locate_tile(j_begin, load_tid);
+      loader loads[early];
+      issue_rounds.template operator()<0, early>(first, loads);
+      store_rounds.template operator()<0, early>(loads, load_tid);
+      load_rest(first, load_tid);
+    }
+    __syncthreads();
+
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
       // The lane and what follows from it, recomputed each tile (arch::opaque_copy): the loop's
       // registers go to the outputs and the queries, not to lane addresses.
       const unsigned t_lane = arch::opaque_copy(static_cast<unsigned>(lane)), t_group = t_lane / 16;
-      // The tile's nine K steps: wave w moves chunk (w % step_waves) * 64 + lane of K steps
-      // w / step_waves + load_groups i, in batches of three rounds so that at most three chunks are
-      // in its registers beside the outputs and the queries.
-      {
-        const int load_tid = wave % step_waves * 64 + static_cast<int>(t_lane);
-        typename parts::kv_loader first;
-        first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
-        static_for<ceil_div(parts::load_rounds, 3)>([&](auto batch_constant) {
-          constexpr int batch = decltype(batch_constant)::value, begin = batch * 3;
-          constexpr int end = begin + 3 < parts::load_rounds ? begin + 3 : parts::load_rounds;
-          typename parts::kv_loader loads[end - begin];
-#pragma unroll
-          for (int i = begin; i < end; ++i) {
-            // Whole waves past the ninth step load nothing (a round in which every wave has a step
-            // to load tests nothing).
-            const int s = step0 + parts::load_groups * i;
-            loads[i - begin] = first;
-            if (parts::round_full(i) || s < steps) loads[i - begin].load(cache, qk_dim, s * parts::step_bytes / 2);
-          }
-#pragma unroll
-          for (int i = begin; i < end; ++i) loads[i - begin].wait_for_loads();
-#pragma unroll
-          for (int i = begin; i < end; ++i) {
-            const int s = step0 + parts::load_groups * i;
-            if (!parts::round_full(i) && s >= steps) continue;
-            if constexpr (parts::fp8_kv)
-              store_widened<parts>(loads[i - begin], k_lds + s * parts::k_tile_bytes, load_tid);
-            else
-              loads[i - begin].store(k_lds + s * parts::k_tile_bytes, load_tid);
-          }
-        });
-      }
-      __syncthreads();
+      __builtin_assume(t_lane < 64);  // what the copy hides: lane-derived indices need no sign fix-ups
+      const int load_tid = wave % step_waves * 64 + static_cast<int>(t_lane);
+      const bool next_tile = j0 + kv_tile < j_end;  // the same in the whole workgroup
+      // The next tile's first rounds are issued once the scores are done and stay in flight
+      // through the P x V product (early_rounds: what the registers allow beside it).
+      loader next_first, next_early[early];
 
       if (wave_has_rows) {
         qk_mma scores;
@@ -472,6 +505,10 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
           }
         });
       }
+      if (next_tile) {
+        next_first = locate_tile(j0 + kv_tile, load_tid);
+        issue_rounds.template operator()<0, early>(next_first, next_early);
+      }
       if constexpr (parts::v_by_transposing_reads) {
         if (wave_has_rows) {
           const int n = static_cast<int>(t_lane / 4 % 4), q = static_cast<int>(t_lane % 4);
@@ -505,7 +542,12 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
           for (int c = 0; c < parts::pv_pieces; ++c)
             o[1][c].template step<false>(k_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
       }
-      __syncthreads();  // before the next tile's stores
+      __syncthreads();  // every wave done with the K steps: the next tile's stores
+      if (next_tile) {
+        store_rounds.template operator()<0, early>(next_early, load_tid);
+        load_rest(next_first, load_tid);
+      }
+      __syncthreads();
     }
     if (!wave_has_rows) return;
 

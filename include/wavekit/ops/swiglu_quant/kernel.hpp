@@ -43,9 +43,9 @@ inline constexpr int loop_budget = 0;
 template <>
 inline constexpr int loop_budget<fp16, scale_granularity::tensor, layout::k_contiguous> = 430;
 template <>
-inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::k_contiguous> = 490;
+inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::k_contiguous> = 515;
 template <>
-inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::mn_contiguous> = 500;
+inline constexpr int loop_budget<bf16, scale_granularity::group_1x128, layout::mn_contiguous> = 527;
 
 template <class T, class Fp8>
 struct params {
