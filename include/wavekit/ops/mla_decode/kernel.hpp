@@ -3,24 +3,27 @@
 // row of its split once, for all its rows, composed of the kit's parts:
 //
 //   KV tile      32 rows x 576, moved by tile_loader_k_contiguous (its computed-row form: ragged
-//                rows or pages) as nine 128-byte K steps into lds_swizzled_rows tiles
+//                rows or pages) as nine 128-byte K steps into lds_swizzled_rows tiles; the next
+//                tile's page lookups and first rounds of loads in flight through this tile's P x V
 //   S^T = K Q^T  a warp MMA per wave (16 rows, one a lane): A = the K-step tiles, B = the wave's
 //                queries, held in registers for the whole split (warp_mma::b_fragment_of)
-//   softmax      online, fp32, per row: running max and sum, each row's in the lanes of its
-//                column, the max moved (and O rescaled) only when a score passes it by more than
-//                rescale_margin; P^T rounded to bf16 stays in registers as the next product's B operand
-//                (V^T holds the KV rows in the order that operand takes the scores: v_position)
-//   O^T += V^T P^T  a warp MMA per wave, A = V^T: a latent half of 256 columns of the tile
-//                transposed from the K-step tiles in LDS (row pairs exchanged between lanes, 4-byte
-//                stores), in two passes of 256 output columns
+//   softmax      online, fp32, in log2 units, per row: running max and sum, each row's in the
+//                lanes of its column, the max moved (and O rescaled: a rare block) only when a
+//                score passes it by more than rescale_margin; P^T rounded to bf16 stays in
+//                registers as the next product's B operand (V^T holds the KV rows in the order that
+//                operand takes the scores: v_position)
+//   O^T += V^T P^T  a warp MMA per wave, A = V^T: on gfx950 read from the K-step tiles by
+//                ds_read_b64_tr_b16 (read_v_transposed); on gfx942 a latent half of 256 columns of
+//                the tile transposed from the K-step tiles in LDS (row pairs exchanged between
+//                lanes, 4-byte stores), in two passes of 256 output columns
 //   epilogue     O / sum to bf16 (one split) or fp32 partials with their LSE (several), merged by
 //                the reduce (ops/mla_decode/reduce_kernel.hpp)
 //
 // Computing the transposes keeps a row's softmax state in one register of each lane of its column
-// and P out of LDS. LDS (gfx942's 64 KiB): the nine K-step tiles (36 KiB; the second V^T half
-// reuses the first four once the first half is built from them) and one V^T half (16 KiB). Rows a
-// query does not see (past its split, or causally after it) score -inf; a row that sees none gets
-// zeros and lse = -inf.
+// and P out of LDS. LDS: the nine K-step tiles (36 KiB), and on gfx942 one V^T half (16 KiB; the
+// second V^T half reuses the first four K steps once the first half is built from them): 52 KiB of
+// its 64. Rows a query does not see (past its split, or causally after it) score -inf; a row that
+// sees none gets zeros and lse = -inf.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
