@@ -11,9 +11,11 @@
 
 Figures per kernel: VGPRs, AGPRs, SGPRs and occupancy (waves/SIMD), LDS bytes, scratch bytes per
 lane and spills come from clang's -Rpass-analysis=kernel-resource-usage remarks. The hot loop is
-found in the assembly: among the loops (a branch back to an earlier label of the same kernel),
-the one with the most MFMA instructions, ties broken by the smaller loop. For it the report
-counts all instructions, MFMAs, their share, s_waitcnt and s_barrier, and the instructions per 64
+found in the assembly: among the loops of its control-flow graph (a block some later block
+branches back to, with every block that reaches such a branch without passing through it,
+wherever the compiler laid them out), the one with the most MFMA instructions, ties broken by the
+smaller loop; blocks it reaches only through a block marked rarely taken (arch::mark_rare_block)
+are counted apart ("rare"). For it the report counts all instructions, MFMAs, their share, s_waitcnt and s_barrier, and the instructions per 64
 MFMA 16x16x32 of work (a 32x32x16 MFMA is two: twice the multiply-adds and, on gfx942, cycles),
 and the cycles its MFMAs hold the matrix pipe (`mfma_cycles`, for the performance model).
 """
@@ -152,8 +154,12 @@ def hot_loop(lines, arch, with_body=False):
                 if q not in loop:
                     loop.add(q)
                     stack.append(q)
-        # No loop unless header reaches a tail (a block the compiler placed after the code it
-        # returns to, entered from before it, is layout, not a loop).
+        # A branch's target that does not dominate its source (the walk climbed to the kernel's
+        # entry: the loop is entered elsewhere) is not a loop header. No loop either unless header
+        # reaches a tail (a block the compiler placed after the code it returns to, entered from
+        # before it, is layout, not a loop).
+        if 0 in loop and header != 0:
+            continue
         common, stack = {header}, [header]
         while stack:
             k = stack.pop()
@@ -182,9 +188,10 @@ def hot_loop(lines, arch, with_body=False):
         if best is None or key > best[0]:
             best = (key, stats, body)
     if best is None:
-        return {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
-                "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
-                "issue_ratio": None, "rare": 0}
+        empty = {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
+                 "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
+                 "issue_ratio": None, "rare": 0}
+        return (empty, []) if with_body else empty
     return (with_ratios(best[1]), best[2]) if with_body else with_ratios(best[1])
 
 

@@ -128,8 +128,7 @@ WAVEKIT_HOST_DEVICE constexpr std::uint32_t bf16_bits_rne(float x) {
 
 // Two fp32 values that are not NaN (Inf included) rounded to bf16, nearest even, packed as one word
 // (lo in the low half): bf16_bits_rne without its NaN test, for values known to be numbers (an
-// online softmax's weights). A quiet NaN whose payload lies in the top 16 bits (v_exp_f32's)
-// stays NaN; one whose payload lies only in the low 16 bits would come out as Inf.
+// online softmax's weights). A NaN comes out as some other code (Inf, or a wrap to +-0).
 WAVEKIT_HOST_DEVICE constexpr std::uint32_t bf16_pair_bits_rne_numbers(float lo, float hi) {
   const std::uint32_t a = detail::float_bits(lo), b = detail::float_bits(hi);
   return (a + 0x7FFFu + ((a >> 16) & 1u)) >> 16 | ((b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u);

@@ -124,6 +124,13 @@ TEST_CASE("mla_decode supports asks the scales the call will pass", "[ops][suppo
   }
   CHECK_THAT(mla::supports<fp8_942>(ragged, arch::target::gfx942, 0.0f).message(),
              Catch::Contains("kv_scale must be finite and positive"));
+  // Each scale valid, their product (the one multiply of each score) not: it would round to 0 or Inf.
+  for (auto [kv, q] : {std::pair{1e-30f, 1e-30f}, std::pair{1e30f, 1e30f}}) {
+    check_refusal<fp8_942>(ragged, arch::target::gfx942, kv, q);
+    check_refusal<fp8_950>(paged, arch::target::gfx950, kv, q);
+    CHECK_THAT(mla::supports<fp8_942>(ragged, arch::target::gfx942, kv, q).message(),
+               Catch::Contains("sm_scale * kv_scale * q_scale * log2(e) must be a normal fp32"));
+  }
   CHECK_THAT(mla::supports<bf16>(ragged, arch::target::gfx942, 1.0f, 0.5f).message(),
              Catch::Contains("q_scale is fp8 queries' scale; bf16 queries have 1"));
   // The format rule comes first, as in the launch.

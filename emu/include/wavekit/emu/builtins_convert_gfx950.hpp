@@ -83,8 +83,8 @@ inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_fp8(unsigned 
 inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_bf8(unsigned src, float scale, bool word_sel) {
   return wavekit::emu::widen_pair_scaled<wavekit::bf8_e5m2>(src, scale, word_sel);
 }
-// The bf16 form: the pair widened as above, each rounded to bf16 (exact but past bf16's range: an
-// e4m3 value has 4 significant bits), the first in the low half.
+// The bf16 form: the pair widened as above, each rounded to bf16 (exact unless the scale takes it
+// past bf16's range, fp32's: an e4m3 value has 4 significant bits), the first in the low half.
 inline wavekit::bf16x2 __builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(unsigned src, float scale, bool word_sel) {
   const wavekit::emu::float2_t v = wavekit::emu::widen_pair_scaled<wavekit::fp8_e4m3fn>(src, scale, word_sel);
   const std::uint32_t bits = wavekit::bf16_bits_rne(v[0]) | wavekit::bf16_bits_rne(v[1]) << 16;

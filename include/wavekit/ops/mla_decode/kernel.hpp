@@ -363,8 +363,9 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
-    // Scores go to the softmax in log2 units: 2^(s * score_log2 - m) is e^(scaled score - max), one
-    // fused multiply-add and v_exp_f32 a weight (the fp8 scales join here, once per score).
+    // Scores go to the softmax in log2 units: 2^(s * score_log2 - m) is e^(scaled score - m ln 2)
+    // for the row's running m, one fused multiply-add and v_exp_f32 a weight (the fp8 scales join
+    // here, once per score; check_scales keeps the product a normal fp32).
     const float score_log2 = p.sm_scale * p.kv_scale * p.q_scale * std::numbers::log2e_v<float>;
     pv_mma o[2][parts::pv_pieces];  // O^T: output columns [256 h + 32 c, 256 h + 32 c + 32) in o[h][c]
 #pragma unroll
@@ -488,7 +489,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
                 for (int r = 0; r < regs; ++r) o[h][c].acc[i][0][r] *= alpha;
         }
         // The weights, summed in fp32, and P^T in bf16 (each weight then within 2^-9 of its fp32
-        // value, which the sums count) as the P x V step's B operand: element q of the lane's slice
+        // value relatively, which the sums count) as the P x V step's B operand: element q of the lane's slice
         // is score (q / 4, slice_register(q)) (v_position).
         float e[qk_mma::tiles_m][regs];
 #pragma unroll
@@ -554,8 +555,8 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     }
     if (!wave_has_rows) return;
 
-    // The row's sum over its four lane groups; out = O / sum, lse = max + log(sum) (natural log of
-    // the scaled scores), or zeros and -inf for a row that saw no KV row.
+    // The row's sum over its four lane groups; out = O / sum, lse = (m + log2(sum)) ln 2 for the
+    // running m (natural log of the scaled scores), or zeros and -inf for a row that saw no KV row.
     float sum = l;
 #pragma unroll
     for (int offset = 16; offset < 64; offset *= 2) sum += __shfl_xor(sum, offset);

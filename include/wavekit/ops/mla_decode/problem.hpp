@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -162,6 +163,12 @@ status check_scales(const problem& p, float kv_scale, float q_scale) {
     return {status_code::bad_config,
             what + (std::is_same_v<Q, bf16> ? "q_scale is fp8 queries' scale; bf16 queries have 1"
                                             : "q_scale must be finite and positive")};
+  // The kernel scales each score by this product once (in log2 units, as it computes it): one
+  // that rounds to 0 or Inf would turn the masked scores into NaN.
+  const float score_log2 = p.sm_scale * kv_scale * q_scale * std::numbers::log2e_v<float>;
+  if (!std::isnormal(score_log2))
+    return {status_code::bad_config, what + "sm_scale * kv_scale * q_scale * log2(e) must be a normal fp32 (it is " +
+                                         std::to_string(score_log2) + ")"};
   return status::success();
 }
 
