@@ -11,9 +11,9 @@
 
 Figures per kernel: VGPRs, AGPRs, SGPRs and occupancy (waves/SIMD), LDS bytes, scratch bytes per
 lane and spills come from clang's -Rpass-analysis=kernel-resource-usage remarks. The hot loop is
-found in the assembly: among the loops of its control-flow graph (a block some later block
-branches back to, with every block that reaches such a branch without passing through it,
-wherever the compiler laid them out), the one with the most MFMA instructions, ties broken by the
+found in the assembly: among the loops of its control-flow graph (a block with a branch back to it
+from a block it dominates, with every block that reaches such a branch without passing through
+it, wherever the compiler laid them out), the one with the most MFMA instructions, ties broken by the
 smaller loop; blocks it reaches only through a block marked rarely taken (arch::mark_rare_block)
 are counted apart ("rare"). For it the report counts all instructions, MFMAs, their share, s_waitcnt and s_barrier, and the instructions per 64
 MFMA 16x16x32 of work (a 32x32x16 MFMA is two: twice the multiply-adds and, on gfx942, cycles),
@@ -124,7 +124,7 @@ RARE_BLOCK = "; wavekit rare block"  # arch::mark_rare_block()
 
 def hot_loop(lines, arch, with_body=False):
     """The kernel's main loop: of its loops (natural loops of the control flow: a branch to a block
-    that reaches the branch's own block), the one with the most MFMAs (the shortest among equals);
+    that dominates the branch's own block), the one with the most MFMAs (the shortest among equals);
     in a kernel without MFMAs (a GEMV, a quantizer), the longest. Its blocks wherever the compiler
     placed them, in layout order, without the blocks reached only through a block marked rarely
     taken (arch::mark_rare_block), which are counted apart ("rare")."""
@@ -134,12 +134,23 @@ def hot_loop(lines, arch, with_body=False):
         for t in out:
             pred[t].append(k)
     marked = {k for k, (b, e) in enumerate(blocks) if any(lines[i].strip() == RARE_BLOCK for i in range(b, e + 1))}
-    # Back edges by header: a loop is the union of the natural loops of all its back edges (the
-    # blocks that reach the edge's tail without passing through the header).
+    # Dominators (iteratively, from the entry block): a back edge is a branch to a block that
+    # dominates its source, wherever the two lie in the layout (a loop's test may sit after its
+    # body). A loop is the union of the natural loops of its header's back edges: the blocks that
+    # reach an edge's source without passing through the header.
+    everything = set(range(len(blocks)))
+    dom = [everything if k else {0} for k in range(len(blocks))]
+    changed = True
+    while changed:
+        changed = False
+        for k in range(1, len(blocks)):
+            new = {k} | (set.intersection(*(dom[q] for q in pred[k])) if pred[k] else set())
+            if new != dom[k]:
+                dom[k], changed = new, True
     tails = {}
     for tail, out in enumerate(succ):
         for header in out:
-            if header <= tail:
+            if header in dom[tail]:
                 tails.setdefault(header, []).append(tail)
     best = None
     for header, edge_tails in tails.items():
@@ -154,12 +165,7 @@ def hot_loop(lines, arch, with_body=False):
                 if q not in loop:
                     loop.add(q)
                     stack.append(q)
-        # A branch's target that does not dominate its source (the walk climbed to the kernel's
-        # entry: the loop is entered elsewhere) is not a loop header. No loop either unless header
-        # reaches a tail (a block the compiler placed after the code it returns to, entered from
-        # before it, is layout, not a loop).
-        if 0 in loop and header != 0:
-            continue
+        # No loop unless header reaches a tail but through rare blocks.
         common, stack = {header}, [header]
         while stack:
             k = stack.pop()
