@@ -113,8 +113,10 @@ struct decode_parts {
   static constexpr int load_rounds = ceil_div(steps, load_groups);
   // Rounds of the next tile's loads issued before this tile's P x V product and kept in flight
   // through it (the rest follow it, three at a time): as many as the registers hold beside the
-  // product's (two rounds: 8 registers).
-  static constexpr int early_rounds = load_rounds < 2 ? load_rounds : 2;
+  // product's and, on gfx942, the transposes' (4 registers a round: two on gfx950, one on gfx942,
+  // where a second spills).
+  static constexpr int early_rounds =
+      arch::current_target == arch::target::gfx942 ? 1 : (load_rounds < 2 ? load_rounds : 2);
   // Whether every load group has a K step in round i.
   static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
