@@ -152,40 +152,26 @@ def hot_loop(lines, arch, with_body=False):
         for header in out:
             if header in dom[tail]:
                 tails.setdefault(header, []).append(tail)
+    def walk(start, edges, admit):
+        """The blocks reached from `start` along `edges` through blocks `admit` accepts."""
+        seen, stack = set(start), list(start)
+        while stack:
+            for q in edges[stack.pop()]:
+                if q not in seen and admit(q):
+                    seen.add(q)
+                    stack.append(q)
+        return seen
+
     best = None
     for header, edge_tails in tails.items():
-        loop, stack = {header}, []
-        for tail in edge_tails:
-            if tail not in loop:
-                loop.add(tail)
-                stack.append(tail)
-        while stack:
-            k = stack.pop()
-            for q in pred[k]:
-                if q not in loop:
-                    loop.add(q)
-                    stack.append(q)
-        # No loop unless header reaches a tail but through rare blocks.
-        common, stack = {header}, [header]
-        while stack:
-            k = stack.pop()
-            if k in marked:
-                continue
-            for q in succ[k]:
-                if q in loop and q not in common and q not in marked:
-                    common.add(q)
-                    stack.append(q)
+        # The header dominates every block that reaches a tail without passing through it, so the
+        # loop's blocks are all reached from the header.
+        loop = {header} | walk(set(edge_tails) - {header}, pred, lambda q: q != header)
+        # The iterations that skip the marked blocks; no loop unless one of them reaches a tail.
+        common = {header} if header in marked else walk({header}, succ, lambda q: q in loop and q not in marked)
         if not any(t in common for t in edge_tails):
             continue  # header reaches no tail but through a rare block, or not at all
-        # Rare: what the header reaches in the loop only through a marked block.
-        reach, stack = {header}, [header]
-        while stack:
-            k = stack.pop()
-            for q in succ[k]:
-                if q in loop and q not in reach:
-                    reach.add(q)
-                    stack.append(q)
-        rare = reach - common
+        rare = loop - common
         body = [lines[i].strip() for k in sorted(common) for i in range(blocks[k][0], blocks[k][1] + 1)
                 if is_instruction(lines[i])]
         stats = loop_stats(body, arch)
