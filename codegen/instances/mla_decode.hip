@@ -6,6 +6,9 @@
 
 namespace mla = wavekit::ops::mla_decode;
 using fp8 = wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>;
+template __global__ void mla::mla_decode_kernel<mla::config_rows16, wavekit::bf16>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows16, fp8>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows16, fp8, fp8>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, wavekit::bf16>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, fp8>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, fp8, fp8>(mla::decode_params);

@@ -1,9 +1,9 @@
 // Two fp32 values that are numbers (not NaN) rounded to bf16, nearest even, packed in one word
 // (the first in the low half): an online softmax's weights on their way into a bf16 MFMA operand.
 // gfx950 has an instruction for it (v_cvt_pk_bf16_f32, which LLVM selects for a rounding of a
-// float pair to bfloat: docs/hardware.md 2.3); gfx942 and the emulator compute the same bits with
-// integer operations (core/float_codec.hpp's bf16_pair_bits_rne_numbers: two v_bfe_u32 and
-// v_add3_u32 and one v_and_or_b32).
+// float pair to bfloat: docs/hardware.md 2.3); gfx942 rounds each in the high half of its word
+// (core/float_codec.hpp's bf16_rne_in_high_half: a v_bfe_u32 and a v_add3_u32) and takes both high
+// halves with one v_perm_b32; the emulator computes the same bits (bf16_pair_bits_rne_numbers).
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -19,8 +19,11 @@ namespace wavekit::arch {
 
 WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE std::uint32_t pack_bf16x2_rne_numbers(float lo, float hi) {
 #if WAVEKIT_TARGET_GFX950 && defined(__HIP_DEVICE_COMPILE__)
-  using floatx2 = float __attribute__((ext_vector_type(2)));
   return __builtin_bit_cast(std::uint32_t, __builtin_convertvector((floatx2{lo, hi}), bf16x2));
+#elif WAVEKIT_TARGET_GFX942 && defined(__HIP_DEVICE_COMPILE__)
+  // Bytes 2-3 of each rounded word: lo's into the low half, hi's into the high half.
+  return __builtin_amdgcn_perm(bf16_rne_in_high_half(__builtin_bit_cast(std::uint32_t, hi)),
+                               bf16_rne_in_high_half(__builtin_bit_cast(std::uint32_t, lo)), 0x07060302u);
 #else
   return bf16_pair_bits_rne_numbers(lo, hi);
 #endif

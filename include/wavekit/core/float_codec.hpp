@@ -118,20 +118,26 @@ WAVEKIT_HOST_DEVICE constexpr std::uint32_t encode_float(float x, overflow_polic
   return sign | static_cast<std::uint32_t>(mag);
 }
 
+// The bits of a number (not NaN) rounded to bf16, nearest even, in the high half of the word: the
+// rounding of bf16_bits_rne and bf16_pair_bits_rne_numbers (the low half is left over).
+WAVEKIT_HOST_DEVICE constexpr std::uint32_t bf16_rne_in_high_half(std::uint32_t b) {
+  return b + 0x7FFFu + ((b >> 16) & 1u);
+}
+
 // fp32 -> bf16 bits, round to nearest even, as encode_float<format::bf16>(x, hardware) (overflow to
 // Inf, NaN to the quiet NaN of x's sign), in the handful of integer operations epilogues can afford.
 WAVEKIT_HOST_DEVICE constexpr std::uint32_t bf16_bits_rne(float x) {
   const std::uint32_t b = detail::float_bits(x);
   if ((b & 0x7FFFFFFFu) > 0x7F800000u) return (b >> 16 & 0x8000u) | 0x7FC0u;
-  return (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
+  return bf16_rne_in_high_half(b) >> 16;
 }
 
 // Two fp32 values that are not NaN (Inf included) rounded to bf16, nearest even, packed as one word
 // (lo in the low half): bf16_bits_rne without its NaN test, for values known to be numbers (an
 // online softmax's weights). A NaN comes out as some other code (Inf, or a wrap to +-0).
 WAVEKIT_HOST_DEVICE constexpr std::uint32_t bf16_pair_bits_rne_numbers(float lo, float hi) {
-  const std::uint32_t a = detail::float_bits(lo), b = detail::float_bits(hi);
-  return (a + 0x7FFFu + ((a >> 16) & 1u)) >> 16 | ((b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u);
+  return bf16_rne_in_high_half(detail::float_bits(lo)) >> 16 |
+         (bf16_rne_in_high_half(detail::float_bits(hi)) & 0xFFFF0000u);
 }
 
 // e8m0: the OCP MX scale format. Unsigned, exponent only: code c means 2^(c-127); 0xFF is NaN.

@@ -13,6 +13,7 @@
 
 namespace wavekit {
 
+using floatx2 = float __attribute__((ext_vector_type(2)));  // v_pk_fma_f32, v_pk_add_f32 operands
 using floatx4 = float __attribute__((ext_vector_type(4)));
 using floatx16 = float __attribute__((ext_vector_type(16)));
 using int32x2 = std::int32_t __attribute__((ext_vector_type(2)));

@@ -49,14 +49,41 @@ void run_case(test::mla_case<KV, Q>& t, const mla::split_plan* forced, const cha
 }  // namespace
 
 TEST_CASE("mla_decode: heads 1 to 128, one split and many, ragged cache", "[emu][mla]") {
-  // 64 and 128 rows fill a workgroup of either config (rows64, rows128); 65 and 127 leave the
-  // larger one's last wave part-filled.
-  for (int heads : {1, 12, 16, 64, 65, 127, 128}) {
+  // 16, 64 and 128 rows fill a workgroup of each config (rows16, rows64, rows128); 1, 12 and 17
+  // leave rows16's or rows64's rows part-filled, 65 and 127 rows128's last wave.
+  for (int heads : {1, 12, 16, 17, 64, 65, 127, 128}) {
     test::mla_case<bf16> t(heads, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 10 + heads);
     run_case(t, nullptr, "device plan");
     const mla::split_plan many{32, 3};  // 70 rows in three splits of a tile each
     run_case(t, &many, "3 splits");
   }
+}
+
+TEST_CASE("mla_decode: 16 rows or fewer shared by four waves (rows16)", "[emu][mla]") {
+  // Kimi's 8 heads, DeepSeek's 128 split 16 or 8 ways (8, 16), 12 and 1 head, one query row or
+  // two (8 heads x 2 = 16 rows: the second query sees one row more, the causal mask in the last
+  // tile); KV lengths of a tile and one over, ragged and paged, one split and several; every wave
+  // takes a quarter of the K steps and the output columns and they share the softmax (the tile's
+  // score pairs, one a wave).
+  for (int heads : {1, 8, 12, 16}) {
+    test::mla_case<bf16> t(heads, {32, 33, 95, 2}, {1, 1, 1, 1}, 16, 60 + heads);
+    REQUIRE(mla::choose_config(t.p, t.view()) == mla::config_id::rows16);
+    run_case(t, nullptr, "rows16, paged");
+    const mla::split_plan many{32, 3};
+    run_case(t, &many, "rows16, paged, 3 splits");
+  }
+  test::mla_case<bf16> two(8, {64, 1, 40}, {2, 2, 1}, 0, 70);
+  REQUIRE(mla::choose_config(two.p, two.view()) == mla::config_id::rows16);
+  run_case(two, nullptr, "rows16, 8 heads x 2 queries");
+  const mla::split_plan many{32, 2};
+  run_case(two, &many, "rows16, 8 heads x 2 queries, split");
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    test::mla_case<fp8> kv(16, {130, 7}, {1, 1}, 0, 71);
+    run_case(kv, nullptr, "rows16, fp8 cache");
+    test::mla_case<fp8, fp8> both(8, {100}, {2}, 16, 72);
+    run_case(both, nullptr, "rows16, fp8 cache and queries");
+  });
 }
 
 TEST_CASE("mla_decode: paged caches, lengths around a page", "[emu][mla]") {
@@ -83,11 +110,11 @@ TEST_CASE("mla_decode: rising scores (the running max moving by more and by less
   // Scores rising 0.5 a row move every tile's max by 16 (23 in log2 units), past the margin of 12
   // log2 units (each tile rescales O); rising 0.05 a row, by 1.6 a tile (2.3 in log2 units), the
   // max stays put for several tiles while weights grow towards 2^12, then moves. Both within the
-  // bound, one split and several (each split its own running max), on both configs (16 and 128
-  // heads), ragged and paged.
+  // bound, one split and several (each split its own running max), on every config (16, 64 and
+  // 128 heads), ragged and paged.
   static_assert(mla::decode_parts<mla::config_rows64, bf16>::rescale_margin == 12.0f);
   const mla::split_plan many{64, 5};
-  for (int heads : {16, 128}) {
+  for (int heads : {16, 64, 128}) {
     test::mla_case<bf16> t(heads, {100, 37}, {1, 1}, heads == 16 ? 0 : 16, 21, 0.5f);
     run_case(t, nullptr, "scores rising 0.5 a row");
     run_case(t, &many, "scores rising 0.5 a row, split");

@@ -115,8 +115,14 @@ struct decode_parts {
   // through it (the rest follow it, three at a time): as many as the registers hold beside the
   // product's and, on gfx942, the transposes' (4 registers a round: two on gfx950, one on gfx942,
   // where a second spills).
-  static constexpr int early_rounds =
-      arch::current_target == arch::target::gfx942 ? 1 : (load_rounds < 2 ? load_rounds : 2);
+  // A wave of a config whose waves share their rows (k_ways > 1) holds a quarter of the outputs
+  // and queries, and so the next tile whole: its loads are issued before this tile's scores.
+  static constexpr int k_ways = Cfg::k_ways;
+  static constexpr int early_rounds = k_ways > 1 ? load_rounds
+                                      : arch::current_target == arch::target::gfx942
+                                          ? 1
+                                          : (load_rounds < 2 ? load_rounds : 2);
+  static constexpr bool whole_tile_in_flight = early_rounds == load_rounds;
   // Whether every load group has a K step in round i.
   static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
@@ -151,8 +157,21 @@ struct decode_parts {
   // the max moves and the outputs are rescaled: weights up to 2^12 (4096), far inside bf16's and
   // fp32's range (8.3 in natural-log units of the scaled scores).
   static constexpr float rescale_margin = 12.0f;
-  static constexpr int v_bytes = v_by_transposing_reads ? 0 : v_half * kv_tile * 2;
-  static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes;
+  // The waves of one row group (k_ways of them) share the work: wave k takes K steps k, k + k_ways,
+  // ... of the scores (wave_steps at most) and output columns [k wave_columns, (k + 1) wave_columns).
+  // Each writes its partial S^T (8 fp32 a lane) to LDS and every wave adds the k_ways partials in
+  // wave order, so all of them hold the same scores and the same softmax state.
+  static constexpr int wave_steps = ceil_div(steps, k_ways);
+  static constexpr int wave_columns = v_dim / k_ways, wave_pieces = wave_columns / pv_columns;
+  // With k_ways > 1: the partials (four score pairs a lane, 8 bytes each), P^T's words and the
+  // pairs' maxima (4 bytes a lane each) of every wave.
+  static constexpr int partial_bytes = k_ways > 1 ? threads * (4 * 8 + 4 + 4) : 0;
+  // gfx942 with shared rows: each wave transposes its own columns' K steps in place (only it reads
+  // them once the scores are done), no V^T tile and no barrier for it.
+  static constexpr bool v_in_place = k_ways > 1 && !v_by_transposing_reads;
+  static constexpr int wave_column_steps = wave_columns / 64;  // K steps holding a wave's columns
+  static constexpr int v_bytes = v_by_transposing_reads || v_in_place ? 0 : v_half * kv_tile * 2;
+  static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes + partial_bytes;
   static constexpr int regs = qk_mma::regs;
   static_assert(kv_loader::per_thread == 1 && kv_loader::chunks == load_threads && load_threads % 64 == 0,
                 "mla_decode: one 16-byte chunk of a K step a thread, whole waves of them");
@@ -180,35 +199,28 @@ struct decode_parts {
   static_assert(scores_feed_pv, "mla_decode: the softmax and P^T assume the 16x16 accumulator layout");
 };
 
-// V^T half h of the tile, from the K-step tiles in LDS (steps 4h .. 4h + 3) into v_lds: a thread
-// takes KV rows 2p and 2p + 1 (p = tid % 16) at four columns of a K step and writes each column's
-// pair as one 4-byte word at their positions (v_position keeps pairs together, the row it puts
-// first in the low half); the threads of a wave take the column quads 16 rows of V^T apart
-// (q = 4 g + w for lane group g, wave w of the step, XOR bit 2 of the pair), which spreads their
-// stores over both halves of the banks (lds_swizzled_rows' row-pair trade every 16 rows). Built
-// after the scores, so no register holds the tile meanwhile.
+// One item of a V^T transpose: KV rows 2p and 2p + 1 (p = lane % 16) at four columns (column quad
+// q) of a K step, written as four 4-byte words of V^T, each column's pair at their positions
+// (v_position keeps pairs together, the row it puts first in the low half). The lanes of an item
+// take the column quads 16 rows of V^T apart (q = 4 g + sub for lane group g, XOR bit 2 of the
+// pair), which spreads their stores over both halves of the banks (lds_swizzled_rows' row-pair
+// trade every 16 rows). Each read takes a pair's row of even K position (v_position): row 2p for
+// pairs 0-7, 2p + 1 for pairs 8-15. gfx950 serves a ds_read_b64 in phases of 32 lanes (16 pairs x 2
+// quads) over 64 banks, where a 128-byte row covers one half of the banks, by its parity: rows of
+// one parity alone would take two cycles a phase (one extra cycle per phase, 128 a KV tile). With
+// both parities, and the column quads XOR bit 2 of the pair, gfx950's phases and gfx942's (16
+// lanes, 32 banks) hit distinct 8-byte slots of the banks (the K-step rows' swizzle: the Gray code
+// of the row on gfx950, row % 8 on gfx942), and the stores keep theirs (a pair's words are 16 rows
+// of V^T apart still). The emulator's counters: no conflicts on either target.
 template <class Parts>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_lds, int half, unsigned char* v_lds,
-                                                         int wave, unsigned lane) {
-  constexpr int pairs = Parts::kv_tile / 2, quads = Parts::step_bytes / 8;  // per K step: 16 x 16
-  constexpr int items = pairs * quads, groups = Parts::threads / items;     // K steps at once
-  static_assert(pairs == 16 && quads == 16 && Parts::threads % items == 0 && Parts::half_steps % groups == 0,
-                "mla_decode: the transpose takes whole K steps of 16 row pairs x 16 column quads");
-  // Each read takes a pair's row of even K position (v_position): row 2p for pairs 0-7, 2p + 1 for
-  // pairs 8-15. gfx950 serves a ds_read_b64 in phases of 32 lanes (16 pairs x 2 quads) over 64
-  // banks, where a 128-byte row covers one half of the banks, by its parity: rows of one parity
-  // alone would take two cycles a phase (one extra cycle per phase, 128 a KV tile). With both
-  // parities, and the column quads XOR bit 2 of the pair, gfx950's phases and gfx942's (16 lanes,
-  // 32 banks) hit distinct 8-byte slots of the banks (the K-step rows' swizzle: the Gray code of the
-  // row on gfx950, row % 8 on gfx942), and the stores keep theirs (a pair's words are 16 rows of
-  // V^T apart still). The emulator's counters: no conflicts on either target.
-  const int pair = static_cast<int>(lane % 16), first = wave / (items / 64);  // whole waves a K step
-  const int low = 2 * pair + (pair >> 3), high = low ^ 1;                     // the pair's rows, by their K positions
-  const int quad = (4 * static_cast<int>(lane / 16) + wave % 4) ^ (pair >> 2 & 1);
-  // The addresses of the thread's first K step (first of the half); each further step is a whole
-  // K-step tile on in the K steps and 64 rows on in V^T, where the swizzle repeats: immediate
-  // offsets, so the thread computes its six addresses once.
-  constexpr int v_step_bytes = 64 * Parts::kv_tile * 2;
+struct v_transpose_item {
+  static constexpr int pairs = Parts::kv_tile / 2, quads = Parts::step_bytes / 8;  // per K step: 16 x 16
+  static constexpr int subs = pairs * quads / 64;  // items of one K step a wave's lanes take in turn
+  static_assert(pairs == 16 && quads == 16,
+                "mla_decode: the transpose takes K steps of 16 row pairs x 16 column quads");
+  // Each further K step is a whole K-step tile on in the K steps and 64 rows on in V^T, where the
+  // swizzle repeats: immediate offsets, so the addresses are computed once.
+  static constexpr int v_step_bytes = 64 * Parts::kv_tile * 2;
   static_assert(
       [] {
         for (int r = 0; r < 64; ++r)
@@ -217,43 +229,100 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_
         return true;
       }(),
       "mla_decode: V^T's swizzle must repeat every 64 rows (one K step's columns)");
-  const unsigned char* const tiles = k_lds + (half * Parts::half_steps + first) * Parts::k_tile_bytes;
-  const int low_at = Parts::k_layout::offset(low, 8 * quad), high_at = Parts::k_layout::offset(high, 8 * quad);
-  int store_at[4];
+  int low_at, high_at;  // the pair's reads in a K-step tile
+  int store_at[4];      // its words in V^T's first 64 rows
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE v_transpose_item(unsigned lane, int sub) {
+    const int pair = static_cast<int>(lane % 16);
+    const int low = 2 * pair + (pair >> 3), high = low ^ 1;  // the pair's rows, by their K positions
+    const int quad = (4 * static_cast<int>(lane / 16) + sub) ^ (pair >> 2 & 1);
+    low_at = Parts::k_layout::offset(low, 8 * quad), high_at = Parts::k_layout::offset(high, 8 * quad);
 #pragma unroll
-  for (int x = 0; x < 4; ++x) store_at[x] = Parts::v_layout::offset(first * 64 + 4 * quad + x, 2 * v_position(low));
+    for (int x = 0; x < 4; ++x) store_at[x] = Parts::v_layout::offset(4 * quad + x, 2 * v_position(low));
+  }
+  // Word x: the low halves (columns 4q, 4q + 2) or high halves of the two rows, (row low, row high).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static std::uint32_t word(const arch::u32x2& low_row, const arch::u32x2& high_row,
+                                                               int x) {
+    return __builtin_amdgcn_perm(high_row[x / 2], low_row[x / 2], x % 2 ? 0x07060302u : 0x05040100u);
+  }
+};
+
+// V^T half h of the tile, from the K-step tiles in LDS (steps 4h .. 4h + 3) into v_lds, by all the
+// workgroup's waves: wave w takes K step w / 4 of them (and further ones threads / 256 steps on)
+// and item w % 4 of it (v_transpose_item). Built after the scores, so no register holds the tile
+// meanwhile.
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_half(const unsigned char* k_lds, int half, unsigned char* v_lds,
+                                                         int wave, unsigned lane) {
+  using item_of = v_transpose_item<Parts>;
+  constexpr int items = item_of::pairs * item_of::quads, groups = Parts::threads / items;  // K steps at once
+  static_assert(Parts::threads % items == 0 && Parts::half_steps % groups == 0,
+                "mla_decode: the transpose takes whole K steps");
+  const int first = wave / item_of::subs;  // whole waves a K step
+  const item_of item(lane, wave % item_of::subs);
+  const unsigned char* const tiles = k_lds + (half * Parts::half_steps + first) * Parts::k_tile_bytes;
+  unsigned char* const v_first = v_lds + first * item_of::v_step_bytes;
 #pragma unroll
   for (int i = 0; i < Parts::half_steps / groups; ++i) {
     const unsigned char* tile = tiles + groups * i * Parts::k_tile_bytes;
-    const arch::u32x2 low_row = arch::lds_load<8>(tile + low_at);
-    const arch::u32x2 high_row = arch::lds_load<8>(tile + high_at);
+    const arch::u32x2 low_row = arch::lds_load<8>(tile + item.low_at);
+    const arch::u32x2 high_row = arch::lds_load<8>(tile + item.high_at);
 #pragma unroll
-    for (int x = 0; x < 4; ++x) {
-      // Low halves (columns 4q, 4q + 2) or high halves of a word: (row low, row high).
-      const std::uint32_t word =
-          __builtin_amdgcn_perm(high_row[x / 2], low_row[x / 2], x % 2 ? 0x07060302u : 0x05040100u);
-      arch::lds_store<4>(v_lds + store_at[x] + groups * i * v_step_bytes, word);
-    }
+    for (int x = 0; x < 4; ++x)
+      arch::lds_store<4>(v_first + item.store_at[x] + groups * i * item_of::v_step_bytes,
+                         item_of::word(low_row, high_row, x));
   }
 }
 
-// gfx950: the A fragment of P x V piece `piece` of V^T half `half` (output columns 256 half + 32
-// piece + 16 i of tile i, K = the tile's 32 KV rows in v_position's order) read from the K-step
-// tiles with ds_read_b64_tr_b16. Lane group g takes K positions 8 g .. 8 g + 7: read r of its two
-// gives positions 8 g + 4 r + n, KV row 16 r + 4 g + (n ^ r) (v_position), so lane 4 n + q of
+// The V^T rows of one wave's output columns (K steps first .. first + Parts::wave_column_steps - 1),
+// transposed in place by that wave alone, once every wave is done with the scores: its lanes take
+// the K steps' items in turn (v_transpose_item: sub = the turn), all reads before any store (a
+// wave's LDS accesses run in order), so V^T row r of the wave's columns then stands at row r of
+// the layout from K step `first`.
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_in_wave(unsigned char* k_lds, int first, unsigned lane) {
+  using item_of = v_transpose_item<Parts>;
+  constexpr int steps = Parts::wave_column_steps, subs = item_of::subs;
+  static_assert(item_of::v_step_bytes == Parts::k_tile_bytes, "mla_decode: V^T's 64 rows fill one K-step tile");
+  unsigned char* const tiles = k_lds + first * Parts::k_tile_bytes;
+  arch::u32x2 rows[steps][subs][2];
+#pragma unroll
+  for (int sub = 0; sub < subs; ++sub) {
+    const item_of item(lane, sub);
+#pragma unroll
+    for (int i = 0; i < steps; ++i) {
+      rows[i][sub][0] = arch::lds_load<8>(tiles + i * Parts::k_tile_bytes + item.low_at);
+      rows[i][sub][1] = arch::lds_load<8>(tiles + i * Parts::k_tile_bytes + item.high_at);
+    }
+  }
+#pragma unroll
+  for (int sub = 0; sub < subs; ++sub) {
+    const item_of item(lane, sub);
+#pragma unroll
+    for (int i = 0; i < steps; ++i)
+#pragma unroll
+      for (int x = 0; x < 4; ++x)
+        arch::lds_store<4>(tiles + item.store_at[x] + i * item_of::v_step_bytes,
+                           item_of::word(rows[i][sub][0], rows[i][sub][1], x));
+  }
+}
+
+// gfx950: the A fragment of P x V piece `piece` (output columns 32 piece + 16 i of tile i counted
+// from the K-step tile at `columns`, K = the tile's 32 KV rows in v_position's order) read from the
+// K-step tiles with ds_read_b64_tr_b16. Lane group g takes K positions 8 g .. 8 g + 7: read r of its
+// two gives positions 8 g + 4 r + n, KV row 16 r + 4 g + (n ^ r) (v_position), so lane 4 n + q of
 // the group names that row's columns 4 q .. 4 q + 3 of the 16-column block, and each lane
 // receives its own column (arch::lds_load_transposed_b16). row_at[r][b]: this lane's byte of its
 // row for read r in 16-column block b of a K step (the swizzle XORs chunks, so each block has its
 // own address; the K steps are immediate offsets apart).
 template <class Parts>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_v_transposed(const unsigned char* k_lds,
-                                                                                        int half, int piece,
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_v_transposed(const unsigned char* columns,
+                                                                                        int piece,
                                                                                         const int (&row_at)[2][4]) {
   typename Parts::pv_mma::a_fragment a;
 #pragma unroll
   for (int i = 0; i < Parts::pv_mma::tiles_m; ++i) {
-    const int column = half * Parts::v_half + piece * Parts::pv_columns + 16 * i;
-    const unsigned char* step = k_lds + column / 64 * Parts::k_tile_bytes;
+    const int column = piece * Parts::pv_columns + 16 * i;
+    const unsigned char* step = columns + column / 64 * Parts::k_tile_bytes;
     const arch::u32x2 low = arch::lds_load_transposed_b16(step + row_at[0][column % 64 / 16]);
     const arch::u32x2 high = arch::lds_load_transposed_b16(step + row_at[1][column % 64 / 16]);
     a.v[i][0] = typename Parts::pv_mma::operand_bits{low[0], low[1], high[0], high[1]};
@@ -301,6 +370,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds16, parts::lds_bytes / 16);
     unsigned char* const k_lds = reinterpret_cast<unsigned char*>(lds16);
     unsigned char* const v_lds = k_lds + steps * parts::k_tile_bytes;
+    unsigned char* const partial_lds = v_lds + parts::v_bytes;  // S^T partials (k_ways > 1)
     const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
     __builtin_assume(wave >= 0 && wave < Cfg::waves);  // readfirstlane hides it: no sign fix-ups
     const int b = static_cast<int>(blockIdx.z), split = static_cast<int>(blockIdx.y);
@@ -315,24 +385,32 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     const int j_begin = split * p.chunk;
     if (split > 0 && j_begin >= kv_len) return;  // a split this sequence does not have
     const int j_end = std::min(kv_len, j_begin + p.chunk);
-    const int wave_row0 = row0 + 16 * wave;
-    const bool wave_has_rows = wave_row0 < rows;  // the same in every lane of the wave
+    // The wave's rows (16 of them from wave_row0) and its share of them (k_way of k_ways: the K
+    // steps k_way + k_ways i of the scores, output columns from k_way * wave_columns).
+    constexpr int k_ways = parts::k_ways;
+    const int k_way = wave % k_ways, wave_row0 = row0 + 16 * (wave / k_ways);
+    const bool wave_has_rows = Cfg::row_waves == 1 || wave_row0 < rows;  // the same in every lane of the wave
     // This lane's row (query row, head): column lane % 16 of the wave's S^T and O^T; its lane group
     // g = lane / 16 holds KV rows 16 n + 4 g + r of each tile and four output columns of each 16.
     const int row = wave_row0 + lane % 16, group = lane / 16;
     const bool row_valid = row < rows;
 
-    // The wave's 16 queries as B fragments of the nine K steps, for the whole split (fp8 ones read
-    // as stored, half the bytes, and widened).
+    // The wave's 16 queries as B fragments of its K steps (all nine with k_ways 1), for the whole
+    // split (fp8 ones read as stored, half the bytes, and widened). Wave-uniform: whether the wave
+    // has its i-th step (k_ways 4: the third only wave 0).
+    auto wave_step = [&](int i) { return k_ways == 1 ? i : k_way + k_ways * i; };
+    auto has_step = [&](int i) { return k_ways * (i + 1) <= steps || wave_step(i) < steps; };
     const std::size_t q_first = static_cast<std::size_t>(q_begin) * p.heads;  // the sequence's first row
-    typename qk_mma::b_fragment q_frag[steps];
+    typename qk_mma::b_fragment q_frag[parts::wave_steps];
     {
       constexpr std::uint32_t q_bytes = sizeof(Q);
       const arch::buffer qb = arch::buffer::over(static_cast<const unsigned char*>(p.q) + q_first * qk_dim * q_bytes,
                                                  static_cast<std::uint32_t>(rows) * qk_dim * q_bytes);
       const std::uint32_t at = row_valid ? static_cast<std::uint32_t>(row) * qk_dim * q_bytes : arch::out_of_range;
 #pragma unroll
-      for (int s = 0; s < steps; ++s) {
+      for (int i = 0; i < parts::wave_steps; ++i) {
+        if (!has_step(i)) continue;
+        const int s = wave_step(i);
         arch::u32x4 v[qk_mma::reads][1];
 #pragma unroll
         for (int r = 0; r < qk_mma::reads; ++r) {
@@ -347,11 +425,14 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
             v[r][0] = qb.load16(at + k, step);
           }
         }
-        q_frag[s] = qk_mma::b_fragment_of(v);
+        q_frag[i] = qk_mma::b_fragment_of(v);
       }
     }
     // The first KV row this lane's query does not see.
     const int visible_end = row_valid ? std::min(j_end, kv_len - q_len + 1 + row / p.heads) : j_begin;
+    // The first KV row some query of the wave does not see (its first row's query sees the
+    // fewest): tiles before it need no mask.
+    const int wave_visible_end = std::min(j_end, kv_len - q_len + 1 + wave_row0 / p.heads);
 
     const arch::buffer cache =
         arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * qk_dim * sizeof(KV));
@@ -369,15 +450,16 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     // for the row's running m, one fused multiply-add and v_exp_f32 a weight (the fp8 scales join
     // here, once per score; check_scales keeps the product a normal fp32).
     const float score_log2 = p.sm_scale * p.kv_scale * p.q_scale * std::numbers::log2e_v<float>;
-    pv_mma o[2][parts::pv_pieces];  // O^T: output columns [256 h + 32 c, 256 h + 32 c + 32) in o[h][c]
+    // O^T: the wave's output columns [32 c, 32 c + 32) from k_way * wave_columns in o[c].
+    constexpr int pieces = parts::wave_pieces;
+    pv_mma o[pieces];
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-      for (int c = 0; c < parts::pv_pieces; ++c) o[h][c].clear();
+    for (int c = 0; c < pieces; ++c) o[c].clear();
     // The row's running max (log2 units, -inf before its first seen row), the weights' offset (-m,
     // or 0 while m is -inf, so that unseen scores weigh 2^-inf = 0), and this lane's share of the
     // row's running sum.
-    float m = minus_inf, offset = 0.0f, l = 0.0f;
+    float m = minus_inf, offset = 0.0f;
+    floatx2 l = {0.0f, 0.0f};  // two partial sums: the weights are added in pairs (v_pk_add_f32)
     typename pv_mma::b_fragment p_frag;
     // Whole waves take whole K steps of a tile's loads: a wave's first step is the same in all its
     // lanes, so the steps' K offsets are scalar and a step past the ninth is a scalar branch.
@@ -440,81 +522,182 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     __syncthreads();
 
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
-      // The lane and what follows from it, recomputed each tile (arch::opaque_copy): the loop's
-      // registers go to the outputs and the queries, not to lane addresses.
-      const unsigned t_lane = arch::opaque_copy(static_cast<unsigned>(lane)), t_group = t_lane / 16;
+      // The lane and what follows from it, recomputed each tile (arch::opaque_copy) where the loop's
+      // registers must go to the outputs and the queries, not to lane addresses (k_ways 1); a wave
+      // that shares its rows has registers for its addresses, computed once.
+      const unsigned t_lane = k_ways > 1 ? static_cast<unsigned>(lane) : arch::opaque_copy(static_cast<unsigned>(lane)),
+                     t_group = t_lane / 16;
       __builtin_assume(t_lane < 64);  // what the copy hides: lane-derived indices need no sign fix-ups
       const int load_tid = wave % step_waves * 64 + static_cast<int>(t_lane);
       const bool next_tile = j0 + kv_tile < j_end;  // the same in the whole workgroup
-      // The next tile's first rounds are issued once the scores are done and stay in flight
-      // through the P x V product (early_rounds: what the registers allow beside it).
+      // The next tile's first rounds stay in flight through this tile's P x V product (early_rounds:
+      // what the registers allow beside it), issued once the scores are done; a whole next tile is
+      // issued before them.
       loader next_first, next_early[early];
-
-      if (wave_has_rows) {
-        qk_mma scores;
-        static_for<steps>([&](auto s_constant) {
-          constexpr int s = decltype(s_constant)::value;
-          scores.template step<s == 0>(k_lds + s * parts::k_tile_bytes, q_frag[s], 0, t_lane);
-        });
-        // Score (n, r) of this lane is KV row j0 + 16 n + 4 g + r: the rows its query sees keep
-        // their raw score (the scale is positive, so maxima commute with it), the others -inf.
-        const int seen = visible_end - j0 - 4 * static_cast<int>(t_group);
-        float s[qk_mma::tiles_m][regs], lane_max = minus_inf;
-#pragma unroll
-        for (int n = 0; n < qk_mma::tiles_m; ++n)
-#pragma unroll
-          for (int r = 0; r < regs; ++r) {
-            s[n][r] = 16 * n + r < seen ? scores.acc[n][0][r] : minus_inf;
-            lane_max = __builtin_fmaxf(lane_max, s[n][r]);
-          }
-        // The running max moves only when some lane of the wave sees a score past its row's max by
-        // more than rescale_margin (a row's first seen score among them: -inf + margin is -inf), so
-        // most tiles leave the outputs as they are: no pass over O, no shuffles. Between moves a
-        // weight is at most 2^rescale_margin, which bf16 P and the fp32 sums hold as exactly as 1.
-        if (__builtin_expect(__builtin_amdgcn_ballot_w64(lane_max * score_log2 > m + parts::rescale_margin) != 0, 0)) {
-          arch::mark_rare_block();
-          float row_max = lane_max;  // over the row's four lane groups
-#pragma unroll
-          for (int x = 16; x < 64; x *= 2) row_max = __builtin_fmaxf(row_max, __shfl_xor(row_max, x));
-          const float m_new = __builtin_fmaxf(m, row_max * score_log2);                       // -inf: nothing seen yet
-          const float alpha = m_new == minus_inf ? 1.0f : arch::exp2_instruction(m - m_new);  // 0 from -inf
-          m = m_new;
-          offset = m_new == minus_inf ? 0.0f : -m_new;
-          l *= alpha;
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int c = 0; c < parts::pv_pieces; ++c)
-#pragma unroll
-              for (int i = 0; i < pv_mma::tiles_m; ++i)
-#pragma unroll
-                for (int r = 0; r < regs; ++r) o[h][c].acc[i][0][r] *= alpha;
-        }
-        // The weights, summed in fp32, and P^T in bf16 (each weight then within 2^-9 of its fp32
-        // value relatively, which the sums count) as the P x V step's B operand: element q of the lane's slice
-        // is score (q / 4, slice_register(q)) (v_position).
-        float e[qk_mma::tiles_m][regs];
-#pragma unroll
-        for (int n = 0; n < qk_mma::tiles_m; ++n)
-#pragma unroll
-          for (int r = 0; r < regs; ++r) {
-            e[n][r] = arch::exp2_instruction(__builtin_fmaf(s[n][r], score_log2, offset));
-            l += e[n][r];
-          }
-        static_for<pv_mma::mfmas>([&](auto s_constant) {
-          constexpr int k = decltype(s_constant)::value, words = sizeof(typename pv_mma::operand_bits) / 4;
-#pragma unroll
-          for (int w = 0; w < words; ++w) {
-            const int q = 2 * (k * words + w);
-            p_frag.v[0][k][w] =
-                arch::pack_bf16x2_rne_numbers(e[q / 4][slice_register(q)], e[(q + 1) / 4][slice_register(q + 1)]);
-          }
-        });
-      }
-      if (next_tile) {
+      auto issue_next = [&] {
+        if (!next_tile) return;
         next_first = locate_tile(j0 + kv_tile, load_tid);
         issue_rounds.template operator()<0, early>(next_first, next_early);
+      };
+      if constexpr (parts::whole_tile_in_flight) issue_next();
+
+      // The wave's scores: S^T over its K steps, and with k_ways > 1 the sum of its row group's
+      // partials (k_way order: the same bits in every wave of the group).
+      qk_mma scores;
+      if (wave_has_rows)
+        static_for<parts::wave_steps>([&](auto i_constant) {
+          constexpr int i = decltype(i_constant)::value;
+          if (has_step(i))
+            scores.template step<i == 0>(k_lds + wave_step(i) * parts::k_tile_bytes, q_frag[i], 0, t_lane);
+        });
+      // Score (n, r) of this lane is KV row j0 + 16 n + 4 g + r: the rows its query sees keep their
+      // raw score (the scale is positive, so maxima commute with it), the others -inf, masked only
+      // in a tile that reaches past a query's last row (a split's or a sequence's last tile, a
+      // causal tail: a rare block). Lanes without a row keep their scores of zero queries: they
+      // are never stored.
+      const bool tile_seen_whole = j0 + kv_tile <= wave_visible_end;
+      const int seen = visible_end - j0 - 4 * static_cast<int>(t_group);
+      auto mask = [&](float v, int n, int r) { return 16 * n + r < seen ? v : minus_inf; };
+      // The running max moves only when some lane of the wave sees a score past its row's max by
+      // more than rescale_margin (a row's first seen score among them: -inf + margin is -inf), so
+      // most tiles leave the outputs as they are: no pass over O, no shuffles. Between moves a
+      // weight is at most 2^rescale_margin, which bf16 P and the fp32 sums hold as exactly as 1.
+      // lane_max: the largest score of the lane's (masked) scores.
+      auto needs_new_max = [&](float lane_max) {
+        return __builtin_amdgcn_ballot_w64(lane_max * score_log2 > m + parts::rescale_margin) != 0;
+      };
+      auto move_max = [&](float lane_max) {
+        float row_max = lane_max;  // over the row's four lane groups
+#pragma unroll
+        for (int x = 16; x < 64; x *= 2) row_max = __builtin_fmaxf(row_max, __shfl_xor(row_max, x));
+        const float m_new = __builtin_fmaxf(m, row_max * score_log2);                       // -inf: nothing seen yet
+        const float alpha = m_new == minus_inf ? 1.0f : arch::exp2_instruction(m - m_new);  // 0 from -inf
+        m = m_new;
+        offset = m_new == minus_inf ? 0.0f : -m_new;
+        l *= alpha;
+#pragma unroll
+        for (int c = 0; c < pieces; ++c)
+#pragma unroll
+          for (int i = 0; i < pv_mma::tiles_m; ++i)
+#pragma unroll
+            for (int r = 0; r < regs; ++r) o[c].acc[i][0][r] *= alpha;
+      };
+      // The weights of a pair of scores (one v_pk_fma_f32, two v_exp_f32), summed in fp32, and
+      // P^T in bf16 (each weight then within 2^-9 of its fp32 value relatively, which the sums
+      // count) as the P x V step's B operand: word t of the lane's slice holds elements 2t, 2t + 1,
+      // score (q / 4, slice_register(q)) for element q (v_position), a pair of score registers.
+      auto weights = [&](float a, float b) {
+        const floatx2 x =
+            __builtin_elementwise_fma(floatx2{a, b}, floatx2{score_log2, score_log2}, floatx2{offset, offset});
+        return floatx2{arch::exp2_instruction(x[0]), arch::exp2_instruction(x[1])};
+      };
+      constexpr int words = sizeof(typename pv_mma::operand_bits) / 4;
+      static_assert(pv_mma::mfmas * words == 4, "mla_decode: P^T's slice is four words a lane");
+      auto set_word = [&](int t, std::uint32_t bits) { p_frag.v[0][t / words][t % words] = bits; };
+      // Score registers of word t's elements: slice_register(2t) and slice_register(2t + 1) of tile
+      // t / 2, the pair 2 (t % 2), 2 (t % 2) + 1 (swapped in tile 1).
+      auto pack_word = [&](int t, floatx2 e) {
+        return t / 2 == 0 ? arch::pack_bf16x2_rne_numbers(e[0], e[1]) : arch::pack_bf16x2_rne_numbers(e[1], e[0]);
+      };
+      static_assert(slice_register(0) == 0 && slice_register(1) == 1 && slice_register(4) == 1 &&
+                        slice_register(5) == 0 && slice_register(6) == 3 && slice_register(7) == 2,
+                    "mla_decode: word t of P^T's slice is score pair t, swapped in tile 1");
+
+      if constexpr (k_ways == 1) {
+        if (wave_has_rows) {
+          float sc[qk_mma::tiles_m][regs], lane_max = minus_inf;
+#pragma unroll
+          for (int n = 0; n < qk_mma::tiles_m; ++n)
+#pragma unroll
+            for (int r = 0; r < regs; ++r) sc[n][r] = scores.acc[n][0][r];
+          if (__builtin_expect(!tile_seen_whole, 0)) {
+            arch::mark_rare_block();
+#pragma unroll
+            for (int n = 0; n < qk_mma::tiles_m; ++n)
+#pragma unroll
+              for (int r = 0; r < regs; ++r) sc[n][r] = mask(sc[n][r], n, r);
+          }
+#pragma unroll
+          for (int n = 0; n < qk_mma::tiles_m; ++n)
+#pragma unroll
+            for (int r = 0; r < regs; ++r) lane_max = __builtin_fmaxf(lane_max, sc[n][r]);
+          if (__builtin_expect(needs_new_max(lane_max), 0)) {
+            arch::mark_rare_block();
+            move_max(lane_max);
+          }
+#pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            const floatx2 e = weights(sc[t / 2][2 * (t % 2)], sc[t / 2][2 * (t % 2) + 1]);
+            l += e;
+            set_word(t, pack_word(t, e));
+          }
+        }
+      } else {
+        // The k_ways waves of the row group share the softmax: wave k adds the group's partial
+        // S^T for score pair k (of the lane's four: tile k / 2, registers 2 (k % 2) and the next),
+        // computes its weights with the running max as it stands and writes them to LDS as word k
+        // of P^T's slice, with the pair's larger score. After a barrier every wave reads the four
+        // maxima (the same bits in each, so every wave decides alike): where no lane needs a new
+        // max, the four words are the P^T slice; where one does (rare), each wave moves the max,
+        // adds all four pairs of partials itself and computes the whole slice. A wave's share of
+        // the row's running sum is its pair's weights (summed over the waves at the end).
+        static_assert(k_ways == 4 && qk_mma::tiles_m == 2 && regs == 4,
+                      "mla_decode: four waves share a lane's four score pairs");
+        const int group_wave0 = wave - k_way;
+        auto pair_at = [&](int w, int pair) {
+          return partial_lds + ((w * 4 + pair) * 64 + static_cast<int>(t_lane)) * 8;
+        };
+        unsigned char* const words_lds = partial_lds + Cfg::waves * 4 * 64 * 8;
+        unsigned char* const max_lds = words_lds + Cfg::waves * 64 * 4;
+        auto word_at = [&](unsigned char* region, int w) { return region + (w * 64 + static_cast<int>(t_lane)) * 4; };
+#pragma unroll
+        for (int pair = 0; pair < 4; ++pair) {
+          // Float copies first: clang 19 bit-casts a vector element taken with a variable index
+          // as element 0 (device and emulated builds alike).
+          const float first = scores.acc[pair / 2][0][2 * (pair % 2)],
+                      second = scores.acc[pair / 2][0][2 * (pair % 2) + 1];
+          arch::lds_store<8>(pair_at(wave, pair), __builtin_bit_cast(arch::u32x2, floatx2{first, second}));
+        }
+        __syncthreads();  // every wave's partials in LDS (and every wave done with the K steps' scores)
+        // Score pair `pair` summed over the group's partials in wave order, masked where needed.
+        auto pair_scores = [&](int pair) {
+          floatx2 v = __builtin_bit_cast(floatx2, arch::lds_load<8>(pair_at(group_wave0, pair)));
+#pragma unroll
+          for (int w = 1; w < k_ways; ++w)
+            v += __builtin_bit_cast(floatx2, arch::lds_load<8>(pair_at(group_wave0 + w, pair)));
+          if (__builtin_expect(!tile_seen_whole, 0)) {
+            arch::mark_rare_block();
+            v = floatx2{mask(v[0], pair / 2, 2 * (pair % 2)), mask(v[1], pair / 2, 2 * (pair % 2) + 1)};
+          }
+          return v;
+        };
+        const floatx2 own = pair_scores(k_way);
+        floatx2 e = weights(own[0], own[1]);
+        arch::lds_store<4>(word_at(words_lds, wave), pack_word(k_way, e));
+        arch::lds_store<4>(word_at(max_lds, wave), __builtin_bit_cast(std::uint32_t, __builtin_fmaxf(own[0], own[1])));
+        __syncthreads();  // the group's words and maxima
+        float lane_max = minus_inf;
+#pragma unroll
+        for (int w = 0; w < k_ways; ++w)
+          lane_max = __builtin_fmaxf(lane_max,
+                                     __builtin_bit_cast(float, arch::lds_load<4>(word_at(max_lds, group_wave0 + w))));
+#pragma unroll
+        for (int t = 0; t < 4; ++t) set_word(t, arch::lds_load<4>(word_at(words_lds, group_wave0 + t)));
+        if (true) {
+          arch::mark_rare_block();
+          move_max(lane_max);
+#pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            const floatx2 v = pair_scores(t), et = weights(v[0], v[1]);
+            if (t == k_way) e = et;
+            set_word(t, pack_word(t, et));
+          }
+        }
+        l += e;
       }
+      if constexpr (!parts::whole_tile_in_flight) issue_next();
+      // The wave's first output column's K step.
+      const int column_step = k_way * parts::wave_column_steps;
       if constexpr (parts::v_by_transposing_reads) {
         if (wave_has_rows) {
           const int n = static_cast<int>(t_lane / 4 % 4), q = static_cast<int>(t_lane % 4);
@@ -525,12 +708,18 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
             for (int blk = 0; blk < 4; ++blk)
               row_at[r][blk] =
                   parts::k_layout::offset(16 * r + 4 * static_cast<int>(t_group) + (n ^ r), 32 * blk + 8 * q);
+          const unsigned char* const columns = k_lds + column_step * parts::k_tile_bytes;
 #pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int c = 0; c < parts::pv_pieces; ++c)
-              o[h][c].template step<false>(read_v_transposed<parts>(k_lds, h, c, row_at), p_frag, t_lane);
+          for (int c = 0; c < pieces; ++c)
+            o[c].template step<false>(read_v_transposed<parts>(columns, c, row_at), p_frag, t_lane);
         }
+      } else if constexpr (parts::v_in_place) {
+        // The partials' barrier saw every wave's scores done: the wave's own K steps are its alone.
+        transpose_v_in_wave<parts>(k_lds, column_step, t_lane);
+        const unsigned char* const v_columns = k_lds + column_step * parts::k_tile_bytes;
+#pragma unroll
+        for (int c = 0; c < pieces; ++c)
+          o[c].template step<false>(v_columns + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
       } else {
         __syncthreads();  // scores done with the K steps
         transpose_v_half<parts>(k_lds, 0, v_lds, wave, t_lane);
@@ -540,13 +729,13 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         if (wave_has_rows)
 #pragma unroll
           for (int c = 0; c < parts::pv_pieces; ++c)
-            o[0][c].template step<false>(v_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
+            o[c].template step<false>(v_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
         transpose_v_half<parts>(k_lds, 1, k_lds, wave, t_lane);
         __syncthreads();
         if (wave_has_rows)
 #pragma unroll
           for (int c = 0; c < parts::pv_pieces; ++c)
-            o[1][c].template step<false>(k_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
+            o[parts::pv_pieces + c].template step<false>(k_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
       }
       __syncthreads();  // every wave done with the K steps: the next tile's stores
       if (next_tile) {
@@ -559,7 +748,17 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
 
     // The row's sum over its four lane groups; out = O / sum, lse = (m + log2(sum)) ln 2 for the
     // running m (natural log of the scaled scores), or zeros and -inf for a row that saw no KV row.
-    float sum = l;
+    float sum = l[0] + l[1];
+    if constexpr (k_ways > 1) {  // the row group's shares, in wave order (every wave done with the loop's LDS)
+      unsigned char* const share_at = partial_lds + lane * 4;
+      arch::lds_store<4>(share_at + wave * 256, __builtin_bit_cast(std::uint32_t, sum));
+      __syncthreads();
+      const int group_wave0 = wave - k_way;
+      sum = __builtin_bit_cast(float, arch::lds_load<4>(share_at + group_wave0 * 256));
+#pragma unroll
+      for (int w = 1; w < k_ways; ++w)
+        sum += __builtin_bit_cast(float, arch::lds_load<4>(share_at + (group_wave0 + w) * 256));
+    }
 #pragma unroll
     for (int offset = 16; offset < 64; offset *= 2) sum += __shfl_xor(sum, offset);
     const float inv = sum > 0.0f ? p.kv_scale / sum : 0.0f;  // and once per output value
@@ -577,31 +776,30 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       const arch::buffer lses =
           arch::buffer::over(lse_out ? lse_out + q_first * per_row : nullptr, lse_out ? entries * 4 : 0u);
       const std::uint32_t entry = static_cast<std::uint32_t>(row) * per_row + (Direct ? 0u : split);
+      const std::uint32_t first_column = static_cast<std::uint32_t>(k_way * parts::wave_columns + 4 * group);
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
+      for (int c = 0; c < pieces; ++c)
 #pragma unroll
-        for (int c = 0; c < parts::pv_pieces; ++c)
+        for (int i = 0; i < pv_mma::tiles_m; ++i) {
+          const std::uint32_t at = entry * v_dim + first_column + c * parts::pv_columns + 16 * i;
+          float v[regs];
 #pragma unroll
-          for (int i = 0; i < pv_mma::tiles_m; ++i) {
-            const std::uint32_t at =
-                entry * v_dim +
-                static_cast<std::uint32_t>(h * parts::v_half + c * parts::pv_columns + 16 * i + 4 * group);
-            float v[regs];
+          for (int r = 0; r < regs; ++r) v[r] = o[c].acc[i][0][r] * inv;
+          if constexpr (Direct) {  // out is 4-byte aligned: two bf16 pairs
 #pragma unroll
-            for (int r = 0; r < regs; ++r) v[r] = o[h][c].acc[i][0][r] * inv;
-            if constexpr (Direct) {  // out is 4-byte aligned: two bf16 pairs
-#pragma unroll
-              for (int r = 0; r < regs; r += 2)
-                values.store4(half_bits_rne<bf16>(v[r]) | std::uint32_t{half_bits_rne<bf16>(v[r + 1])} << 16,
-                              row_valid ? (at + r) * 2 : arch::out_of_range);
-            } else {
-              values.store16(
-                  arch::u32x4{__builtin_bit_cast(std::uint32_t, v[0]), __builtin_bit_cast(std::uint32_t, v[1]),
-                              __builtin_bit_cast(std::uint32_t, v[2]), __builtin_bit_cast(std::uint32_t, v[3])},
-                  row_valid ? at * 4 : arch::out_of_range);
-            }
+            for (int r = 0; r < regs; r += 2)
+              values.store4(half_bits_rne<bf16>(v[r]) | std::uint32_t{half_bits_rne<bf16>(v[r + 1])} << 16,
+                            row_valid ? (at + r) * 2 : arch::out_of_range);
+          } else {
+            values.store16(
+                arch::u32x4{__builtin_bit_cast(std::uint32_t, v[0]), __builtin_bit_cast(std::uint32_t, v[1]),
+                            __builtin_bit_cast(std::uint32_t, v[2]), __builtin_bit_cast(std::uint32_t, v[3])},
+                row_valid ? at * 4 : arch::out_of_range);
           }
-      lses.store4(__builtin_bit_cast(std::uint32_t, lse), row_valid && group == 0 ? entry * 4 : arch::out_of_range);
+        }
+      // One lane of the row's column in one wave of its group.
+      lses.store4(__builtin_bit_cast(std::uint32_t, lse),
+                  row_valid && group == 0 && k_way == 0 ? entry * 4 : arch::out_of_range);
     };
     if (p.splits == 1)
       store_row.template operator()<true>();

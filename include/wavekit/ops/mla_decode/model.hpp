@@ -29,10 +29,12 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
   const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
   const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
   const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
+  const int k_ways = with_config(id, [](auto c) { return decltype(c)::k_ways; });
   const std::string kv = kv_bytes == 2 ? "bf16" : t == arch::target::gfx950 ? "e4m3fn" : "e4m3fnuz";
   planning::launch_work w;
-  w.profile = planning::find_profile(t, planning::family_named("mla_decode"),
-                                     "mla_decode_kernel<config<" + std::to_string(waves) + ", 32>, " + kv, "bf16>");
+  w.profile = planning::find_profile(
+      t, planning::family_named("mla_decode"),
+      "mla_decode_kernel<config<" + std::to_string(waves) + ", 32, " + std::to_string(k_ways) + ">, " + kv, "bf16>");
   w.what = "decode, " + std::to_string(plan.splits) + " KV splits";
   w.waves_per_workgroup = waves;
   double kv_rows = 0, q_rows = 0, workgroups = 0, partial_rows = 0, q_loaded = 0;
@@ -46,9 +48,10 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
     longest_chunk = std::max(longest_chunk, std::min(plan.chunk, len));
   }
   w.workgroups = workgroups;
-  // A workgroup's KV tiles (the longest chunk), each written to LDS and read by every wave.
+  // A workgroup's KV tiles (the longest chunk), each written to LDS and read by every group of
+  // rows (each wave of the row configs; the waves of a k_ways config share one reading).
   w.loop_iterations_per_wave = std::ceil(double(longest_chunk) / kv_tile);
-  w.lds_bytes_per_workgroup = w.loop_iterations_per_wave * kv_tile * qk_dim * kv_bytes * (1.0 + waves);
+  w.lds_bytes_per_workgroup = w.loop_iterations_per_wave * kv_tile * qk_dim * kv_bytes * (1.0 + waves / k_ways);
   const double q_bytes = q_rows * p.heads * qk_dim * 2.0;
   w.loaded_bytes = kv_rows * qk_dim * kv_bytes + q_loaded;
   w.dram_read_bytes = kv_rows * qk_dim * kv_bytes + q_bytes;
@@ -97,7 +100,7 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, arch:
   for (int b = 0; b < p.batch; ++b) longest = std::max(longest, s.kv_len(b));
   std::vector<planning::scored_plan<split_plan>> candidates;
   int last_chunk = -1;
-  for (int n : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
+  for (int n = 1; n <= max_splits; ++n) {  // every cut (distinct chunks): the model's time is cheap
     const long rows = (std::max(longest, 1) + n - 1L) / n;
     split_plan plan;
     plan.chunk = static_cast<int>(std::max<long>(kv_tile, (rows + kv_tile - 1) / kv_tile * kv_tile));
