@@ -459,7 +459,9 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     // or 0 while m is -inf, so that unseen scores weigh 2^-inf = 0), and this lane's share of the
     // row's running sum.
     float m = minus_inf, offset = 0.0f;
-    floatx2 l = {0.0f, 0.0f};  // two partial sums: the weights are added in pairs (v_pk_add_f32)
+    // The row configs add a lane's eight weights to one sum (its registers are spoken for); rows16
+    // keeps two partial sums, one v_pk_add_f32 a weight pair.
+    std::conditional_t<k_ways == 1, float, floatx2> l{};
     typename pv_mma::b_fragment p_frag;
     // Whole waves take whole K steps of a tile's loads: a wave's first step is the same in all its
     // lanes, so the steps' K offsets are scalar and a step past the ninth is a scalar branch.
@@ -555,7 +557,8 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       // in a tile that reaches past a query's last row (a split's or a sequence's last tile, a
       // causal tail: a rare block). Lanes without a row keep their scores of zero queries: they
       // are never stored.
-      const bool tile_seen_whole = j0 + kv_tile <= wave_visible_end;
+      // (The same in every lane: readfirstlane tells the compiler, so the mask is a scalar branch.)
+      const bool tile_seen_whole = __builtin_amdgcn_readfirstlane(j0 + kv_tile <= wave_visible_end);
       const int seen = visible_end - j0 - 4 * static_cast<int>(t_group);
       auto mask = [&](float v, int n, int r) { return 16 * n + r < seen ? v : minus_inf; };
       // The running max moves only when some lane of the wave sees a score past its row's max by
@@ -609,14 +612,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
 #pragma unroll
           for (int n = 0; n < qk_mma::tiles_m; ++n)
 #pragma unroll
-            for (int r = 0; r < regs; ++r) sc[n][r] = scores.acc[n][0][r];
-          if (__builtin_expect(!tile_seen_whole, 0)) {
-            arch::mark_rare_block();
-#pragma unroll
-            for (int n = 0; n < qk_mma::tiles_m; ++n)
-#pragma unroll
-              for (int r = 0; r < regs; ++r) sc[n][r] = mask(sc[n][r], n, r);
-          }
+            for (int r = 0; r < regs; ++r) sc[n][r] = mask(scores.acc[n][0][r], n, r);
 #pragma unroll
           for (int n = 0; n < qk_mma::tiles_m; ++n)
 #pragma unroll
@@ -628,7 +624,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
 #pragma unroll
           for (int t = 0; t < 4; ++t) {
             const floatx2 e = weights(sc[t / 2][2 * (t % 2)], sc[t / 2][2 * (t % 2) + 1]);
-            l += e;
+            l += e[0] + e[1];
             set_word(t, pack_word(t, e));
           }
         }
@@ -683,7 +679,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
                                      __builtin_bit_cast(float, arch::lds_load<4>(word_at(max_lds, group_wave0 + w))));
 #pragma unroll
         for (int t = 0; t < 4; ++t) set_word(t, arch::lds_load<4>(word_at(words_lds, group_wave0 + t)));
-        if (true) {
+        if (__builtin_expect(needs_new_max(lane_max), 0)) {
           arch::mark_rare_block();
           move_max(lane_max);
 #pragma unroll
@@ -748,7 +744,11 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
 
     // The row's sum over its four lane groups; out = O / sum, lse = (m + log2(sum)) ln 2 for the
     // running m (natural log of the scaled scores), or zeros and -inf for a row that saw no KV row.
-    float sum = l[0] + l[1];
+    float sum;
+    if constexpr (k_ways == 1)
+      sum = l;
+    else
+      sum = l[0] + l[1];
     if constexpr (k_ways > 1) {  // the row group's shares, in wave order (every wave done with the loop's LDS)
       unsigned char* const share_at = partial_lds + lane * 4;
       arch::lds_store<4>(share_at + wave * 256, __builtin_bit_cast(std::uint32_t, sum));
