@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support/lds_kernels.hpp"
+#include "wavekit/arch/fp4_convert.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/core/numeric_types.hpp"
 
@@ -60,6 +61,35 @@ TEST_CASE("cvt_scalef32_pk_bf16_fp8 widens e4m3 pairs to bf16 exactly, the first
   CHECK(std::bit_cast<std::uint32_t>(__builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(0x3800u, 1.0f, false)) == 0x3F800000u);
   // The scale's exponent multiplies (4.0 and 7.0 both scale by 4): 1.0 -> 4.0
   CHECK(std::bit_cast<std::uint32_t>(__builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(0x38u, 7.0f, false)) == 0x4080u);
+}
+
+TEST_CASE("cvt_scalef32_pk_bf16_fp4 widens an e2m1 pair times its e8m0 scale to bf16 exactly",
+          "[emu][convert][gfx950]") {
+  // Every code in both nibbles of every byte, at scales 2^-127 (code 0), 2^-10, 1 and 2^100.
+  for (std::uint32_t scale_code : {0u, 117u, 127u, 227u}) {
+    const float scale = arch::e8m0_scale_operand(scale_code);
+    for (std::uint32_t code = 0; code < 16; ++code)
+      for (int byte = 0; byte < 4; ++byte) {
+        const std::uint32_t src = (code | (15u - code) << 4) << (8 * byte) | 0x5Au << (8 * ((byte + 1) % 4));
+        const std::uint32_t bits =
+            std::bit_cast<std::uint32_t>(byte == 0   ? __builtin_amdgcn_cvt_scalef32_pk_bf16_fp4(src, scale, 0)
+                                         : byte == 1 ? __builtin_amdgcn_cvt_scalef32_pk_bf16_fp4(src, scale, 1)
+                                         : byte == 2 ? __builtin_amdgcn_cvt_scalef32_pk_bf16_fp4(src, scale, 2)
+                                                     : __builtin_amdgcn_cvt_scalef32_pk_bf16_fp4(src, scale, 3));
+        const float low = to_float(fp4_e2m1::from_bits(code)) * decode_e8m0(scale_code);
+        const float high = to_float(fp4_e2m1::from_bits(15u - code)) * decode_e8m0(scale_code);
+        INFO("code " << code << ", byte " << byte << ", scale code " << scale_code);
+        CHECK((bits & 0xFFFF) == std::bit_cast<std::uint32_t>(low) >> 16);  // exact: e2m1 x 2^k fits bf16
+        CHECK((bits >> 16) == std::bit_cast<std::uint32_t>(high) >> 16);
+      }
+  }
+}
+
+TEST_CASE("widen_fp4x8_to_bf16: four bytes of e2m1 pairs to eight bf16 values in order", "[emu][convert][gfx950]") {
+  // Bytes 0x21 0x43 0x65 0x87: codes 1, 2, 3, 4, 5, 6, 7, 8 (0.5, 1, 1.5, 2, 3, 4, 6, -0) at scale 2.
+  const arch::u32x4 w = arch::widen_fp4x8_to_bf16(0x87654321u, arch::e8m0_scale_operand(128));
+  const std::uint32_t expected[8] = {0x3F80u, 0x4000u, 0x4040u, 0x4080u, 0x40C0u, 0x4100u, 0x4140u, 0x8000u};
+  for (int i = 0; i < 8; ++i) CHECK(((w[i / 2] >> (16 * (i % 2))) & 0xFFFF) == expected[i]);
 }
 
 TEST_CASE("unscaled fp8 converters use OCP formats on gfx950", "[emu][convert][gfx950]") {

@@ -34,6 +34,7 @@ __device__ floatx4 wavekit_gfx950_mfma_scale_f32_16x16x128_f8f6f4(int32x8, int32
 __device__ floatx16 wavekit_gfx950_mfma_scale_f32_32x32x64_f8f6f4(int32x8, int32x8, floatx16, int, int, int, int, int, int) __asm("llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32");
 __device__ unsigned wavekit_gfx950_cvt_scalef32_pk_fp4_f32(unsigned, float, float, float, int) __asm("llvm.amdgcn.cvt.scalef32.pk.fp4.f32");
 __device__ bf16x2 wavekit_gfx950_cvt_scalef32_pk_bf16_fp8(unsigned, float, bool) __asm("llvm.amdgcn.cvt.scalef32.pk.bf16.fp8");
+__device__ bf16x2 wavekit_gfx950_cvt_scalef32_pk_bf16_fp4(unsigned, float, int) __asm("llvm.amdgcn.cvt.scalef32.pk.bf16.fp4");
 __device__ i16x4 wavekit_gfx950_ds_read_tr16_b64(__attribute__((address_space(3))) void*) __asm("llvm.amdgcn.ds.read.tr16.b64.v4i16");
 }
 // clang-format on

@@ -90,6 +90,15 @@ inline wavekit::bf16x2 __builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(unsigned src, f
   const std::uint32_t bits = wavekit::bf16_bits_rne(v[0]) | wavekit::bf16_bits_rne(v[1]) << 16;
   return std::bit_cast<wavekit::bf16x2>(bits);
 }
+// The fp4 pair of byte byte_sel (the low nibble first), widened as above and rounded to bf16
+// (exact unless the scale takes it past bf16's range: an e2m1 value has 2 significant bits).
+inline wavekit::bf16x2 __builtin_amdgcn_cvt_scalef32_pk_bf16_fp4(unsigned src, float scale, int byte_sel) {
+  const unsigned byte = (src >> (8 * (byte_sel & 3))) & 0xFF;
+  const std::uint32_t bits = wavekit::bf16_bits_rne(wavekit::emu::widen_scaled<wavekit::fp4_e2m1>(byte & 0xF, scale)) |
+                             wavekit::bf16_bits_rne(wavekit::emu::widen_scaled<wavekit::fp4_e2m1>(byte >> 4, scale))
+                                 << 16;
+  return std::bit_cast<wavekit::bf16x2>(bits);
+}
 inline wavekit::emu::float2_t __builtin_amdgcn_cvt_scalef32_pk_f32_fp4(unsigned src, float scale, int byte_sel) {
   const unsigned byte = (src >> (8 * (byte_sel & 3))) & 0xFF;
   return {wavekit::emu::widen_scaled<wavekit::fp4_e2m1>(byte & 0xF, scale),
