@@ -1,6 +1,7 @@
 // MLA decode (wavekit::mla_decode) over amd-mixed-mla's cases: batch 4, 32, 64 and 256 at KV
 // lengths 1024 and 8192, 16 heads, one query per sequence, with a bf16 cache, an fp8 one (the
-// device's format, a per-tensor scale), and fp8 queries too (`fp8`: 0, 1, 2); DeepSeek's 128
+// device's format, a per-tensor scale), fp8 queries too, and an MXFP4 cache (`fp8`: 0, 1, 2, 3;
+// MXFP4 on gfx950 only: its emulated runs, and a gfx942 device skips them); DeepSeek's 128
 // heads; and the cases docs/performance.md compares with aiter's published times (bf16 cache:
 // PR 2039's 128 heads at 21 and 64 KV rows, PR 3003's 32 heads, 1 sequence of 1024 to 70000
 // rows). Each case is verified first
@@ -46,7 +47,7 @@ void run(benchmark::State& state) {
   hipDeviceSynchronize();
   state.SetLabel(mla::config_name(mla::choose_config(t.p, t.view())) + ", " + std::to_string(plan.splits) +
                  " splits of " + std::to_string(plan.chunk));
-  test::set_predicted(state, planning::predict(mla::model_launches(t.p, t.view(), static_cast<int>(sizeof(KV)),
+  test::set_predicted(state, planning::predict(mla::model_launches(t.p, t.view(), mla::kv_bits_of<KV>,
                                                                    arch::current_device_arch().kind, plan),
                                                arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
@@ -60,7 +61,7 @@ void run(benchmark::State& state) {
 #if defined(WAVEKIT_EMULATOR)
   for (auto _ : state) {
   }
-  const double kv_bytes = double(batch) * kv_len * mla::qk_dim * sizeof(KV);
+  const double kv_bytes = double(batch) * kv_len * mla::kv_row_bytes(mla::kv_bits_of<KV>);
   const double once = kv_bytes + double(batch) * heads * (mla::qk_dim * sizeof(Q) + mla::v_dim * 2);
   state.counters["splits"] = plan.splits;
   state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
@@ -73,12 +74,19 @@ void run(benchmark::State& state) {
 }
 
 void mla_decode_bench(benchmark::State& state) {
-  if (state.range(3) == 0)
+  if (state.range(3) == 0) {
     run<bf16>(state);
-  else if (state.range(3) == 1)
+  } else if (state.range(3) == 3) {
+    if (arch::current_device_arch().kind != arch::target::gfx950) {
+      state.SkipWithError("an MXFP4 cache needs gfx950");
+      return;
+    }
+    run<fp4x2_e2m1>(state);
+  } else if (state.range(3) == 1) {
     arch::with_device_fp8([&](auto fp8_format) { run<decltype(fp8_format)>(state); });
-  else
+  } else {
     arch::with_device_fp8([&](auto fp8_format) { run<decltype(fp8_format), decltype(fp8_format)>(state); });
+  }
 }
 
 // aiter's published decode cases (bf16 cache, 128 and 32 heads) as the performance report models them.
@@ -95,6 +103,12 @@ BENCHMARK(mla_decode_bench)
     ->ArgNames({"batch", "kv", "heads", "fp8"})
     ->ArgsProduct({{4, 32, 64, 256}, {1024, 8192}, {16}, {0, 1}})
     ->Args({4, 1024, 16, 2})
+#if !defined(WAVEKIT_EMULATOR) || WAVEKIT_TARGET_GFX950
+    ->Args({4, 1024, 16, 3})
+    ->Args({4, 8192, 16, 3})
+    ->Args({64, 8192, 16, 3})
+    ->Args({256, 8192, 16, 3})
+#endif
     ->Args({4, 8192, 128, 0})
     ->Args({4, 8192, 128, 1})
     ->Args({4, 8192, 128, 2})

@@ -1,5 +1,6 @@
 // Codegen instance: the MLA decode kernel (ops/mla_decode/kernel.hpp), each shipped config over a
-// bf16 and an fp8 (the target's format) latent cache with bf16 queries, and with fp8 queries too.
+// bf16 and an fp8 (the target's format) latent cache with bf16 queries, and with fp8 queries too;
+// on gfx950 also over an MXFP4 cache with bf16 queries.
 // wavekit-codegen-archs: gfx942 gfx950
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/ops/mla_decode/kernel.hpp"
@@ -15,3 +16,8 @@ template __global__ void mla::mla_decode_kernel<mla::config_rows64, fp8, fp8>(ml
 template __global__ void mla::mla_decode_kernel<mla::config_rows128, wavekit::bf16>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows128, fp8>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows128, fp8, fp8>(mla::decode_params);
+#if defined(__gfx950__)
+template __global__ void mla::mla_decode_kernel<mla::config_rows16, wavekit::fp4x2_e2m1>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows64, wavekit::fp4x2_e2m1>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows128, wavekit::fp4x2_e2m1>(mla::decode_params);
+#endif

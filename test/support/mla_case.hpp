@@ -1,6 +1,7 @@
-// A random MLA decode batch on the device (bf16 or fp8 queries, a bf16 or fp8 latent cache, ragged
-// or paged) and its check against host::reference_mla_decode (fed the values the kernel reads: an
-// fp8 code times its scale) at a bound computed from the formats:
+// A random MLA decode batch on the device (bf16 or fp8 queries, a bf16, fp8 or MXFP4 latent cache,
+// ragged or paged) and its check against host::reference_mla_decode (fed the values the kernel
+// reads: an fp8 code times its scale, an e2m1 code times its block's) at a bound computed from the
+// formats (an MXFP4 value times its scale is a bf16 value, so the bound holds for it unchanged):
 //   - scores: fp32 accumulation of exact bf16 products over 576 values, so |s - s_ref| <= delta =
 //     sm_scale * 576 * 2^-23 * |q|_2 |k|_2 (Cauchy-Schwarz over the query's row and the largest KV
 //     row); a weight e^s / sum moves by at most 2 delta relative;
@@ -24,19 +25,26 @@
 
 #include "support/device_upload.hpp"
 #include "wavekit/core/float_codec.hpp"
+#include "wavekit/host/quantize_mx.hpp"
 #include "wavekit/host/reference_mla_decode.hpp"
 #include "wavekit/ops/mla_decode.hpp"
 
 namespace wavekit::test {
 
 // KV: the cache's type, bf16 or an fp8 format (quantized with one per-tensor scale, amax /
-// max_finite, by saturate_cast: the host quantizer's rule); Q: the queries' type, likewise.
+// max_finite, by saturate_cast: the host quantizer's rule), or fp4x2_e2m1 (host::quantize_mx's
+// MXFP4, its scales in a table of padded rows whose padding holds NaN codes); Q: the queries' type,
+// bf16 or fp8.
 template <class KV = bf16, class Q = bf16>
 struct mla_case {
+  static constexpr bool mx = std::is_same_v<KV, fp4x2_e2m1>;
+  static constexpr int scale_stride = 24;  // an MXFP4 cache's scale rows: 18 used, padded as aiter pads
   ops::mla_decode::problem p;
   std::vector<int> qo, kv_indptr, kv_lens, page_table;
   std::vector<Q> q;
   std::vector<KV> cache;
+  std::vector<e8m0> block_scales;  // MXFP4: [cache_rows][scale_stride]
+  e8m0* d_block_scales = nullptr;
   float kv_scale = 1.0f, q_scale = 1.0f;
   std::vector<float> q_f, cache_f;  // the values (codes times the scale), for the reference
   Q* d_q = nullptr;
@@ -90,7 +98,17 @@ struct mla_case {
         for (int j = 0; j < lens[b]; ++j) values[std::size_t(row_of(b, j)) * 576] = score_ramp * float(j);
     }
     quantize(q_values, q, q_f, q_scale);
-    quantize(values, cache, cache_f, kv_scale);
+    if constexpr (mx) {
+      const auto t = host::quantize_mx<fp4_e2m1>(values, cache_rows, 576);
+      cache = t.data, cache_f = host::dequantize(t);
+      block_scales.assign(std::size_t(cache_rows) * scale_stride, e8m0::from_bits(e8m0_codes::nan));
+      for (int r = 0; r < cache_rows; ++r)
+        for (int j = 0; j < ops::mla_decode::scale_blocks; ++j)
+          block_scales[std::size_t(r) * scale_stride + j] = t.scales[std::size_t(r) * t.scale_cols() + j];
+      d_block_scales = upload(block_scales);
+    } else {
+      quantize(values, cache, cache_f, kv_scale);
+    }
     d_q = upload(q), d_cache = upload(cache), d_qo = upload(qo);
     d_kv_indptr = kv_indptr.empty() ? nullptr : upload(kv_indptr);
     d_kv_lens = kv_lens.empty() ? nullptr : upload(kv_lens);
@@ -101,7 +119,7 @@ struct mla_case {
   }
   ~mla_case() {
     hipFree(d_q), hipFree(d_cache), hipFree(d_qo), hipFree(d_kv_indptr), hipFree(d_kv_lens), hipFree(d_pages);
-    hipFree(d_out), hipFree(d_lse), hipFree(workspace);
+    hipFree(d_out), hipFree(d_lse), hipFree(workspace), hipFree(d_block_scales);
   }
   mla_case(const mla_case&) = delete;
 
@@ -135,8 +153,20 @@ struct mla_case {
       hipMalloc(&workspace, need);
       workspace_bytes = need;
     }
-    return {d_q,   d_cache, d_qo,      d_kv_indptr,     d_kv_lens, d_pages,
-            d_out, d_lse,   workspace, workspace_bytes, kv_scale,  q_scale};
+    return {d_q,
+            d_cache,
+            d_qo,
+            d_kv_indptr,
+            d_kv_lens,
+            d_pages,
+            d_out,
+            d_lse,
+            workspace,
+            workspace_bytes,
+            kv_scale,
+            q_scale,
+            d_block_scales,
+            mx ? scale_stride : 0};
   }
 
   // The cache row of sequence b's KV row j.

@@ -11,8 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::lds_census {
@@ -50,10 +52,14 @@ void measure(entries& out, std::string op, std::string config, std::string probl
                  counters.lds_bank_conflict_cycles});
 }
 
-// The name of an element type as the problems print it ("bf16", "e4m3fnuz").
+// The name of an element type as the problems print it ("bf16", "e4m3fnuz"; packed fp4 pairs:
+// "MXFP4", the cache form they are the codes of).
 template <class T>
 std::string type_name() {
-  return T::format::name;
+  if constexpr (std::is_same_v<T, fp4x2_e2m1>)
+    return "MXFP4";
+  else
+    return T::format::name;
 }
 
 // One function per op or weight format, each its own translation unit (one heavy instantiation a

@@ -1,5 +1,5 @@
 // MLA decode's census: each shipped config with a bf16 and an fp8 cache (the device's format;
-// bf16 queries, the report's forms), on two sequences of four KV tiles in two splits, so that the
+// bf16 queries, the report's forms), and on gfx950 an MXFP4 cache too, on two sequences of four KV tiles in two splits, so that the
 // LSE reduce the split rows launch runs too. The report's MLA rows name their kernel as the codegen
 // profile the performance model picks for them; the census names each entry the same way, asking
 // the model for its own problem, which has as many (query, head) rows as the config holds so that
@@ -27,7 +27,7 @@ void measure_config(entries& out, md::config_id id) {
                               std::to_string(plan.splits) + " splits, " + type_name<KV>() + " cache";
   if (md::choose_config(t.p, t.view()) != id)
     fail("mla_decode", C::name(), problem, "the plan picks another config for the census problem");
-  const auto launches = md::model_launches(t.p, t.view(), static_cast<int>(sizeof(KV)), arch::current_target);
+  const auto launches = md::model_launches(t.p, t.view(), md::kv_bits_of<KV>, arch::current_target);
   if (!launches.front().profile) fail("mla_decode", C::name(), problem, "the model has no codegen profile for it");
   const auto args = t.args(plan);
   measure(
@@ -43,6 +43,7 @@ void census_mla_decode(entries& out) {
       using C = decltype(cfg);
       measure_config<C, bf16>(out, id);
       measure_config<C, arch::fp8_of<arch::current_target>>(out, id);
+      if constexpr (arch::current_target == arch::target::gfx950) measure_config<C, fp4x2_e2m1>(out, id);
       return 0;
     });
 }

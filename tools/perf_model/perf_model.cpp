@@ -300,33 +300,39 @@ void mla(std::vector<std::string>& out) {
   namespace md = wavekit::ops::mla_decode;
   // Decode (one query row a sequence) over a ragged cache, equal lengths. Peers: aiter PR 2039's
   // HipKittens times at 128 heads (MI300, MI355; cache type not stated, modelled bf16), PR 3003's
-  // at 32 heads (MI35x), and amd-mixed-mla's README reference latencies (16 heads, fp8 cache).
+  // at 32 heads (MI35x), and amd-mixed-mla's README reference latencies (16 heads, fp8 cache; the
+  // problem hands every submission its cache in bf16, fp8 and MXFP4 too, so the MXFP4 rows read the
+  // form a submission may choose, against the same reference).
   struct shape {
-    int batch, heads, kv, kv_bytes;
+    int batch, heads, kv, kv_bits;
     target t;
     const char* who;
     double us;
   } const shapes[] = {
-      {1, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 12.77},
-      {16, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 13.26},
-      {64, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 15.44},
-      {128, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 17.40},
-      {256, 128, 21, 2, target::gfx942, "aiter PR 2039 (HK)", 34.65},
-      {1, 128, 64, 2, target::gfx942, "aiter PR 2039 (HK)", 12.47},
-      {1, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 10.42},
-      {16, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 12.07},
-      {64, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 14.04},
-      {128, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 14.83},
-      {256, 128, 21, 2, target::gfx950, "aiter PR 2039 (HK)", 19.30},
-      {1, 128, 64, 2, target::gfx950, "aiter PR 2039 (HK)", 10.97},
-      {1, 32, 1024, 2, target::gfx950, "aiter PR 3003 (HK)", 20.7},
-      {1, 32, 8192, 2, target::gfx950, "aiter PR 3003 (HK)", 30.8},
-      {1, 32, 32768, 2, target::gfx950, "aiter PR 3003 (HK)", 45.7},
-      {1, 32, 70000, 2, target::gfx950, "aiter PR 3003 (HK)", 64.2},
-      {4, 16, 1024, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 118},
-      {4, 16, 8192, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 113},
-      {64, 16, 8192, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 171},
-      {256, 16, 8192, 1, target::gfx950, "amd-mixed-mla README (a8w8)", 349},
+      {1, 128, 21, 16, target::gfx942, "aiter PR 2039 (HK)", 12.77},
+      {16, 128, 21, 16, target::gfx942, "aiter PR 2039 (HK)", 13.26},
+      {64, 128, 21, 16, target::gfx942, "aiter PR 2039 (HK)", 15.44},
+      {128, 128, 21, 16, target::gfx942, "aiter PR 2039 (HK)", 17.40},
+      {256, 128, 21, 16, target::gfx942, "aiter PR 2039 (HK)", 34.65},
+      {1, 128, 64, 16, target::gfx942, "aiter PR 2039 (HK)", 12.47},
+      {1, 128, 21, 16, target::gfx950, "aiter PR 2039 (HK)", 10.42},
+      {16, 128, 21, 16, target::gfx950, "aiter PR 2039 (HK)", 12.07},
+      {64, 128, 21, 16, target::gfx950, "aiter PR 2039 (HK)", 14.04},
+      {128, 128, 21, 16, target::gfx950, "aiter PR 2039 (HK)", 14.83},
+      {256, 128, 21, 16, target::gfx950, "aiter PR 2039 (HK)", 19.30},
+      {1, 128, 64, 16, target::gfx950, "aiter PR 2039 (HK)", 10.97},
+      {1, 32, 1024, 16, target::gfx950, "aiter PR 3003 (HK)", 20.7},
+      {1, 32, 8192, 16, target::gfx950, "aiter PR 3003 (HK)", 30.8},
+      {1, 32, 32768, 16, target::gfx950, "aiter PR 3003 (HK)", 45.7},
+      {1, 32, 70000, 16, target::gfx950, "aiter PR 3003 (HK)", 64.2},
+      {4, 16, 1024, 8, target::gfx950, "amd-mixed-mla README (a8w8)", 118},
+      {4, 16, 8192, 8, target::gfx950, "amd-mixed-mla README (a8w8)", 113},
+      {64, 16, 8192, 8, target::gfx950, "amd-mixed-mla README (a8w8)", 171},
+      {256, 16, 8192, 8, target::gfx950, "amd-mixed-mla README (a8w8)", 349},
+      {4, 16, 1024, 4, target::gfx950, "amd-mixed-mla README (a8w8)", 118},
+      {4, 16, 8192, 4, target::gfx950, "amd-mixed-mla README (a8w8)", 113},
+      {64, 16, 8192, 4, target::gfx950, "amd-mixed-mla README (a8w8)", 171},
+      {256, 16, 8192, 4, target::gfx950, "amd-mixed-mla README (a8w8)", 349},
   };
   for (const shape& c : shapes) {
     std::vector<int> qo(c.batch + 1), kv(c.batch + 1);
@@ -335,16 +341,24 @@ void mla(std::vector<std::string>& out) {
     const md::sequences_view s{qo, kv, {}, {}};
     row r{listed_op("mla_decode"), to_string(c.t),
           std::to_string(c.batch) + " x kv " + std::to_string(c.kv) + ", " + std::to_string(c.heads) + " heads, " +
-              (c.kv_bytes == 2 ? "bf16" : "fp8") + " cache",
+              (c.kv_bits == 16  ? "bf16"
+               : c.kv_bits == 8 ? "fp8"
+                                : "MXFP4") +
+              " cache",
           "", "memory"};
-    r.time = md::model_time(p, s, c.kv_bytes, c.t);
-    // fp8:1 is an fp8 cache with bf16 queries, the form the model's bytes count.
+    r.time = md::model_time(p, s, c.kv_bits, c.t);
+    // fp8:1 is an fp8 cache with bf16 queries, the form the model's bytes count; fp8:3 an MXFP4 cache.
     r.bench = bench("bench_mla_decode", "mla_decode",
-                    {{"batch", c.batch}, {"kv", c.kv}, {"heads", c.heads}, {"fp8", c.kv_bytes == 1 ? 1 : 0}});
+                    {{"batch", c.batch},
+                     {"kv", c.kv},
+                     {"heads", c.heads},
+                     {"fp8", c.kv_bits == 16  ? 0
+                             : c.kv_bits == 8 ? 1
+                                              : 3}});
     r.config = r.time.work.front().what;
     r.flops = 2.0 * c.batch * c.heads * c.kv * (md::qk_dim + md::v_dim);
     r.ideal_bytes =
-        double(c.batch) * c.kv * md::qk_dim * c.kv_bytes + double(c.batch) * c.heads * (md::qk_dim + md::v_dim) * 2;
+        double(c.batch) * c.kv * md::kv_row_bytes(c.kv_bits) + double(c.batch) * c.heads * (md::qk_dim + md::v_dim) * 2;
     r.peers.push_back({c.who, c.us});
     out.push_back(json(r, 0, c.t));
   }

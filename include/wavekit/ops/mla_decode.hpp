@@ -51,23 +51,28 @@ inline std::string config_name(config_id id) {
 template <class KV = bf16>
 result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::problem& p,
                                                     const ops::mla_decode::sequences_view& s) {
-  static_assert(std::is_same_v<KV, bf16> || std::is_same_v<KV, fp8_e4m3fnuz> || std::is_same_v<KV, fp8_e4m3fn>,
-                "mla_decode_plan<KV>: the cache's element type, bf16, fp8_e4m3fnuz or fp8_e4m3fn");
+  static_assert(ops::mla_decode::is_cache_type_v<KV>,
+                "mla_decode_plan<KV>: the cache's element type, bf16, fp8_e4m3fnuz, fp8_e4m3fn or fp4x2_e2m1 (MXFP4)");
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
-  return m::choose_splits(p, s, arch::current_device_arch().kind, static_cast<int>(sizeof(KV)));
+  return m::choose_splits(p, s, arch::current_device_arch().kind, m::kv_bits_of<KV>);
 }
 
-// KV: bf16, or the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with
-// args::kv_scale; Q likewise, with args::q_scale.
+// KV: bf16, the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with
+// args::kv_scale, or fp4x2_e2m1 (MXFP4, gfx950) with args::kv_block_scales; Q: bf16 or that fp8
+// format, with args::q_scale.
 template <class KV, class Q>
 status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequences_view& s,
                   const ops::mla_decode::args<KV, Q>& a, const ops::mla_decode::split_plan& plan, hipStream_t stream) {
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
   const arch::device_arch& device = arch::current_device_arch();
-  if constexpr (!std::is_same_v<KV, bf16>)
+  if constexpr (std::is_same_v<KV, fp4x2_e2m1>) {
+    if (device.name.empty()) return {status_code::launch_failed, "mla_decode: cannot query the device"};
+    if (status st = m::check_cache_type<KV>(p, device.kind); !st.ok()) return st;
+  } else if constexpr (!std::is_same_v<KV, bf16>) {
     if (status st = arch::check_device_fp8_format<KV>(device, "mla_decode"); !st.ok()) return st;
+  }
   if constexpr (!std::is_same_v<Q, bf16>)
     if (status st = arch::check_device_fp8_format<Q>(device, "mla_decode (argument q)"); !st.ok()) return st;
   if (status st = m::check_plan_device(p, plan, arch::facts_for(device.kind),

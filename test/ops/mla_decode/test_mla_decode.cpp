@@ -197,8 +197,8 @@ TEST_CASE("mla_decode: a plan serves the cache type, heads and device it was mad
     test::mla_case<fp8> f8(16, {300, 40}, {1, 1}, 16, 52);
     const mla::split_plan for_bf16 = wavekit::mla_decode_plan(bf.p, bf.view()).value();
     const mla::split_plan for_fp8 = wavekit::mla_decode_plan<fp8>(f8.p, f8.view()).value();
-    CHECK(for_bf16.kv_element_bytes == 2);
-    CHECK(for_fp8.kv_element_bytes == 1);
+    CHECK(for_bf16.kv_element_bits == 16);
+    CHECK(for_fp8.kv_element_bits == 8);
     CHECK(for_bf16.heads == 16);
     CHECK(for_bf16.compute_units == arch::facts_for(arch::current_device_arch().kind).compute_units);
     CHECK(wavekit::mla_decode(bf.p, bf.view(), bf.args(for_bf16), for_bf16, nullptr).ok());
@@ -269,7 +269,58 @@ TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
   auto a = t.args(mla::split_plan{32, 1});
   a.kv_scale = 2.0f;
   CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{32, 1}, nullptr).message() ==
-        "mla_decode " + t.p.str() + ": kv_scale is an fp8 cache's scale; a bf16 cache has 1");
+        "mla_decode " + t.p.str() + ": kv_scale is an fp8 or MXFP4 cache's scale; a bf16 cache has 1");
+}
+
+TEST_CASE("mla_decode: an MXFP4 cache with its e8m0 block scales (gfx950)", "[emu][mla]") {
+  // amd-mixed-mla's third cache form: fp4x2 [rows][288] and an e8m0 scale per 32 values in a padded
+  // table (test::mla_case: rows of 24, the padding NaN codes the kernel must not read), widened on
+  // load. Every config (16, 32 and 128 rows), ragged and paged, one split and several, bf16 and fp8
+  // queries; on gfx942 the refusal.
+  const arch::target here = arch::current_device_arch().kind;
+  test::mla_case<fp4x2_e2m1> r16(16, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 81);
+  if (here != arch::target::gfx950) {
+    const mla::split_plan plan{32, 3};
+    CHECK(wavekit::mla_decode(r16.p, r16.view(), r16.args(plan), plan, nullptr).message() ==
+          "mla_decode " + r16.p.str() + ": an MXFP4 cache is widened by gfx950's scaled conversions; " +
+              arch::to_string(here) + " has none");
+    CHECK(mla::supports<fp4x2_e2m1>(r16.p, here).code() == status_code::unsupported_target);
+    CHECK(mla::supports<fp4x2_e2m1>(r16.p, arch::target::gfx950).ok());
+    return;
+  }
+  run_case(r16, nullptr, "MXFP4, rows16");
+  const mla::split_plan many{32, 3};
+  run_case(r16, &many, "MXFP4, rows16, 3 splits");
+  test::mla_case<fp4x2_e2m1> r64(16, {90, 40}, {2, 1}, 16, 82);  // 32 rows: rows64, paged
+  run_case(r64, nullptr, "MXFP4, rows64, paged");
+  run_case(r64, &many, "MXFP4, rows64, paged, 3 splits");
+  test::mla_case<fp4x2_e2m1> r128(128, {50, 3}, {1, 1}, 0, 83);
+  run_case(r128, nullptr, "MXFP4, rows128");
+  test::mla_case<fp4x2_e2m1, fp8_e4m3fn> q8(16, {100}, {1}, 16, 84);
+  run_case(q8, nullptr, "MXFP4, fp8 queries");
+  // The plan records the cache's 4 bits; a bf16 cache's plan is refused.
+  const mla::split_plan for_mx = wavekit::mla_decode_plan<fp4x2_e2m1>(r16.p, r16.view()).value();
+  CHECK(for_mx.kv_element_bits == 4);
+  const mla::split_plan for_bf16 = wavekit::mla_decode_plan(r16.p, r16.view()).value();
+  CHECK(wavekit::mla_decode(r16.p, r16.view(), r16.args(for_bf16), for_bf16, nullptr).message() ==
+        "mla_decode " + r16.p.str() +
+            ": argument plan was chosen for a bf16 cache and this call reads an MXFP4 cache (a split's rows are sized "
+            "by a row's bytes): plan with mla_decode_plan<KV> of the cache's type");
+  // The scales' table: null, a stride short of a row's 18 scales; scales given with a bf16 cache.
+  auto a = r16.args(many);
+  a.kv_block_scales = nullptr;
+  CHECK(wavekit::mla_decode(r16.p, r16.view(), a, many, nullptr).message() ==
+        "mla_decode " + r16.p.str() + ": argument kv_block_scales is null (an MXFP4 cache's e8m0 scales)");
+  a = r16.args(many), a.kv_block_scales_stride = 17;
+  CHECK(wavekit::mla_decode(r16.p, r16.view(), a, many, nullptr).message() ==
+        "mla_decode " + r16.p.str() +
+            ": argument kv_block_scales_stride is 17; an MXFP4 row has 18 e8m0 scales (a stride of at least that)");
+  test::mla_case<bf16> plain(16, {5}, {1}, 0, 85);
+  auto b = plain.args(many);
+  b.kv_block_scales_stride = 18;
+  CHECK(wavekit::mla_decode(plain.p, plain.view(), b, many, nullptr).message() ==
+        "mla_decode " + plain.p.str() +
+            ": arguments kv_block_scales and kv_block_scales_stride are an MXFP4 cache's; this cache has none");
 }
 
 TEST_CASE("mla_decode: fp8 queries with their per-tensor scale", "[emu][mla]") {

@@ -137,7 +137,7 @@ TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
   using arch::target;
   // Every candidate chunk of whole KV tiles (1 to max_splits splits of the longest sequence), as
   // choose_splits cuts them, with the model's time.
-  const auto candidates = [](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bytes) {
+  const auto candidates = [](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bits) {
     int longest = 0;
     for (int b = 0; b < p.batch; ++b) longest = std::max(longest, s.kv_len(b));
     std::vector<std::pair<mla::split_plan, planning::op_time>> out;
@@ -145,28 +145,28 @@ TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
       mla::split_plan plan;
       plan.chunk = std::max(32, ((std::max(longest, 1) + n - 1) / n + 31) / 32 * 32);  // whole 32-row KV tiles
       plan.splits = plan.splits_of(longest);
-      out.push_back({plan, planning::predict(mla::model_launches(p, s, kv_bytes, t, plan), t)});
+      out.push_back({plan, planning::predict(mla::model_launches(p, s, kv_bits, t, plan), t)});
     }
     return out;
   };
   // The chosen plan: its chunk in whole KV tiles, within max_splits, covering every sequence, and
   // within the model's error of the fastest candidate, with no candidate in that band keeping more
   // waves in flight (up to two a SIMD: plan_choice.hpp's rule).
-  const auto check_model_choice = [&](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bytes) {
-    const mla::split_plan plan = mla::choose_splits(p, s, t, kv_bytes);
-    const planning::op_time chosen = planning::predict(mla::model_launches(p, s, kv_bytes, t, plan), t);
+  const auto check_model_choice = [&](const mla::problem& p, const mla::sequences_view& s, target t, int kv_bits) {
+    const mla::split_plan plan = mla::choose_splits(p, s, t, kv_bits);
+    const planning::op_time chosen = planning::predict(mla::model_launches(p, s, kv_bits, t, plan), t);
     CHECK(plan.chunk % 32 == 0);
     CHECK(plan.splits <= mla::max_splits);
     for (int b = 0; b < p.batch; ++b) CHECK(plan.covers(s.kv_len(b)));
     double fastest = chosen.us;
-    for (const auto& [c, time] : candidates(p, s, t, kv_bytes)) fastest = std::min(fastest, time.us);
+    for (const auto& [c, time] : candidates(p, s, t, kv_bits)) fastest = std::min(fastest, time.us);
     CHECK(planning::within_model_error(chosen.us, fastest));
-    for (const auto& [c, time] : candidates(p, s, t, kv_bytes))
+    for (const auto& [c, time] : candidates(p, s, t, kv_bits))
       if (planning::within_model_error(time.us, fastest))
         CHECK(std::min(time.launches[0].waves_in_flight, 2 * time.launches[0].simds) <=
               std::min(chosen.launches[0].waves_in_flight, 2 * chosen.launches[0].simds) * 1.1);
     // What it was chosen for besides the lengths: the launch refuses it for anything else.
-    CHECK(plan.kv_element_bytes == kv_bytes);
+    CHECK(plan.kv_element_bits == kv_bits);
     CHECK(plan.heads == p.heads);
     CHECK(plan.compute_units == arch::facts_for(t).compute_units);
     return plan;
@@ -174,23 +174,24 @@ TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
   // amd-mixed-mla's shapes (16 heads, fp8 and bf16 caches), aiter's 128-head decode, a single
   // long sequence at 32 heads, on both targets.
   for (target t : {target::gfx942, target::gfx950})
-    for (int kv_bytes : {1, 2}) {
+    for (int kv_bits : {8, 16, 4}) {
+      if (kv_bits == 4 && t != target::gfx950) continue;  // MXFP4: gfx950
       for (const auto& [batch, len, heads] : std::vector<std::array<int, 3>>{
                {4, 1024, 16}, {32, 1024, 16}, {4, 8192, 16}, {256, 8192, 16}, {64, 21, 128}, {1, 8192, 32}}) {
         ragged_batch b(std::vector<int>(batch, len));
-        check_model_choice(ragged(batch, heads, batch * len), b.view(), t, kv_bytes);
+        check_model_choice(ragged(batch, heads, batch * len), b.view(), t, kv_bits);
       }
     }
   // The issue the model's splits answer: 32 sequences of 1024 rows at 16 heads put 32 workgroups
   // on 304 CUs without splitting; the model splits them.
   {
     ragged_batch b(std::vector<int>(32, 1024));
-    CHECK(mla::choose_splits(ragged(32, 16, 32 * 1024), b.view(), target::gfx942, 2).splits > 1);
+    CHECK(mla::choose_splits(ragged(32, 16, 32 * 1024), b.view(), target::gfx942, 16).splits > 1);
   }
   // Short sequences, a large batch: the grid is full without splitting: one split, no reduce.
   {
     ragged_batch b(std::vector<int>(1024, 100));
-    const auto plan = check_model_choice(ragged(1024, 16, 1024 * 100), b.view(), target::gfx942, 2);
+    const auto plan = check_model_choice(ragged(1024, 16, 1024 * 100), b.view(), target::gfx942, 16);
     CHECK(plan.splits == 1);
     CHECK(!plan.reduce());
     CHECK(plan.covers(plan.chunk));

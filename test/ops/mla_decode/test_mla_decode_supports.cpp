@@ -52,7 +52,7 @@ status launch_status(const mla::problem& p, arch::target t, const mla::split_pla
       !st.ok())
     return st;
   if (status st = mla::check_scales<KV, Q>(p, kv_scale, q_scale); !st.ok()) return st;
-  return mla::check_plan(p, plan, static_cast<int>(sizeof(KV)));
+  return mla::check_plan(p, plan, mla::kv_bits_of<KV>);
 }
 
 template <class KV, class Q = KV>
@@ -143,11 +143,17 @@ TEST_CASE("mla_decode supports asks the split plan the call will pass", "[ops][s
   const int cus_942 = arch::facts_of<arch::target::gfx942>.compute_units;
   const int cus_950 = arch::facts_of<arch::target::gfx950>.compute_units;
   // Plans as mla_decode_plan<KV> makes them on each device, and one written by hand.
-  const mla::split_plan bf16_942{640, 13, 2, 128, cus_942}, fp8_942_plan{1216, 7, 1, 128, cus_942},
-      fp8_950_plan{1216, 7, 1, 128, cus_950}, by_hand{640, 13};
+  const mla::split_plan bf16_942{640, 13, 16, 128, cus_942}, fp8_942_plan{1216, 7, 8, 128, cus_942},
+      fp8_950_plan{1216, 7, 8, 128, cus_950}, mx_950_plan{2016, 5, 4, 128, cus_950}, by_hand{640, 13};
   CHECK(mla::supports<bf16>(ragged, arch::target::gfx942, bf16_942).ok());
   CHECK(mla::supports<fp8_942>(ragged, arch::target::gfx942, fp8_942_plan, 0.5f).ok());
   CHECK(mla::supports<fp8_950, bf16>(ragged, arch::target::gfx950, fp8_950_plan, 0.5f).ok());
+  // An MXFP4 cache: gfx950 only, its plan its own.
+  CHECK(mla::supports<fp4x2_e2m1>(ragged, arch::target::gfx950, mx_950_plan).ok());
+  CHECK(mla::supports<fp4x2_e2m1>(ragged, arch::target::gfx942).message() ==
+        "mla_decode " + ragged.str() + ": an MXFP4 cache is widened by gfx950's scaled conversions; gfx942 has none");
+  CHECK_THAT(mla::supports<fp4x2_e2m1>(ragged, arch::target::gfx950, fp8_950_plan).message(),
+             Catch::Contains("argument plan was chosen for an fp8 cache and this call reads an MXFP4 cache"));
   for (arch::target t : test::kernel_targets) CHECK(mla::supports<bf16>(paged, t, by_hand).ok());
   CHECK(mla::supports<fp8_950>(ragged, arch::target::gfx950, by_hand, 0.5f).ok());
   // The cache type: a bf16 cache's plan with an fp8 cache and the reverse.

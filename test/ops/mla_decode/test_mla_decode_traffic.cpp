@@ -2,11 +2,14 @@
 // heads, and (4, 8192) at DeepSeek's 128, read each KV row once, and in all at most 1.1 x (the
 // batch's KV rows + q + out + what the plan's splits add: split_extra_read_bytes) with no LDS bank
 // conflicts, and the (4, 8192) output against the host
-// reference. The largest MLA cases: full tier, both targets (gfx942's 32 banks, gfx950's 64).
+// reference; on gfx950 the same for an MXFP4 cache (its rows and their block scales once: a
+// quarter of a bf16 cache's bytes and 18 more a row). The largest MLA cases: full tier, both
+// targets (gfx942's 32 banks, gfx950's 64).
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,10 +23,11 @@ namespace mla = wavekit::ops::mla_decode;
 namespace {
 
 // A batch of `batch` sequences of kv rows, one query each, run with the device's plan: the bytes
-// read against the KV rows, queries and outputs once.
+// read against the KV rows, queries and outputs once. KV: the cache's type.
+template <class KV = bf16>
 void check_traffic(int batch, int kv, int heads) {
-  test::mla_case<bf16> t(heads, std::vector<int>(batch, kv), std::vector<int>(batch, 1), 0, 8);
-  const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();
+  test::mla_case<KV> t(heads, std::vector<int>(batch, kv), std::vector<int>(batch, 1), 0, 8);
+  const mla::split_plan plan = wavekit::mla_decode_plan<KV>(t.p, t.view()).value();
   const auto a = t.args(plan);
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
@@ -35,12 +39,15 @@ void check_traffic(int batch, int kv, int heads) {
   // and the partials read back, which the model weighs against their parallelism).
   const double kv_read = double(emu::accumulated_counters().bytes_read_from(t.d_cache));
   const double read = double(emu::accumulated_counters().global_bytes_read);
-  const double kv_bytes = double(batch) * kv * 576 * 2;
-  const double ideal =
-      kv_bytes + double(batch) * heads * (576 + 512) * 2 + mla::split_extra_read_bytes(t.p, t.view(), plan);
+  const double kv_bytes = double(batch) * kv * 576 * mla::kv_bits_of<KV> / 8;  // the codes; scales apart
+  const double scale_bytes = std::is_same_v<KV, fp4x2_e2m1> ? double(batch) * kv * mla::scale_blocks : 0.0;
+  const double ideal = kv_bytes + scale_bytes + double(batch) * heads * (576 + 512) * 2 +
+                       mla::split_extra_read_bytes(t.p, t.view(), plan);
   std::printf("mla decode traffic (%d heads, %d x %d, %d splits): %.2f MB read, %.2f MB planned, ratio %.3f\n", heads,
               batch, kv, plan.splits, read / 1e6, ideal / 1e6, read / ideal);
   CHECK(kv_read <= 1.02 * kv_bytes);
+  if constexpr (std::is_same_v<KV, fp4x2_e2m1>)
+    CHECK(double(emu::accumulated_counters().bytes_read_from(t.d_block_scales)) <= 1.02 * scale_bytes);
   CHECK(read <= 1.1 * ideal);
   // The tiles' layouts and the transposes' lane order: no LDS bank conflicts on either target.
   CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
@@ -51,6 +58,10 @@ void check_traffic(int batch, int kv, int heads) {
 
 TEST_CASE("mla_decode: amd-mixed-mla's (4, 8192) and (32, 1024) read each KV row once", "[emu][mla]") {
   for (const auto& [batch, kv] : {std::pair{4, 8192}, std::pair{32, 1024}}) check_traffic(batch, kv, 16);
+}
+
+TEST_CASE("mla_decode: an MXFP4 cache's codes and scales read once at (4, 8192) (gfx950)", "[emu][mla]") {
+  if (arch::current_device_arch().kind == arch::target::gfx950) check_traffic<fp4x2_e2m1>(4, 8192, 16);
 }
 
 TEST_CASE("mla_decode: 128 heads read each KV row once (one workgroup of 128 rows)", "[emu][mla]") {

@@ -43,6 +43,7 @@
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/device_math.hpp"
+#include "wavekit/arch/fp4_convert.hpp"
 #include "wavekit/arch/fp8_convert.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/matrix_formats.hpp"
@@ -72,8 +73,10 @@ struct decode_params {
   const int* page_table;  // paged, else null
   int heads, page_size, max_pages, cache_rows;
   float sm_scale;
-  float kv_scale;      // fp8 cache: its per-tensor scale; bf16: 1
-  float q_scale;       // fp8 queries: their per-tensor scale; bf16: 1
+  float kv_scale;               // fp8 cache: its per-tensor scale; bf16: 1
+  float q_scale;                // fp8 queries: their per-tensor scale; bf16: 1
+  const void* kv_block_scales;  // MXFP4 cache: e8m0 [cache_rows][kv_block_scales_stride], else null
+  int kv_block_scales_stride;
   int chunk, splits;   // the split plan
   bf16* out;           // [total_q][heads][512] when splits == 1
   float* lse;          // [total_q][heads] or null, when splits == 1
@@ -95,31 +98,40 @@ WAVEKIT_HOST_DEVICE constexpr int slice_register(int e) { return e % 4 ^ e / 4; 
 
 template <class Cfg, class KV>
 struct decode_parts {
-  static_assert(std::is_same_v<KV, bf16> || std::is_same_v<KV, fp8_e4m3fnuz> || std::is_same_v<KV, fp8_e4m3fn>,
-                "mla_decode: the cache is bf16 or fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950)");
-  static constexpr bool fp8_kv = !std::is_same_v<KV, bf16>;
+  static_assert(is_cache_type_v<KV>,
+                "mla_decode: the cache is bf16, fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950) or MXFP4 (fp4x2_e2m1)");
+  static constexpr int kv_bits = kv_bits_of<KV>;
+  static constexpr bool fp8_kv = kv_bits == 8, mx_kv = kv_bits == 4, widened = kv_bits < 16;
   static constexpr int kv_tile = Cfg::kv_tile, threads = Cfg::threads;
   static constexpr int step_bytes = 128;                      // 64 bf16 of the 576 a K step (in LDS)
   static constexpr int steps = qk_dim * 2 / step_bytes;       // 9
   static constexpr int v_half = v_dim / 2;                    // output columns a P x V pass
   static constexpr int half_steps = v_half * 2 / step_bytes;  // K steps whose columns form a half: 4
-  // An fp8 cache is read as it is stored (64 bytes of a row a K step) and widened to bf16 on its way
-  // into the K-step tiles (exact: e4m3 fits bf16), so the rest of the kernel is the bf16 one. The
-  // loader moves one K step with one 16-byte chunk a thread; the workgroup's threads load
-  // load_groups K steps at once.
-  static constexpr int load_bytes = fp8_kv ? step_bytes / 2 : step_bytes;  // of a cache row, a K step
+  // An fp8 or MXFP4 cache is read as it is stored (64 or 32 bytes of a row a K step) and widened to
+  // bf16 on its way into the K-step tiles (exact: e4m3, and e2m1 times its block's scale, fit
+  // bf16), so the rest of the kernel is the bf16 one. The loader moves one K step with one 16-byte
+  // chunk a thread (of MXFP4: 32 values, one scale block, whose e8m0 code it loads too); the
+  // workgroup's threads load load_groups K steps at once.
+  static constexpr int load_bytes = step_bytes * kv_bits / 16;  // of a cache row, a K step
+  static constexpr int row_bytes = qk_dim * kv_bits / 8;        // of a cache row
   static constexpr int load_threads = kv_tile * load_bytes / 16, load_groups = threads / load_threads;
-  using kv_loader = tile::tile_loader_k_contiguous<kv_tile, load_bytes, load_threads, fp8_kv ? 8 : 16>;
+  using chunk_loader = tile::tile_loader_k_contiguous<kv_tile, load_bytes, load_threads, kv_bits>;
+  struct scaled_chunk_loader : chunk_loader {
+    std::uint32_t scale_at;    // the chunk's block scale at K = 0: row * stride + chunk (out_of_range: none)
+    std::uint32_t scale_code;  // the e8m0 code of the block loaded
+  };
+  using kv_loader = std::conditional_t<mx_kv, scaled_chunk_loader, chunk_loader>;
   static constexpr int load_rounds = ceil_div(steps, load_groups);
   // Rounds of the next tile's loads issued before this tile's P x V product and kept in flight
   // through it (the rest follow it, three at a time): as many as the registers hold beside the
   // product's and, on gfx942, the transposes' (4 registers a round: two on gfx950, one on gfx942,
-  // where a second spills).
+  // where a second spills, and with an MXFP4 cache, whose scales' addresses and codes add to a
+  // round, where a second spills on gfx950).
   // A wave of a config whose waves share their rows (k_ways > 1) holds a quarter of the outputs
   // and queries, and so the next tile whole: its loads are issued before this tile's scores.
   static constexpr int k_ways = Cfg::k_ways;
   static constexpr int early_rounds = k_ways > 1 ? load_rounds
-                                      : arch::current_target == arch::target::gfx942
+                                      : arch::current_target == arch::target::gfx942 || mx_kv
                                           ? 1
                                           : (load_rounds < 2 ? load_rounds : 2);
   static constexpr bool whole_tile_in_flight = early_rounds == load_rounds;
@@ -330,14 +342,24 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_v_tra
   return a;
 }
 
-// An fp8 loader's chunk (16 values of KV row c / 4, K values 16 (c % 4) ..) widened to bf16 into the
-// K-step tile (exactly: arch/fp8_convert.hpp): two 16-byte stores. tid: the loader's thread (every
-// one below its chunks: decode_parts sizes the loader to the threads of one K step).
+// A loader's chunk widened to bf16 into the K-step tile, exactly: of an fp8 cache 16 values of KV
+// row c / 4, K values 16 (c % 4) .. (arch/fp8_convert.hpp: two 16-byte stores); of an MXFP4 cache
+// 32 values of row c / 2, K values 32 (c % 2) .., one scale block, times its scale
+// (arch/fp4_convert.hpp: four 16-byte stores). tid: the loader's thread (every one below its
+// chunks: decode_parts sizes the loader to the threads of one K step).
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_loader& loaded, unsigned char* tile,
                                                       int tid) {
   using loader = typename Parts::kv_loader;
   const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
+  if constexpr (Parts::mx_kv) {
+    const float scale = arch::e8m0_scale_operand(loaded.scale_code);
+#pragma unroll
+    for (int w = 0; w < 4; ++w)
+      arch::lds_store<16>(tile + Parts::k_layout::offset(row, 64 * k + 16 * w),
+                          arch::widen_fp4x8_to_bf16(loaded.regs[0][w], scale));
+    return;
+  }
   arch::u32x2 bf16_pairs[4];
 #pragma unroll
   for (int w = 0; w < 4; ++w) bf16_pairs[w] = arch::widen_fp8x4_to_bf16(loaded.regs[0][w]);
@@ -364,6 +386,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
   if constexpr (!arch::runs_on_current_target<typename parts::atom> ||
                 (arch::current_target != arch::target::host &&
                  ((parts::fp8_kv && !arch::reads_fp8<KV>(arch::current_target)) ||
+                  (parts::mx_kv && arch::current_target != arch::target::gfx950) ||
                   (fp8_q && !arch::reads_fp8<Q>(arch::current_target))))) {
     __builtin_trap();  // the converter reads the target's own fp8 format, not KV's or Q's
   } else {
@@ -434,8 +457,12 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     // fewest): tiles before it need no mask.
     const int wave_visible_end = std::min(j_end, kv_len - q_len + 1 + wave_row0 / p.heads);
 
-    const arch::buffer cache =
-        arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * qk_dim * sizeof(KV));
+    const arch::buffer cache = arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * parts::row_bytes);
+    // An MXFP4 cache's e8m0 block scales, row r's at r * stride (none for other caches: no bytes).
+    const arch::buffer block_scales =
+        arch::buffer::over(p.kv_block_scales, parts::mx_kv ? static_cast<std::uint32_t>(p.cache_rows) *
+                                                                 static_cast<std::uint32_t>(p.kv_block_scales_stride)
+                                                           : 0u);
     const int* pages = p.page_table ? p.page_table + static_cast<std::size_t>(b) * p.max_pages : nullptr;
     auto cache_row = [&](int j) {  // the cache row of the sequence's KV row j, -1 past the split
       if (j >= j_end) return -1;
@@ -475,6 +502,12 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     auto locate_tile = [&](int j0, int load_tid) {
       loader first;
       first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
+      if constexpr (parts::mx_kv) {  // the chunk's scale from its bytes' offset: row, and chunk of the row
+        const std::uint32_t at = first.base[0], row = at / parts::row_bytes;
+        first.scale_at = at == arch::out_of_range ? arch::out_of_range
+                                                  : row * static_cast<std::uint32_t>(p.kv_block_scales_stride) +
+                                                        (at - row * parts::row_bytes) / 16;
+      }
       return first;
     };
     auto issue_rounds = [&]<int Begin, int End>(const loader& first, loader(&loads)[End - Begin]) {
@@ -484,7 +517,11 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         // load tests nothing).
         const int s = step0 + parts::load_groups * i;
         loads[i - Begin] = first;
-        if (parts::round_full(i) || s < steps) loads[i - Begin].load(cache, qk_dim, s * parts::step_bytes / 2);
+        if (parts::round_full(i) || s < steps) {
+          loads[i - Begin].load(cache, qk_dim, s * parts::step_bytes / 2);
+          if constexpr (parts::mx_kv)  // K step s holds blocks 2 s and 2 s + 1 of the row
+            loads[i - Begin].scale_code = block_scales.load1(first.scale_at, static_cast<std::uint32_t>(2 * s));
+        }
       }
     };
     auto store_rounds = [&]<int Begin, int End>(loader(&loads)[End - Begin], int load_tid) {
@@ -494,7 +531,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       for (int i = Begin; i < End; ++i) {
         const int s = step0 + parts::load_groups * i;
         if (!parts::round_full(i) && s >= steps) continue;
-        if constexpr (parts::fp8_kv)
+        if constexpr (parts::widened)
           store_widened<parts>(loads[i - Begin], k_lds + s * parts::k_tile_bytes, load_tid);
         else
           loads[i - Begin].store(k_lds + s * parts::k_tile_bytes, load_tid);
@@ -810,12 +847,15 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
 
 // A call's device pointers: q, the cache and the sequences' tables (the device copies of
 // sequences_view's), out, an optional lse, and the workspace of the split partials. KV: the cache's
-// type, bf16, or the fp8 format the device reads with its per-tensor fp32 scale (kv_scale: the
-// value of a code is code * kv_scale); Q: the queries' type, likewise (q_scale).
+// type, bf16, the fp8 format the device reads with its per-tensor fp32 scale (kv_scale: the value
+// of a code is code * kv_scale), or fp4x2_e2m1 (MXFP4, gfx950: a row's 576 e2m1 values in 288
+// bytes, two a byte, the first in the low nibble, and their e8m0 scales, value j of row r times
+// 2^(kv_block_scales[r * kv_block_scales_stride + j / 32] - 127), times kv_scale); Q: the queries'
+// type, bf16 or the device's fp8 (q_scale).
 template <class KV = bf16, class Q = bf16>
 struct args {
   const Q* q = nullptr;             // [total_q][heads][576]
-  const KV* cache = nullptr;        // [cache_rows][576] (paged: [pages][page_size][576])
+  const KV* cache = nullptr;        // [cache_rows][576] (paged: [pages][page_size][576]); MXFP4: [..][288]
   const int* qo_indptr = nullptr;   // [batch + 1]
   const int* kv_indptr = nullptr;   // ragged: [batch + 1]
   const int* kv_lens = nullptr;     // paged: [batch]
@@ -824,8 +864,10 @@ struct args {
   float* lse = nullptr;             // [total_q][heads], or null
   void* workspace = nullptr;        // workspace_bytes(...) bytes, 16-byte aligned
   std::size_t workspace_bytes = 0;
-  float kv_scale = 1.0f;  // fp8 cache only
-  float q_scale = 1.0f;   // fp8 queries only
+  float kv_scale = 1.0f;                  // fp8 or MXFP4 cache only
+  float q_scale = 1.0f;                   // fp8 queries only
+  const e8m0* kv_block_scales = nullptr;  // MXFP4 cache only: [cache_rows][kv_block_scales_stride]
+  int kv_block_scales_stride = 0;         // MXFP4 cache only: >= 18 (scale_blocks; a padded table's row)
 };
 
 // The partial buffers of a split plan (none with one split): outputs, then LSEs.
@@ -839,7 +881,7 @@ inline std::size_t split_partial_bytes(const problem& p, const sequences_view& s
 // problem's or the plan's rules (the launch's own; the cache type's rule is the plan's record).
 inline result<std::size_t> workspace_bytes(const problem& p, const sequences_view& s, const split_plan& plan) {
   if (status st = validate_shape(p); !st.ok()) return st;
-  if (status st = check_plan(p, plan, plan.kv_element_bytes); !st.ok()) return st;
+  if (status st = check_plan(p, plan, plan.kv_element_bits); !st.ok()) return st;
   return split_partial_bytes(p, s, plan);
 }
 
@@ -848,7 +890,20 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
   if (status st = validate_sequences(p, s); !st.ok()) return st;
   const auto what = lazy([&] { return "mla_decode " + p.str() + ": "; });
   if (status st = check_scales<KV, Q>(p, a.kv_scale, a.q_scale); !st.ok()) return st;
-  if (status st = check_plan(p, plan, static_cast<int>(sizeof(KV))); !st.ok()) return st;
+  if (status st = check_plan(p, plan, kv_bits_of<KV>); !st.ok()) return st;
+  if constexpr (std::is_same_v<KV, fp4x2_e2m1>) {
+    if (a.kv_block_scales_stride < scale_blocks)
+      return {status_code::bad_shape, what + "argument kv_block_scales_stride is " +
+                                          std::to_string(a.kv_block_scales_stride) + "; an MXFP4 row has " +
+                                          std::to_string(scale_blocks) + " e8m0 scales (a stride of at least that)"};
+    if (std::int64_t{p.cache_rows} * a.kv_block_scales_stride > std::numeric_limits<std::int32_t>::max())
+      return {
+          status_code::too_large,
+          what + "the block scales exceed 2^31 - 1 bytes (32-bit buffer offsets): cache_rows * kv_block_scales_stride"};
+  } else if (a.kv_block_scales || a.kv_block_scales_stride) {
+    return {status_code::bad_config,
+            what + "arguments kv_block_scales and kv_block_scales_stride are an MXFP4 cache's; this cache has none"};
+  }
   // No sequences or no query rows: nothing is read or written, no pointer is checked.
   if (p.batch == 0 || s.q_rows() == 0) return status::success();
   const bool paged = p.layout == kv_layout::paged;
@@ -862,6 +917,8 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
       !st.ok())
     return st;
   if (paged && !a.page_table) return {status_code::null_pointer, what + "argument page_table is null"};
+  if (std::is_same_v<KV, fp4x2_e2m1> && !a.kv_block_scales)
+    return {status_code::null_pointer, what + "argument kv_block_scales is null (an MXFP4 cache's e8m0 scales)"};
   if (reinterpret_cast<std::uintptr_t>(a.lse) % 4)
     return {status_code::bad_alignment, what + "argument lse must be 4-byte aligned (fp32)"};
   for (int b = 0; b < p.batch; ++b)
@@ -894,9 +951,13 @@ status launch(const problem& p, const sequences_view& s, const args<KV, Q>& a, c
   float* partial_lse = plan.reduce() ? reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) +
                                                                 (partial_rows * v_dim * 4 + 255) / 256 * 256)
                                      : nullptr;
-  const decode_params kp{a.q,         a.cache,     a.qo_indptr,  a.kv_indptr, a.kv_lens,  a.page_table, p.heads,
-                         p.page_size, p.max_pages, p.cache_rows, p.sm_scale,  a.kv_scale, a.q_scale,    plan.chunk,
-                         plan.splits, a.out,       a.lse,        partial_out, partial_lse};
+  const decode_params kp{a.q,          a.cache,           a.qo_indptr,
+                         a.kv_indptr,  a.kv_lens,         a.page_table,
+                         p.heads,      p.page_size,       p.max_pages,
+                         p.cache_rows, p.sm_scale,        a.kv_scale,
+                         a.q_scale,    a.kv_block_scales, a.kv_block_scales_stride,
+                         plan.chunk,   plan.splits,       a.out,
+                         a.lse,        partial_out,       partial_lse};
   const dim3 grid(static_cast<unsigned>(ceil_div(max_rows, Cfg::rows)), static_cast<unsigned>(plan.splits),
                   static_cast<unsigned>(p.batch));
   hipLaunchKernelGGL((mla_decode_kernel<Cfg, KV, Q>), grid, dim3(Cfg::threads), 0, stream, kp);

@@ -21,16 +21,20 @@
 
 namespace wavekit::ops::mla_decode {
 
-// The launches of split plan `plan`. kv_bytes: 2 (bf16 cache) or 1 (fp8: e4m3fnuz on gfx942,
-// e4m3fn on gfx950); queries bf16.
-inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
+// The launches of split plan `plan`. kv_bits: 16 (bf16 cache), 8 (fp8: e4m3fnuz on gfx942, e4m3fn
+// on gfx950) or 4 (MXFP4, gfx950: its block scales counted in a row's bytes); queries bf16.
+inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bits,
                                                          arch::target t, const split_plan& plan) {
   const config_id id = choose_config(p, s);
   const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
   const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
   const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
   const int k_ways = with_config(id, [](auto c) { return decltype(c)::k_ways; });
-  const std::string kv = kv_bytes == 2 ? "bf16" : t == arch::target::gfx950 ? "e4m3fn" : "e4m3fnuz";
+  const std::string kv = kv_bits == 16               ? "bf16"
+                         : kv_bits == 4              ? "fp4x2_e2m1"
+                         : t == arch::target::gfx950 ? "e4m3fn"
+                                                     : "e4m3fnuz";
+  const double row_bytes = kv_row_bytes(kv_bits);
   planning::launch_work w;
   w.profile = planning::find_profile(
       t, planning::family_named("mla_decode"),
@@ -51,10 +55,11 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
   // A workgroup's KV tiles (the longest chunk), each written to LDS and read by every group of
   // rows (each wave of the row configs; the waves of a k_ways config share one reading).
   w.loop_iterations_per_wave = std::ceil(double(longest_chunk) / kv_tile);
-  w.lds_bytes_per_workgroup = w.loop_iterations_per_wave * kv_tile * qk_dim * kv_bytes * (1.0 + waves / k_ways);
+  // (The tile is bf16 in LDS whatever the cache's type: a narrower cache is widened on its way.)
+  w.lds_bytes_per_workgroup = w.loop_iterations_per_wave * kv_tile * qk_dim * 2.0 * (1.0 + waves / k_ways);
   const double q_bytes = q_rows * p.heads * qk_dim * 2.0;
-  w.loaded_bytes = kv_rows * qk_dim * kv_bytes + q_loaded;
-  w.dram_read_bytes = kv_rows * qk_dim * kv_bytes + q_bytes;
+  w.loaded_bytes = kv_rows * row_bytes + q_loaded;
+  w.dram_read_bytes = kv_rows * row_bytes + q_bytes;
   const double out_bytes = q_rows * p.heads * v_dim * 2.0;
   w.written_bytes = plan.reduce() ? partial_rows * (v_dim + 1) * 4.0 : out_bytes;
   std::vector<planning::launch_work> out{w};
@@ -92,7 +97,7 @@ inline double split_extra_read_bytes(const problem& p, const sequences_view& s, 
 // queries read again, fp32 partials the reduce reads back: split_extra_read_bytes; the reduce's
 // launch) against the workgroups it supplies.
 inline split_plan choose_splits(const problem& p, const sequences_view& s, arch::target device,
-                                int kv_element_bytes = 2) {
+                                int kv_element_bits = 16) {
   // A device that is neither target (the host) plans as gfx942, as its device facts do.
   const arch::target t = device == arch::target::gfx950 ? device : arch::target::gfx942;
   const int kv_tile = with_config(choose_config(p, s), [](auto c) { return decltype(c)::kv_tile; });
@@ -107,20 +112,19 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, arch:
     plan.splits = plan.splits_of(longest);
     if (plan.chunk == last_chunk || plan.splits > max_splits) continue;
     last_chunk = plan.chunk;
-    plan.kv_element_bytes = kv_element_bytes, plan.heads = p.heads,
-    plan.compute_units = arch::facts_for(t).compute_units;
-    candidates.push_back(planning::score(plan, planning::predict(model_launches(p, s, kv_element_bytes, t, plan), t)));
+    plan.kv_element_bits = kv_element_bits, plan.heads = p.heads, plan.compute_units = arch::facts_for(t).compute_units;
+    candidates.push_back(planning::score(plan, planning::predict(model_launches(p, s, kv_element_bits, t, plan), t)));
   }
   return planning::choose_within_model_error(candidates);
 }
 
-inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bytes,
+inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bits,
                                                          arch::target t) {
-  return model_launches(p, s, kv_bytes, t, choose_splits(p, s, t, kv_bytes));
+  return model_launches(p, s, kv_bits, t, choose_splits(p, s, t, kv_bits));
 }
 
-inline planning::op_time model_time(const problem& p, const sequences_view& s, int kv_bytes, arch::target t) {
-  return planning::predict(model_launches(p, s, kv_bytes, t), t);
+inline planning::op_time model_time(const problem& p, const sequences_view& s, int kv_bits, arch::target t) {
+  return planning::predict(model_launches(p, s, kv_bits, t), t);
 }
 
 }  // namespace wavekit::ops::mla_decode

@@ -38,9 +38,9 @@ struct split_plan {
   int splits = 1;  // splits of the longest sequence: the grid's split extent
   // What choose_splits (model.hpp) sized the chunk for, besides the lengths. A plan written by hand ({chunk,
   // splits}) leaves them 0: it states its own chunk and serves any cache, heads and device.
-  int kv_element_bytes = 0;  // the cache's elements: 2 bf16, 1 fp8
-  int heads = 0;             // the problem's query heads
-  int compute_units = 0;     // the device's CUs
+  int kv_element_bits = 0;  // the cache's values: 16 bf16, 8 fp8, 4 MXFP4 (kv_bits_of)
+  int heads = 0;            // the problem's query heads
+  int compute_units = 0;    // the device's CUs
   bool reduce() const { return splits > 1; }
   int splits_of(int kv_len) const {
     return kv_len <= chunk ? 1 : static_cast<int>((std::int64_t{kv_len} + chunk - 1) / chunk);
@@ -50,25 +50,26 @@ struct split_plan {
 };
 
 namespace detail {
-inline std::string a_cache_of(int element_bytes) {
-  return element_bytes == 2   ? "a bf16 cache"
-         : element_bytes == 1 ? "an fp8 cache"
-                              : "a cache of " + std::to_string(element_bytes) + "-byte elements";
+inline std::string a_cache_of(int element_bits) {
+  return element_bits == 16  ? "a bf16 cache"
+         : element_bits == 8 ? "an fp8 cache"
+         : element_bits == 4 ? "an MXFP4 cache"
+                             : "a cache of " + std::to_string(element_bits) + "-bit values";
 }
 }  // namespace detail
 
-// The plan rules of a launch reading a cache of kv_element_bytes elements: chunks of whole 32-row
+// The plan rules of a launch reading a cache of kv_element_bits values: chunks of whole 32-row
 // KV tiles, 1 to max_splits splits, and a chosen plan used with the cache type and heads it was
 // chosen for (a hand-written plan's are 0: any).
-inline status check_plan(const problem& p, const split_plan& plan, int kv_element_bytes) {
+inline status check_plan(const problem& p, const split_plan& plan, int kv_element_bits) {
   const auto what = lazy([&] { return "mla_decode " + p.str() + ": "; });
   if (plan.chunk < 32 || plan.chunk % 32 || plan.splits < 1 || plan.splits > max_splits)
     return {status_code::bad_config, what + "the split plan needs a chunk of whole 32-row KV tiles and 1 to " +
                                          std::to_string(max_splits) + " splits"};
-  if (plan.kv_element_bytes != 0 && plan.kv_element_bytes != kv_element_bytes)
+  if (plan.kv_element_bits != 0 && plan.kv_element_bits != kv_element_bits)
     return {status_code::bad_config,
-            what + "argument plan was chosen for " + detail::a_cache_of(plan.kv_element_bytes) +
-                " and this call reads " + detail::a_cache_of(kv_element_bytes) +
+            what + "argument plan was chosen for " + detail::a_cache_of(plan.kv_element_bits) +
+                " and this call reads " + detail::a_cache_of(kv_element_bits) +
                 " (a split's rows are sized by a row's bytes): plan with mla_decode_plan<KV> of the cache's type"};
   if (plan.heads != 0 && plan.heads != p.heads)
     return {status_code::bad_config, what + "argument plan was chosen for " + std::to_string(plan.heads) +

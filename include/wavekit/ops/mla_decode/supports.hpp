@@ -28,12 +28,28 @@
 
 namespace wavekit::ops::mla_decode {
 
-// KV: the cache's element type (bf16 or the device's fp8); Q: the queries' (likewise).
-template <class KV, class Q = KV>
+// The cache's type on target t: an fp8 cache in the format t's matrix cores read; an MXFP4 one on
+// gfx950, whose scaled conversions widen it.
+template <class KV>
+status check_cache_type(const problem& p, arch::target t) {
+  if constexpr (std::is_same_v<KV, fp4x2_e2m1>) {
+    if (status s = arch::check_kernel_target(lazy([&] { return "mla_decode " + p.str(); }), t); !s.ok()) return s;
+    if (t != arch::target::gfx950)
+      return {status_code::unsupported_target, "mla_decode " + p.str() +
+                                                   ": an MXFP4 cache is widened by gfx950's scaled conversions; " +
+                                                   arch::to_string(t) + " has none"};
+  } else if constexpr (!std::is_same_v<KV, bf16>) {
+    return arch::check_fp8_format<KV>(t, "mla_decode");
+  }
+  return status::success();
+}
+
+// KV: the cache's element type (bf16, the device's fp8 or fp4x2_e2m1 for MXFP4); Q: the queries'
+// (bf16 or the device's fp8).
+template <class KV, class Q = std::conditional_t<std::is_same_v<KV, fp4x2_e2m1>, bf16, KV>>
 status supports(const problem& p, arch::target t, float kv_scale = 1.0f, float q_scale = 1.0f) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  if constexpr (!std::is_same_v<KV, bf16>)
-    if (status s = arch::check_fp8_format<KV>(t, "mla_decode"); !s.ok()) return s;
+  if (status s = check_cache_type<KV>(p, t); !s.ok()) return s;
   if constexpr (!std::is_same_v<Q, bf16>)
     if (status s = arch::check_fp8_format<Q>(t, "mla_decode (argument q)"); !s.ok()) return s;
   if (status s = check_scales<KV, Q>(p, kv_scale, q_scale); !s.ok()) return s;
@@ -41,17 +57,16 @@ status supports(const problem& p, arch::target t, float kv_scale = 1.0f, float q
 }
 
 // The same with the split plan the call will pass (a device of target t: its CUs and name).
-template <class KV, class Q = KV>
+template <class KV, class Q = std::conditional_t<std::is_same_v<KV, fp4x2_e2m1>, bf16, KV>>
 status supports(const problem& p, arch::target t, const split_plan& plan, float kv_scale = 1.0f, float q_scale = 1.0f) {
   if (status s = validate_shape(p); !s.ok()) return s;
-  if constexpr (!std::is_same_v<KV, bf16>)
-    if (status s = arch::check_fp8_format<KV>(t, "mla_decode"); !s.ok()) return s;
+  if (status s = check_cache_type<KV>(p, t); !s.ok()) return s;
   if constexpr (!std::is_same_v<Q, bf16>)
     if (status s = arch::check_fp8_format<Q>(t, "mla_decode (argument q)"); !s.ok()) return s;
   if (status s = check_plan_device(p, plan, arch::facts_for(t), std::string(arch::to_string(t)) + " device"); !s.ok())
     return s;
   if (status s = check_scales<KV, Q>(p, kv_scale, q_scale); !s.ok()) return s;
-  if (status s = check_plan(p, plan, static_cast<int>(sizeof(KV))); !s.ok()) return s;
+  if (status s = check_plan(p, plan, kv_bits_of<KV>); !s.ok()) return s;
   return arch::check_kernel_target(lazy([&] { return "mla_decode " + p.str(); }), t);
 }
 
