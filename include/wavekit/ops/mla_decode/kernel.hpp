@@ -502,11 +502,14 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     auto locate_tile = [&](int j0, int load_tid) {
       loader first;
       first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
-      if constexpr (parts::mx_kv) {  // the chunk's scale from its bytes' offset: row, and chunk of the row
+      if constexpr (parts::mx_kv) {
+        // The chunk's block scale from its bytes' offset, row * 288 + 16 chunk: at / 16 is row * 18
+        // + chunk, the scale's index in an unpadded table, to which each row adds its padding. (The
+        // registers hold nothing more across the tile: the row is not kept.)
         const std::uint32_t at = first.base[0], row = at / parts::row_bytes;
-        first.scale_at = at == arch::out_of_range ? arch::out_of_range
-                                                  : row * static_cast<std::uint32_t>(p.kv_block_scales_stride) +
-                                                        (at - row * parts::row_bytes) / 16;
+        first.scale_at = at == arch::out_of_range
+                             ? arch::out_of_range
+                             : at / 16 + row * static_cast<std::uint32_t>(p.kv_block_scales_stride - scale_blocks);
       }
       return first;
     };
