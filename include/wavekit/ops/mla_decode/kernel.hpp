@@ -1,6 +1,7 @@
-// The MLA decode kernel (bf16 or fp8 queries; bf16 or fp8 latent cache) and its launcher. One workgroup per
-// (sequence, split of its KV rows, group of 16 * Waves (query row, head) rows): it reads each KV
-// row of its split once, for all its rows, composed of the kit's parts:
+// The MLA decode kernel (bf16 or fp8 queries; bf16, fp8 or MXFP4 latent cache) and its launcher. One
+// workgroup per (sequence, split of its KV rows, group of (query row, head) rows: 16 a wave, or 16
+// shared by four waves): it reads each KV row of its split once, for all its rows, composed of the
+// kit's parts:
 //
 //   KV tile      32 rows x 576, moved by tile_loader_k_contiguous (its computed-row form: ragged
 //                rows or pages) as nine 128-byte K steps into lds_swizzled_rows tiles; the next
@@ -24,6 +25,12 @@
 // second V^T half reuses the first four K steps once the first half is built from them): 52 KiB of
 // its 64. Rows a query does not see (past its split, or causally after it) score -inf; a row that
 // sees none gets zeros and lse = -inf.
+//
+// Four waves sharing 16 rows (k_ways 4, rows16): wave k computes the scores over K steps k, k + 4,
+// k + 8 and the output columns 128 k .. 128 k + 127; the partial scores meet in LDS, wave k
+// computes the weights of the lanes' score pair k and shares them as word k of P^T (a rare block
+// recomputes all four where the max moves), and on gfx942 each wave transposes its own two K steps
+// in place (transpose_v_in_wave). LDS: 36 KiB of K steps and 10 KiB of partials, words and maxima.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -171,8 +178,9 @@ struct decode_parts {
   static constexpr float rescale_margin = 12.0f;
   // The waves of one row group (k_ways of them) share the work: wave k takes K steps k, k + k_ways,
   // ... of the scores (wave_steps at most) and output columns [k wave_columns, (k + 1) wave_columns).
-  // Each writes its partial S^T (8 fp32 a lane) to LDS and every wave adds the k_ways partials in
-  // wave order, so all of them hold the same scores and the same softmax state.
+  // Each writes its partial S^T (8 fp32 a lane) to LDS; wave k adds the group's partials of score
+  // pair k and shares its weights (the kernel's k_ways > 1 softmax), so every wave holds the same
+  // softmax state.
   static constexpr int wave_steps = ceil_div(steps, k_ways);
   static constexpr int wave_columns = v_dim / k_ways, wave_pieces = wave_columns / pv_columns;
   // With k_ways > 1: the partials (four score pairs a lane, 8 bytes each), P^T's words and the
