@@ -181,6 +181,8 @@ std::vector<row> layer_rows() {
                     [=](target t) { return mla::supports<fp8_e4m3fnuz>(p, t); }});
     rows.push_back({"mla_decode", "fp8 e4m3fn q and cache", cache, "per tensor fp32",
                     [=](target t) { return mla::supports<fp8_e4m3fn>(p, t); }});
+    rows.push_back({"mla_decode", "bf16 q, MXFP4 cache", cache, "e8m0 per 32 (scale table)",
+                    [=](target t) { return mla::supports<fp4x2_e2m1>(p, t); }});
   }
   return rows;
 }

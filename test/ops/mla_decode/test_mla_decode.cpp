@@ -380,4 +380,27 @@ TEST_CASE("mla_decode: a seeded random sweep over legal problems", "[emu][mla]")
       });
     }
   }
+  // Few rows (at most 16 a sequence: rows16, the four waves sharing them), every cache the device
+  // reads: bf16, its fp8, and on gfx950 MXFP4.
+  const bool mx = arch::current_device_arch().kind == arch::target::gfx950;
+  for (int trial = 0; trial < 6; ++trial) {
+    const int batch = pick(1, 4), heads = pick(1, 8), page = page_sizes[pick(0, 4)];
+    std::vector<int> lens, q_lens;
+    for (int b = 0; b < batch; ++b) lens.push_back(pick(0, 200)), q_lens.push_back(pick(0, 2));
+    INFO("few-row trial " << trial << ": " << batch << " sequences, " << heads << " heads, page " << page);
+    const mla::split_plan forced{32 * pick(1, 3), 8};
+    const mla::split_plan* plan = pick(0, 1) ? nullptr : &forced;
+    if (trial % 3 == 0) {
+      test::mla_case<bf16> t(heads, lens, q_lens, page, 400 + trial);
+      run_case(t, plan, "few-row sweep, bf16");
+    } else if (trial % 3 == 1 || !mx) {
+      test::with_device_fp8([&](auto fp8_format) {
+        test::mla_case<decltype(fp8_format)> t(heads, lens, q_lens, page, 400 + trial);
+        run_case(t, plan, "few-row sweep, fp8 cache");
+      });
+    } else {
+      test::mla_case<fp4x2_e2m1> t(heads, lens, q_lens, page, 400 + trial);
+      run_case(t, plan, "few-row sweep, MXFP4 cache");
+    }
+  }
 }
