@@ -10,6 +10,9 @@ using fp8 = wavekit::arch::fp8_of<wavekit::arch::kernel_view_target>;
 template __global__ void mla::mla_decode_kernel<mla::config_rows16, wavekit::bf16>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows16, fp8>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows16, fp8, fp8>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows32, wavekit::bf16>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows32, fp8>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows32, fp8, fp8>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, wavekit::bf16>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, fp8>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, fp8, fp8>(mla::decode_params);
@@ -18,6 +21,7 @@ template __global__ void mla::mla_decode_kernel<mla::config_rows128, fp8>(mla::d
 template __global__ void mla::mla_decode_kernel<mla::config_rows128, fp8, fp8>(mla::decode_params);
 #if defined(__gfx950__)
 template __global__ void mla::mla_decode_kernel<mla::config_rows16, wavekit::fp4x2_e2m1>(mla::decode_params);
+template __global__ void mla::mla_decode_kernel<mla::config_rows32, wavekit::fp4x2_e2m1>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows64, wavekit::fp4x2_e2m1>(mla::decode_params);
 template __global__ void mla::mla_decode_kernel<mla::config_rows128, wavekit::fp4x2_e2m1>(mla::decode_params);
 #endif

@@ -49,9 +49,10 @@ void run_case(test::mla_case<KV, Q>& t, const mla::split_plan* forced, const cha
 }  // namespace
 
 TEST_CASE("mla_decode: heads 1 to 128, one split and many, ragged cache", "[emu][mla]") {
-  // 16, 64 and 128 rows fill a workgroup of each config (rows16, rows64, rows128); 1, 12 and 17
-  // leave rows16's or rows64's rows part-filled, 65 and 127 rows128's last wave.
-  for (int heads : {1, 12, 16, 17, 64, 65, 127, 128}) {
+  // 16, 32, 64 and 128 rows fill a workgroup of each config (rows16, rows32, rows64, rows128); 1,
+  // 12, 17 and 33 leave rows16's, rows32's or rows64's rows part-filled, 65 and 127 rows128's last
+  // wave.
+  for (int heads : {1, 12, 16, 17, 32, 33, 64, 65, 127, 128}) {
     test::mla_case<bf16> t(heads, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 10 + heads);
     run_case(t, nullptr, "device plan");
     const mla::split_plan many{32, 3};  // 70 rows in three splits of a tile each
@@ -110,11 +111,11 @@ TEST_CASE("mla_decode: rising scores (the running max moving by more and by less
   // Scores rising 0.5 a row move every tile's max by 16 (23 in log2 units), past the margin of 12
   // log2 units (each tile rescales O); rising 0.05 a row, by 1.6 a tile (2.3 in log2 units), the
   // max stays put for several tiles while weights grow towards 2^12, then moves. Both within the
-  // bound, one split and several (each split its own running max), on every config (16, 64 and
-  // 128 heads), ragged and paged.
+  // bound, one split and several (each split its own running max), on every config (16, 32, 64
+  // and 128 heads), ragged and paged.
   static_assert(mla::decode_parts<mla::config_rows64, bf16>::rescale_margin == 12.0f);
   const mla::split_plan many{64, 5};
-  for (int heads : {16, 64, 128}) {
+  for (int heads : {16, 32, 64, 128}) {
     test::mla_case<bf16> t(heads, {100, 37}, {1, 1}, heads == 16 ? 0 : 16, 21, 0.5f);
     run_case(t, nullptr, "scores rising 0.5 a row");
     run_case(t, &many, "scores rising 0.5 a row, split");
@@ -275,7 +276,7 @@ TEST_CASE("mla_decode: an fp8 cache with its per-tensor scale", "[emu][mla]") {
 TEST_CASE("mla_decode: an MXFP4 cache with its e8m0 block scales (gfx950)", "[emu][mla]") {
   // amd-mixed-mla's third cache form: fp4x2 [rows][288] and an e8m0 scale per 32 values in a padded
   // table (test::mla_case: rows of 24, the padding NaN codes the kernel must not read), widened on
-  // load. Every config (16, 32 and 128 rows), ragged and paged, one split and several, bf16 and fp8
+  // load. Every config (16, 32, 48 and 128 rows), ragged and paged, one split and several, bf16 and fp8
   // queries; on gfx942 the refusal.
   const arch::target here = arch::current_device_arch().kind;
   test::mla_case<fp4x2_e2m1> r16(16, {70, 1, 0, 33}, {1, 1, 1, 1}, 0, 81);
@@ -291,9 +292,12 @@ TEST_CASE("mla_decode: an MXFP4 cache with its e8m0 block scales (gfx950)", "[em
   run_case(r16, nullptr, "MXFP4, rows16");
   const mla::split_plan many{32, 3};
   run_case(r16, &many, "MXFP4, rows16, 3 splits");
-  test::mla_case<fp4x2_e2m1> r64(16, {90, 40}, {2, 1}, 16, 82);  // 32 rows: rows64, paged
-  run_case(r64, nullptr, "MXFP4, rows64, paged");
-  run_case(r64, &many, "MXFP4, rows64, paged, 3 splits");
+  test::mla_case<fp4x2_e2m1> r32(16, {90, 40}, {2, 1}, 16, 82);  // 32 rows: rows32, paged
+  run_case(r32, nullptr, "MXFP4, rows32, paged");
+  run_case(r32, &many, "MXFP4, rows32, paged, 3 splits");
+  test::mla_case<fp4x2_e2m1> r64(16, {90, 40}, {3, 1}, 0, 86);  // 48 rows: rows64
+  run_case(r64, nullptr, "MXFP4, rows64");
+  run_case(r64, &many, "MXFP4, rows64, 3 splits");
   test::mla_case<fp4x2_e2m1> r128(128, {50, 3}, {1, 1}, 0, 83);
   run_case(r128, nullptr, "MXFP4, rows128");
   test::mla_case<fp4x2_e2m1, fp8_e4m3fn> q8(16, {100}, {1}, 16, 84);
@@ -380,11 +384,11 @@ TEST_CASE("mla_decode: a seeded random sweep over legal problems", "[emu][mla]")
       });
     }
   }
-  // Few rows (at most 16 a sequence: rows16, the four waves sharing them), every cache the device
-  // reads: bf16, its fp8, and on gfx950 MXFP4.
+  // Few rows (at most 32 a sequence: rows16 or rows32, groups of four waves sharing 16 rows), every
+  // cache the device reads: bf16, its fp8, and on gfx950 MXFP4.
   const bool mx = arch::current_device_arch().kind == arch::target::gfx950;
   for (int trial = 0; trial < 6; ++trial) {
-    const int batch = pick(1, 4), heads = pick(1, 8), page = page_sizes[pick(0, 4)];
+    const int batch = pick(1, 4), heads = pick(1, 16), page = page_sizes[pick(0, 4)];
     std::vector<int> lens, q_lens;
     for (int b = 0; b < batch; ++b) lens.push_back(pick(0, 200)), q_lens.push_back(pick(0, 2));
     INFO("few-row trial " << trial << ": " << batch << " sequences, " << heads << " heads, page " << page);

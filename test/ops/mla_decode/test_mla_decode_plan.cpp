@@ -215,9 +215,9 @@ TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
 }
 
 TEST_CASE("mla_decode: the config holds every sequence's rows in one workgroup", "[unit][mla]") {
-  // Rows = query rows x heads of the longest sequence: up to 16 the 4 waves sharing them, up to 64
-  // the 4-wave config, up to 128 the 8-wave one (DeepSeek's 128 heads: one read of each KV row),
-  // beyond that several of it.
+  // Rows = query rows x heads of the longest sequence: up to 16 the 4 waves sharing them, up to 32
+  // two such groups in 8 waves, up to 64 the 4-wave config, up to 128 the 8-wave one (DeepSeek's
+  // 128 heads: one read of each KV row), beyond that several of it.
   CHECK(mla::choose_config(ragged(2, 16, 100), ragged_batch({50, 50}, 4).view()) == mla::config_id::rows64);
   CHECK(mla::choose_config(ragged(2, 64, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows64);
   CHECK(mla::choose_config(ragged(2, 65, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows128);
@@ -225,8 +225,12 @@ TEST_CASE("mla_decode: the config holds every sequence's rows in one workgroup",
   CHECK(mla::choose_config(ragged(2, 128, 100), ragged_batch({50, 50}, 2).view()) == mla::config_id::rows128);
   CHECK(mla::choose_config(ragged(2, 16, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows16);
   CHECK(mla::choose_config(ragged(2, 8, 100), ragged_batch({50, 50}, 2).view()) == mla::config_id::rows16);
-  CHECK(mla::choose_config(ragged(2, 17, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows64);
-  CHECK(mla::choose_config(ragged(2, 16, 100), ragged_batch({50, 50}, 2).view()) == mla::config_id::rows64);
+  CHECK(mla::choose_config(ragged(2, 17, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows32);
+  CHECK(mla::choose_config(ragged(2, 16, 100), ragged_batch({50, 50}, 2).view()) == mla::config_id::rows32);
+  CHECK(mla::choose_config(ragged(2, 32, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows32);
+  CHECK(mla::choose_config(ragged(2, 33, 100), ragged_batch({50, 50}).view()) == mla::config_id::rows64);
+  CHECK(mla::config_rows32::rows == 32);
+  CHECK(mla::config_rows32::name() == "mla_decode<w8, kv32, k4>");
   CHECK(mla::config_rows16::rows == 16);
   CHECK(mla::config_rows16::name() == "mla_decode<w4, kv32, k4>");
   CHECK(mla::config_rows64::name() == "mla_decode<w4, kv32>");

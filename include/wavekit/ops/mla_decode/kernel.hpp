@@ -758,8 +758,15 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
             o[c].template step<false>(read_v_transposed<parts>(columns, c, row_at), p_frag, t_lane);
         }
       } else if constexpr (parts::v_in_place) {
-        // The partials' barrier saw every wave's scores done: the wave's own K steps are its alone.
-        transpose_v_in_wave<parts>(k_lds, column_step, t_lane);
+        // The partials' barrier saw every wave's scores done: the wave's own K steps are its alone,
+        // or, with several row groups, its and its peers' in the other groups: the first group's
+        // wave transposes them and a barrier hands them to the others.
+        if constexpr (Cfg::row_waves == 1) {
+          transpose_v_in_wave<parts>(k_lds, column_step, t_lane);
+        } else {
+          if (wave < k_ways) transpose_v_in_wave<parts>(k_lds, column_step, t_lane);
+          __syncthreads();
+        }
         const unsigned char* const v_columns = k_lds + column_step * parts::k_tile_bytes;
 #pragma unroll
         for (int c = 0; c < pieces; ++c)
@@ -788,8 +795,6 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       }
       __syncthreads();
     }
-    if (!wave_has_rows) return;
-
     // The row's sum over its four lane groups; out = O / sum, lse = (m + log2(sum)) ln 2 for the
     // running m (natural log of the scaled scores), or zeros and -inf for a row that saw no KV row.
     float sum;
@@ -797,7 +802,9 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       sum = l;
     else
       sum = l[0] + l[1];
-    if constexpr (k_ways > 1) {  // the row group's shares, in wave order (every wave done with the loop's LDS)
+    // The row group's shares, in wave order (every wave done with the loop's LDS; every wave takes
+    // part in the barrier, with rows or without).
+    if constexpr (k_ways > 1) {
       unsigned char* const share_at = partial_lds + lane * 4;
       arch::lds_store<4>(share_at + wave * 256, __builtin_bit_cast(std::uint32_t, sum));
       __syncthreads();
@@ -807,6 +814,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       for (int w = 1; w < k_ways; ++w)
         sum += __builtin_bit_cast(float, arch::lds_load<4>(share_at + (group_wave0 + w) * 256));
     }
+    if (!wave_has_rows) return;
 #pragma unroll
     for (int offset = 16; offset < 64; offset *= 2) sum += __shfl_xor(sum, offset);
     const float inv = sum > 0.0f ? p.kv_scale / sum : 0.0f;  // and once per output value

@@ -91,12 +91,14 @@ inline status check_plan_device(const problem& p, const split_plan& plan, const 
 
 // The config for a problem: the fewest rows a workgroup that still holds every sequence's (query
 // row, head) rows, so that each KV row is read once (a sequence with more than 128 rows takes
-// several workgroups, each reading its KV rows). Up to 16 rows, rows16's four waves share them
-// (every SIMD busy, where rows64 would leave three waves without rows).
+// several workgroups, each reading its KV rows). Up to 16 rows, rows16's four waves share them, and
+// up to 32 rows32's two groups of four (every SIMD busy, where rows64 would leave waves without
+// rows).
 inline config_id choose_config(const problem& p, const sequences_view& s) {
   int max_rows = 0;
   for (int b = 0; b < p.batch; ++b) max_rows = std::max(max_rows, (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads);
   return max_rows <= config_rows16::rows   ? config_id::rows16
+         : max_rows <= config_rows32::rows ? config_id::rows32
          : max_rows <= config_rows64::rows ? config_id::rows64
                                            : config_id::rows128;
 }
