@@ -1,9 +1,9 @@
 // MLA decode's census: each shipped config with a bf16 and an fp8 cache (the device's format;
-// bf16 queries, the report's forms), and on gfx950 an MXFP4 cache too, on two sequences of four KV tiles in two splits, so that the
-// LSE reduce the split rows launch runs too. The report's MLA rows name their kernel as the codegen
-// profile the performance model picks for them; the census names each entry the same way, asking
-// the model for its own problem, which has as many (query, head) rows as the config holds so that
-// the plan picks the config measured.
+// bf16 queries, the report's forms), and on gfx950 an MXFP4 cache too, on two sequences of four
+// KV tiles in two splits, so that the LSE reduce the split rows launch runs too. The report's MLA
+// rows name their kernel as the codegen profile the performance model picks for them; the census
+// names each entry the same way, asking the model for its own problem, which has as many (query,
+// head) rows as the config holds so that the plan picks the config measured.
 #include <string>
 #include <vector>
 
