@@ -80,7 +80,7 @@ struct decode_params {
   const int* page_table;  // paged, else null
   int heads, page_size, max_pages, cache_rows;
   float sm_scale;
-  float kv_scale;               // fp8 cache: its per-tensor scale; bf16: 1
+  float kv_scale;               // fp8 or MXFP4 cache: its per-tensor scale; bf16: 1
   float q_scale;                // fp8 queries: their per-tensor scale; bf16: 1
   const void* kv_block_scales;  // MXFP4 cache: e8m0 [cache_rows][kv_block_scales_stride], else null
   int kv_block_scales_stride;
@@ -591,8 +591,8 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       };
       if constexpr (parts::whole_tile_in_flight) issue_next();
 
-      // The wave's scores: S^T over its K steps, and with k_ways > 1 the sum of its row group's
-      // partials (k_way order: the same bits in every wave of the group).
+      // The wave's scores: S^T over its K steps (with k_ways > 1 a partial, added to its group's
+      // below).
       qk_mma scores;
       if (wave_has_rows)
         static_for<parts::wave_steps>([&](auto i_constant) {
@@ -601,10 +601,11 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
             scores.template step<i == 0>(k_lds + wave_step(i) * parts::k_tile_bytes, q_frag[i], 0, t_lane);
         });
       // Score (n, r) of this lane is KV row j0 + 16 n + 4 g + r: the rows its query sees keep their
-      // raw score (the scale is positive, so maxima commute with it), the others -inf, masked only
-      // in a tile that reaches past a query's last row (a split's or a sequence's last tile, a
-      // causal tail: a rare block). Lanes without a row keep their scores of zero queries: they
-      // are never stored.
+      // raw score (the scale is positive, so maxima commute with it), the others -inf. The row
+      // configs mask every tile (a branch around the mask spilled rows64 on gfx942); with k_ways > 1
+      // only a tile that reaches past a query's last row is masked (a split's or a sequence's last
+      // tile, a causal tail: a rare block). Lanes without a row keep their scores of zero queries:
+      // they are never stored.
       // (The same in every lane: readfirstlane tells the compiler, so the mask is a scalar branch.)
       const bool tile_seen_whole = __builtin_amdgcn_readfirstlane(j0 + kv_tile <= wave_visible_end);
       const int seen = visible_end - j0 - 4 * static_cast<int>(t_group);
