@@ -16,6 +16,7 @@
 
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "support/device_fp8.hpp"
@@ -35,7 +36,7 @@ template <class KV, class Q = bf16>
 void run(benchmark::State& state) {
   const int batch = int(state.range(0)), kv_len = int(state.range(1)), heads = int(state.range(2));
   test::mla_case<KV, Q> t(heads, std::vector<int>(batch, kv_len), std::vector<int>(batch, 1), 0, 7);
-  const mla::split_plan plan = wavekit::mla_decode_plan<KV>(t.p, t.view()).value();
+  const mla::split_plan plan = wavekit::mla_decode_plan<KV, Q>(t.p, t.view()).value();
   const auto a = t.args(plan);
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
@@ -48,9 +49,10 @@ void run(benchmark::State& state) {
   hipDeviceSynchronize();
   state.SetLabel(mla::config_name(mla::choose_config(t.p, t.view())) + ", " + std::to_string(plan.splits) +
                  " splits of " + std::to_string(plan.chunk));
-  test::set_predicted(state, planning::predict(mla::model_launches(t.p, t.view(), mla::kv_bits_of<KV>,
-                                                                   arch::current_device_arch().kind, plan),
-                                               arch::current_device_arch().kind));
+  test::set_predicted(
+      state, planning::predict(mla::model_launches(t.p, t.view(), mla::kv_bits_of<KV>, arch::current_device_arch().kind,
+                                                   plan, std::is_same_v<Q, bf16> ? 16 : 8),
+                               arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();
 #endif

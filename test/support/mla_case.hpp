@@ -10,7 +10,11 @@
 //   - the output is rounded to bf16 (2^-8 relative, counted as a flip's worth), and the split merge
 //     adds fp32 roundings (10^-5 relative);
 //   |out - ref| <= (2^-8 + 2 delta + 10^-5) * magnitude + 2^-8 |ref|,  |lse - lse_ref| <= 2^-8 + 2 delta
-// (magnitude = sum_j p_j |V_jd|, from the reference).
+// (magnitude = sum_j p_j |V_jd|, from the reference). With fp8 queries over an fp8 cache (fp8
+// products) P is rounded to fp8 instead: each weight, in units of 2^3 e^(s - m) for the kernel's
+// running max m (at most the row's max), is off by at most 2^-4 relative or 2^-10 absolute (OCP's
+// smallest subnormal 2^-9 halved; fnuz's is smaller), so the output moves by at most 2^-4
+// magnitude + 2^-13 spread (spread = sum_j |V_jd| / sum_j e^(s_j - max), from the reference).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -38,6 +42,8 @@ namespace wavekit::test {
 template <class KV = bf16, class Q = bf16>
 struct mla_case {
   static constexpr bool mx = std::is_same_v<KV, fp4x2_e2m1>;
+  // Both fp8: the kernel's fp8 products, P rounded to fp8 (the header's bound).
+  static constexpr bool fp8_products = !mx && !std::is_same_v<KV, bf16> && !std::is_same_v<Q, bf16>;
   static constexpr int scale_stride = 24;  // an MXFP4 cache's scale rows: 18 used, padded as aiter pads
   ops::mla_decode::problem p;
   std::vector<int> qo, kv_indptr, kv_lens, page_table;
@@ -205,7 +211,9 @@ struct mla_case {
         std::printf("%s %s: lse[row %zu] = %.6g, reference %.6g\n", label, p.str().c_str(), r, lse[r], e);
       for (int d = 0; d < 512; ++d) {
         const double g = widen_to_float(out[r * 512 + d]), o = ref.out[r * 512 + d];
-        const double bound = (0x1p-8 + 2 * delta + 1e-5) * ref.magnitude[r * 512 + d] + 0x1p-8 * std::fabs(o) + 1e-30;
+        const double p_relative = fp8_products ? 0x1p-4 : 0x1p-8, p_absolute = fp8_products ? 0x1p-13 : 0.0;
+        const double bound = (p_relative + 2 * delta + 1e-5) * ref.magnitude[r * 512 + d] +
+                             p_absolute * ref.spread[r * 512 + d] + 0x1p-8 * std::fabs(o) + 1e-30;
         if (!(std::fabs(g - o) <= bound) && bad++ < 5)
           std::printf("%s %s: out[row %zu][%d] = %.6g, reference %.6g (bound %.3g)\n", label, p.str().c_str(), r, d, g,
                       o, bound);

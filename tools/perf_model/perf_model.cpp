@@ -341,24 +341,25 @@ void mla(std::vector<std::string>& out) {
     const md::sequences_view s{qo, kv, {}, {}};
     row r{listed_op("mla_decode"), to_string(c.t),
           std::to_string(c.batch) + " x kv " + std::to_string(c.kv) + ", " + std::to_string(c.heads) + " heads, " +
-              (c.kv_bits == 16  ? "bf16"
-               : c.kv_bits == 8 ? "fp8"
-                                : "MXFP4") +
-              " cache",
+              (c.kv_bits == 16  ? "bf16 cache"
+               : c.kv_bits == 8 ? "fp8 cache and queries"
+                                : "MXFP4 cache"),
           "", "memory"};
-    r.time = md::model_time(p, s, c.kv_bits, c.t);
-    // fp8:1 is an fp8 cache with bf16 queries, the form the model's bytes count; fp8:3 an MXFP4 cache.
+    // An fp8 cache is read with fp8 queries (the reference quantizes them: a8w8, the fp8 products'
+    // kernel, fp8:2); an MXFP4 cache with bf16 queries (fp8:3).
+    const int q_bits = c.kv_bits == 8 ? 8 : 16;
+    r.time = md::model_time(p, s, c.kv_bits, c.t, q_bits);
     r.bench = bench("bench_mla_decode", "mla_decode",
                     {{"batch", c.batch},
                      {"kv", c.kv},
                      {"heads", c.heads},
                      {"fp8", c.kv_bits == 16  ? 0
-                             : c.kv_bits == 8 ? 1
+                             : c.kv_bits == 8 ? 2
                                               : 3}});
     r.config = r.time.work.front().what;
     r.flops = 2.0 * c.batch * c.heads * c.kv * (md::qk_dim + md::v_dim);
-    r.ideal_bytes =
-        double(c.batch) * c.kv * md::kv_row_bytes(c.kv_bits) + double(c.batch) * c.heads * (md::qk_dim + md::v_dim) * 2;
+    r.ideal_bytes = double(c.batch) * c.kv * md::kv_row_bytes(c.kv_bits) +
+                    double(c.batch) * c.heads * (md::qk_dim * q_bits / 8.0 + md::v_dim * 2);
     r.peers.push_back({c.who, c.us});
     out.push_back(json(r, 0, c.t));
   }

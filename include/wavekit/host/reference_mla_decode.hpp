@@ -12,7 +12,9 @@
 // The caller supplies the rows: kv_row(b, j) returns the 576 dequantized values of sequence b's row j
 // (whatever the cache layout: ragged rows or pages), so one reference serves every layout and KV
 // format. Softmax in double, two passes (max, then sums); besides the output and lse it returns
-// what an error bound needs: magnitude[i][h][d] = sum_j p_j |V_jd|. Threads split the sequences.
+// what an error bound needs: magnitude[i][h][d] = sum_j p_j |V_jd|, and for weights rounded with an
+// absolute floor (fp8's subnormals) spread[i][h][d] = sum_j |V_jd| / sum_j e^{s_j - max_j s_j}.
+// Threads split the sequences.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -34,6 +36,7 @@ struct mla_reference_result {
   std::vector<double> out;        // [total_q][heads][512]
   std::vector<double> lse;        // [total_q][heads], natural log; -inf where no row is seen
   std::vector<double> magnitude;  // [total_q][heads][512]
+  std::vector<double> spread;     // [total_q][heads][512]
 };
 
 // q: [total_q][heads][576] as floats; qo_indptr, kv_lens: per sequence (query rows
@@ -55,6 +58,7 @@ mla_reference_result reference_mla_decode(const std::vector<float>& q, int heads
   mla_reference_result r;
   r.out.assign(std::size_t(total_q) * heads * mla_v_dim, 0.0);
   r.magnitude.assign(r.out.size(), 0.0);
+  r.spread.assign(r.out.size(), 0.0);
   r.lse.assign(std::size_t(total_q) * heads, -std::numeric_limits<double>::infinity());
   auto sequences = [&](int begin, int end) {
     std::vector<double> s;
@@ -78,10 +82,14 @@ mla_reference_result reference_mla_decode(const std::vector<float>& q, int heads
           for (int j = 0; j < seen; ++j) sum += (s[j] = std::exp(s[j] - max));
           double* o = r.out.data() + (std::size_t(row) * heads + h) * mla_v_dim;
           double* m = r.magnitude.data() + (std::size_t(row) * heads + h) * mla_v_dim;
+          double* w = r.spread.data() + (std::size_t(row) * heads + h) * mla_v_dim;
           for (int j = 0; j < seen; ++j) {
             const double p = s[j] / sum;
             const float* v = kv_row(b, j);
-            for (int d = 0; d < mla_v_dim; ++d) o[d] += p * v[d], m[d] += p * std::fabs(double(v[d]));
+            for (int d = 0; d < mla_v_dim; ++d) {
+              const double a = std::fabs(double(v[d]));
+              o[d] += p * v[d], m[d] += p * a, w[d] += a / sum;
+            }
           }
           r.lse[std::size_t(row) * heads + h] = max + std::log(sum);
         }

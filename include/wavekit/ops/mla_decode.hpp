@@ -45,17 +45,19 @@ inline std::string config_name(config_id id) {
 
 }  // namespace ops::mla_decode
 
-// The split plan for the current device (its CU count) and a cache of KV elements (bf16 or fp8:
-// the bytes a split reads), after checking the problem and the tables. The plan records both and
-// the heads: mla_decode refuses it for another cache type, heads or device (plan.hpp).
-template <class KV = bf16>
+// The split plan for the current device (its CU count), a cache of KV elements (bf16, fp8 or MXFP4:
+// the bytes a split reads) and queries of type Q (bf16 or fp8: over an fp8 cache, the fp8
+// products' kernel), after checking the problem and the tables. The plan records the device, the
+// cache type and the heads: mla_decode refuses it for another cache type, heads or device
+// (plan.hpp).
+template <class KV = bf16, class Q = bf16>
 result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::problem& p,
                                                     const ops::mla_decode::sequences_view& s) {
   static_assert(ops::mla_decode::is_cache_type_v<KV>,
                 "mla_decode_plan<KV>: the cache's element type, bf16, fp8_e4m3fnuz, fp8_e4m3fn or fp4x2_e2m1 (MXFP4)");
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
-  return m::choose_splits(p, s, arch::current_device_arch().kind, m::kv_bits_of<KV>);
+  return m::choose_splits(p, s, arch::current_device_arch().kind, m::kv_bits_of<KV>, std::is_same_v<Q, bf16> ? 16 : 8);
 }
 
 // KV: bf16, the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with

@@ -105,7 +105,9 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
       return Atom::m;
   }();
   static constexpr int slice = KBytes * m / 64;  // bytes of a row each lane reads per K step
-  static constexpr int reads = slice / 16;       // 16-byte LDS reads per row fragment
+  // 16-byte LDS reads per row fragment (a step of one 8-byte operand, both operands in registers:
+  // one, as a fragment's unit)
+  static constexpr int reads = slice >= 16 ? slice / 16 : 1;
   static constexpr int operand_bytes = Atom::operand_bytes;
   static constexpr int mfmas = slice / operand_bytes;  // MFMAs per tile pair per K step
   static constexpr int regs = [] {                     // accumulator registers per lane that hold C (after finish())
@@ -117,9 +119,10 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
   static constexpr k_order order = KOrder;
   static constexpr bool scaled = requires { Atom::scale_k; };
   static_assert(Atom::m == Atom::n, "warp_mma: square MFMA tiles");
-  static_assert(slice % 16 == 0 && (operand_bytes == 8 || operand_bytes == 16 || operand_bytes == 32),
-                "warp_mma: a K step must give each lane whole 16-byte reads and whole operands; "
-                "KBytes * m / 64 is too small for this atom");
+  static_assert((slice % 16 == 0 || (slice == operand_bytes && !a_in_lds && !b_in_lds)) &&
+                    (operand_bytes == 8 || operand_bytes == 16 || operand_bytes == 32),
+                "warp_mma: a K step must give each lane whole 16-byte reads and whole operands (or, with both "
+                "operands in registers, one operand); KBytes * m / 64 is too small for this atom");
   static_assert(KOrder == k_order::step_slices || operand_bytes % 16 == 0,
                 "warp_mma: the atom's own K order needs operands of whole 16-byte reads");
 
@@ -304,7 +307,8 @@ struct warp_mma<Atom, TilesM, TilesN, KBytes, ASource, BSource, KOrder> {
     static_for<reads>([&](auto r_constant) {
       constexpr int r = decltype(r_constant)::value;
       if constexpr (a_tiles + b_tiles > 0) arch::keep_whole(v[r]);
-      constexpr int first = r * 16 / operand_bytes, last = ((r + 1) * 16 - 1) / operand_bytes;
+      constexpr int first = r * 16 / operand_bytes,
+                    last = ((r + 1) * 16 - 1) / operand_bytes < mfmas ? ((r + 1) * 16 - 1) / operand_bytes : mfmas - 1;
       // 32-byte operands: the MFMA waits for its second read.
       if constexpr ((r + 1) * 16 % operand_bytes == 0 || operand_bytes < 16) {
         static_for<last - first + 1>([&](auto p_constant) {

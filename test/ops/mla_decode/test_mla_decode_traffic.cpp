@@ -1,9 +1,10 @@
 // MLA decode at amd-mixed-mla's sizes on the emulator's counters: (4, 8192) and (32, 1024) at 16
 // heads, and (4, 8192) at DeepSeek's 128, read each KV row once, and in all at most 1.1 x (the
 // batch's KV rows + q + out + what the plan's splits add: split_extra_read_bytes) with no LDS bank
-// conflicts, and the (4, 8192) output against the host
-// reference; on gfx950 the same for an MXFP4 cache (its rows and their block scales once: a
-// quarter of a bf16 cache's bytes and 18 more a row). The largest MLA cases: full tier, both
+// conflicts, and the (4, 8192) output against the host reference; the same with fp8 queries over
+// an fp8 cache (the fp8 products' kernel: amd-mixed-mla's a8w8 form), and on gfx950 for an MXFP4
+// cache (its rows and their block scales once: a quarter of a bf16 cache's bytes and 18 more a
+// row). The largest MLA cases: full tier, both
 // targets (gfx942's 32 banks, gfx950's 64).
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/device_fp8.hpp"
 #include "support/mla_case.hpp"
 #include "wavekit/ops/mla_decode.hpp"
 #include "wavekit/ops/mla_decode/model.hpp"
@@ -23,11 +25,11 @@ namespace mla = wavekit::ops::mla_decode;
 namespace {
 
 // A batch of `batch` sequences of kv rows, one query each, run with the device's plan: the bytes
-// read against the KV rows, queries and outputs once. KV: the cache's type.
-template <class KV = bf16>
+// read against the KV rows, queries and outputs once. KV: the cache's type; Q: the queries'.
+template <class KV = bf16, class Q = bf16>
 void check_traffic(int batch, int kv, int heads) {
-  test::mla_case<KV> t(heads, std::vector<int>(batch, kv), std::vector<int>(batch, 1), 0, 8);
-  const mla::split_plan plan = wavekit::mla_decode_plan<KV>(t.p, t.view()).value();
+  test::mla_case<KV, Q> t(heads, std::vector<int>(batch, kv), std::vector<int>(batch, 1), 0, 8);
+  const mla::split_plan plan = wavekit::mla_decode_plan<KV, Q>(t.p, t.view()).value();
   const auto a = t.args(plan);
 #if defined(WAVEKIT_EMULATOR)
   emu::reset_counters();
@@ -41,8 +43,9 @@ void check_traffic(int batch, int kv, int heads) {
   const double read = double(emu::accumulated_counters().global_bytes_read);
   const double kv_bytes = double(batch) * kv * 576 * mla::kv_bits_of<KV> / 8;  // the codes; scales apart
   const double scale_bytes = std::is_same_v<KV, fp4x2_e2m1> ? double(batch) * kv * mla::scale_blocks : 0.0;
-  const double ideal = kv_bytes + scale_bytes + double(batch) * heads * (576 + 512) * 2 +
-                       mla::split_extra_read_bytes(t.p, t.view(), plan);
+  const int q_bits = 8 * static_cast<int>(sizeof(Q));
+  const double ideal = kv_bytes + scale_bytes + double(batch) * heads * (576 * q_bits / 8 + 512 * 2) +
+                       mla::split_extra_read_bytes(t.p, t.view(), plan, q_bits);
   std::printf("mla decode traffic (%d heads, %d x %d, %d splits): %.2f MB read, %.2f MB planned, ratio %.3f\n", heads,
               batch, kv, plan.splits, read / 1e6, ideal / 1e6, read / ideal);
   CHECK(kv_read <= 1.02 * kv_bytes);
@@ -58,6 +61,16 @@ void check_traffic(int batch, int kv, int heads) {
 
 TEST_CASE("mla_decode: amd-mixed-mla's (4, 8192) and (32, 1024) read each KV row once", "[emu][mla]") {
   for (const auto& [batch, kv] : {std::pair{4, 8192}, std::pair{32, 1024}}) check_traffic(batch, kv, 16);
+}
+
+TEST_CASE("mla_decode: fp8 queries over an fp8 cache (fp8 products) read each KV row once", "[emu][mla]") {
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    check_traffic<fp8, fp8>(4, 8192, 16);
+    check_traffic<fp8, fp8>(4, 2048, 128);
+    check_traffic<fp8, fp8>(4, 2048, 32);
+    check_traffic<fp8, fp8>(4, 2048, 64);
+  });
 }
 
 TEST_CASE("mla_decode: an MXFP4 cache's codes and scales read once at (4, 8192) (gfx950)", "[emu][mla]") {

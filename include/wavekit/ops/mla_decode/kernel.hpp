@@ -103,23 +103,31 @@ WAVEKIT_HOST_DEVICE constexpr int v_position(int j) { return 8 * (j / 4 % 4) + 4
 // Element e of a lane group's V^T slice holds the score in register slice_register(e) of tile e / 4.
 WAVEKIT_HOST_DEVICE constexpr int slice_register(int e) { return e % 4 ^ e / 4; }
 
-template <class Cfg, class KV>
+template <class Cfg, class KV, class Q = bf16>
 struct decode_parts {
   static_assert(is_cache_type_v<KV>,
                 "mla_decode: the cache is bf16, fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950) or MXFP4 (fp4x2_e2m1)");
   static constexpr int kv_bits = kv_bits_of<KV>;
-  static constexpr bool fp8_kv = kv_bits == 8, mx_kv = kv_bits == 4, widened = kv_bits < 16;
+  static constexpr bool fp8_kv = kv_bits == 8, mx_kv = kv_bits == 4;
+  // fp8 queries over an fp8 cache (amd-mixed-mla's a8w8 form): both products on the fp8 MFMAs,
+  // the K-step tiles hold the cache's codes as stored and P^T is rounded to fp8 (fp8_products
+  // below). Every other form multiplies bf16 (an fp8 or MXFP4 cache widened on its way into LDS).
+  static constexpr bool fp8_products = fp8_kv && !std::is_same_v<Q, bf16>;
+  static constexpr bool widened = kv_bits < 16 && !fp8_products;
+  static constexpr int element_bytes = fp8_products ? 1 : 2;  // of the K-step tiles and V^T
   static constexpr int kv_tile = Cfg::kv_tile, threads = Cfg::threads;
-  static constexpr int step_bytes = 128;                      // 64 bf16 of the 576 a K step (in LDS)
-  static constexpr int steps = qk_dim * 2 / step_bytes;       // 9
-  static constexpr int v_half = v_dim / 2;                    // output columns a P x V pass
-  static constexpr int half_steps = v_half * 2 / step_bytes;  // K steps whose columns form a half: 4
-  // An fp8 or MXFP4 cache is read as it is stored (64 or 32 bytes of a row a K step) and widened to
-  // bf16 on its way into the K-step tiles (exact: e4m3, and e2m1 times its block's scale, fit
-  // bf16), so the rest of the kernel is the bf16 one. The loader moves one K step with one 16-byte
-  // chunk a thread (of MXFP4: 32 values, one scale block, whose e8m0 code it loads too); the
-  // workgroup's threads load load_groups K steps at once.
-  static constexpr int load_bytes = step_bytes * kv_bits / 16;  // of a cache row, a K step
+  static constexpr int step_values = 64;                          // of the 576 a K step
+  static constexpr int step_bytes = step_values * element_bytes;  // a K-step tile's row in LDS
+  static constexpr int steps = qk_dim / step_values;              // 9
+  static constexpr int v_half = v_dim / 2;                        // output columns a bf16 P x V pass
+  static constexpr int half_steps = v_half / step_values;         // K steps whose columns form a half: 4
+  static constexpr int v_steps = v_dim / step_values;             // K steps holding V's columns: 8
+  // A cache is read as it is stored (128, 64 or 32 bytes of a row a K step); an fp8 or MXFP4 one
+  // multiplied in bf16 is widened on its way into the K-step tiles (exact: e4m3, and e2m1 times
+  // its block's scale, fit bf16), so the rest of the kernel is the bf16 one. The loader moves one
+  // K step with one 16-byte chunk a thread (of MXFP4: 32 values, one scale block, whose e8m0 code
+  // it loads too); the workgroup's threads load load_groups K steps at once.
+  static constexpr int load_bytes = step_values * kv_bits / 8;  // of a cache row, a K step
   static constexpr int row_bytes = qk_dim * kv_bits / 8;        // of a cache row
   static constexpr int load_threads = kv_tile * load_bytes / 16, load_groups = threads / load_threads;
   using chunk_loader = tile::tile_loader_k_contiguous<kv_tile, load_bytes, load_threads, kv_bits>;
@@ -146,20 +154,23 @@ struct decode_parts {
   static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
-  using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // V^T: rows = output columns, K = KV rows
-  using atom = arch::half_gemm_atom<bf16, 16>;
+  using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // bf16 V^T: rows = output columns, K = KV rows
+  using atom = std::conditional_t<fp8_products, arch::mfma_atom<KV, KV, 16, 16, 32>, arch::half_gemm_atom<bf16, 16>>;
   // S^T: rows = the tile's KV rows, columns = the wave's 16 (query row, head) rows.
   using qk_mma = warp::warp_mma<atom, kv_tile / 16, 1, step_bytes, warp::from_lds<k_layout>, warp::from_registers>;
   // O^T += V^T P^T in pieces of 32 output columns: a warp MMA issues all its LDS reads before its
   // MFMAs, and the reads of many column tiles at once would sit in registers beside the outputs
   // and the queries.
   static constexpr int pv_columns = 32, pv_pieces = v_half / pv_columns;
-  // gfx950 reads V^T's fragments straight from the K-step tiles with ds_read_b64_tr_b16
+  // bf16 on gfx950 reads V^T's fragments straight from the K-step tiles with ds_read_b64_tr_b16
   // (read_v_transposed): no V^T tile, no transpose pass, two barriers a KV tile. gfx942, which has
-  // no transposing read, builds each V^T half in LDS (transpose_v_half).
-  static constexpr bool v_by_transposing_reads = arch::current_target == arch::target::gfx950;
-  using v_source = std::conditional_t<v_by_transposing_reads, warp::from_registers, warp::from_lds<v_layout>>;
-  using pv_mma = warp::warp_mma<atom, pv_columns / 16, 1, kv_tile * 2, v_source, warp::from_registers>;
+  // no transposing read, builds each V^T half in LDS (transpose_v_half). fp8 products on both
+  // targets transpose the tile's V bytes into a V^T tile of their own (transpose_v_bytes: the
+  // 8-bit transposing read's exact permutation is not known, docs/hardware.md 4.3).
+  static constexpr bool v_by_transposing_reads = arch::current_target == arch::target::gfx950 && !fp8_products;
+  using v_source =
+      std::conditional_t<v_by_transposing_reads || fp8_products, warp::from_registers, warp::from_lds<v_layout>>;
+  using pv_mma = warp::warp_mma<atom, pv_columns / 16, 1, kv_tile * element_bytes, v_source, warp::from_registers>;
   static constexpr int k_tile_bytes = kv_tile * step_bytes;
   // A P x V piece's V^T rows start pv_piece_bytes further on: every piece's reads then have the
   // same lane addresses (immediate offsets apart), which holds as the layout's swizzle repeats
@@ -175,7 +186,11 @@ struct decode_parts {
   // How far (log2 units: 2^(scaled score / ln 2)) a row's scores may pass its running max before
   // the max moves and the outputs are rescaled: weights up to 2^12 (4096), far inside bf16's and
   // fp32's range (8.3 in natural-log units of the scaled scores).
-  static constexpr float rescale_margin = 12.0f;
+  // With fp8 products the weights are rounded to fp8 as P^T: a margin of 4 and weights scaled by
+  // 2^p_shift = 2^3 keep them at most 2^7 (fp8's largest finite values: 240 fnuz, 448 OCP; no
+  // clamp needed), and put a weight 2^-10 of the row's max still among fp8's normal values.
+  static constexpr float rescale_margin = fp8_products ? 4.0f : 12.0f;
+  static constexpr float p_shift = fp8_products ? 3.0f : 0.0f;
   // The waves of one row group (k_ways of them) share the work: wave k takes K steps k, k + k_ways,
   // ... of the scores (wave_steps at most) and output columns [k wave_columns, (k + 1) wave_columns).
   // Each writes its partial S^T (8 fp32 a lane) to LDS; wave k adds the group's partials of score
@@ -188,9 +203,14 @@ struct decode_parts {
   static constexpr int partial_bytes = k_ways > 1 ? threads * (4 * 8 + 4 + 4) : 0;
   // gfx942 with shared rows: each wave transposes its own columns' K steps in place (only it reads
   // them once the scores are done), no V^T tile and no barrier for it.
-  static constexpr bool v_in_place = k_ways > 1 && !v_by_transposing_reads;
-  static constexpr int wave_column_steps = wave_columns / 64;  // K steps holding a wave's columns
-  static constexpr int v_bytes = v_by_transposing_reads || v_in_place ? 0 : v_half * kv_tile * 2;
+  static constexpr bool v_in_place = k_ways > 1 && !v_by_transposing_reads && !fp8_products;
+  static constexpr int wave_column_steps = wave_columns / step_values;  // K steps holding a wave's columns
+  // fp8 products: V^T in byte planes (vt_bytes_layout), all 512 columns; bf16 on gfx942 with k_ways
+  // 1: one half of them.
+  static constexpr int vt_plane_bytes = v_dim * 8 + 128;
+  static constexpr int v_bytes = fp8_products                           ? 4 * vt_plane_bytes
+                                 : v_by_transposing_reads || v_in_place ? 0
+                                                                        : v_half * kv_tile * 2;
   static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes + partial_bytes;
   static constexpr int regs = qk_mma::regs;
   static_assert(kv_loader::per_thread == 1 && kv_loader::chunks == load_threads && load_threads % 64 == 0,
@@ -213,8 +233,11 @@ struct decode_parts {
     for (int g = 0; g < 4; ++g)  // P^T's elements are the scores v_position puts there
       for (int e = 0; e < 8; ++e)
         if (v_position(16 * (e / 4) + 4 * g + slice_register(e)) != 8 * g + e) return false;
+    // Lane group 1 of a P x V step takes K positions 8 .. 15: bf16 by the step's slices, fp8 by the
+    // atom's own layout (its fragments are built here, not read by the warp MMA).
     return kv_tile == 32 && qk_mma::regs == 4 && pv_mma::regs == 4 && pv_mma::reads == 1 &&
-           pv_mma::read_k(16, 0) == 16 && pv_mma::order == warp::k_order::step_slices;
+           pv_mma::read_k(16, 0) == 8 * element_bytes && pv_mma::order == warp::k_order::step_slices &&
+           (!fp8_products || (atom::operand_k(16, 0) == 8 && atom::operand_k(16, 7) == 15));
   }();
   static_assert(scores_feed_pv, "mla_decode: the softmax and P^T assume the 16x16 accumulator layout");
 };
@@ -326,6 +349,97 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose_v_in_wave(unsigned char* k_lds
   }
 }
 
+// fp8 products: V^T as four byte planes, plane g holding K positions 8 g .. 8 g + 7 (the bytes
+// lane group g of a P x V step takes, KV rows by v_position) of every output column c, 8 bytes a
+// column. A step's read of 16 columns by one lane group is 128 contiguous bytes whatever the order
+// of the columns inside it, and the planes are 128 bytes out of step on gfx950's 64 banks, so the
+// two lane groups of a phase (docs/hardware.md 4.2) meet no conflict; inside each group of four
+// columns the order turns with bit 4 of the column and bit 0 of the plane, which spreads the
+// transpose's stores (transpose_v_bytes) over the banks too.
+template <class Parts>
+struct vt_bytes_layout {
+  WAVEKIT_HOST_DEVICE static constexpr int offset(int column, int plane) {
+    const int turn = (column >> 4 & 1) | (plane & 1) << 1;
+    return plane * Parts::vt_plane_bytes + 8 * ((column & ~3) | ((column ^ turn) & 3));
+  }
+};
+
+// fp8 products: V's columns of a K step (64 output columns, 32 KV rows) transposed from the K-step
+// tile into V^T's planes, one item a lane: column quad q (bytes 4 q .. 4 q + 3 of the step's rows)
+// of KV rows 4 a .. 4 a + 3 and 16 + 4 a .. 16 + 4 a + 3, which v_position puts at K positions
+// 8 a .. 8 a + 7 (the low rows in order, the high ones swapped in pairs): each column's 8 bytes are
+// one store into plane a. Read r takes row 4 a + (r ^ a) (and 16 + ..), so a read's lanes reach
+// rows of all four residues mod 4 and both halves of the banks (a lane's four rows are then in an
+// order of its own, which the byte selectors of the two perm stages undo: bit 0 of a swaps the
+// first stage's rows, bit 1 the second stage's pairs; the high rows' pair swap is the first
+// stage's operands exchanged). Lane bits: q = 4 (bit 2 | bit 4 << 1) + bits 0-1, a = bit 3 |
+// bit 5 << 1, so 32 consecutive lanes read all 16 quads of two residues and 16 consecutive lanes
+// store into 16 distinct 8-byte slots (vt_bytes_layout). 8 reads, 16 perms and 4 stores a lane
+// and K step. The lane's addresses are for K step `first`; a K step further on is an immediate
+// offset (a K-step tile, 64 columns of the planes).
+template <class Parts>
+struct vt_bytes_item {
+  int read_at[2][4];  // the low and high rows' reads in K step first's tile
+  int store_at[4];    // column x's 8 bytes in plane a, for K step first
+  std::uint32_t first_sel, second_sel, even_sel, odd_sel;
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE vt_bytes_item(unsigned lane, int first) {
+    const int a = static_cast<int>((lane >> 3 & 1) | (lane >> 5) << 1);
+    const int quad = static_cast<int>(4 * ((lane >> 2 & 1) | (lane >> 4 & 1) << 1) + (lane & 3));
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        read_at[h][r] = first * Parts::k_tile_bytes + Parts::k_layout::offset(16 * h + 4 * a + (r ^ a), 4 * quad);
+#pragma unroll
+    for (int x = 0; x < 4; ++x)
+      store_at[x] = vt_bytes_layout<Parts>::offset(Parts::step_values * first + 4 * quad + x, a);
+    // Stage 1: bytes 0-1 (first) and 2-3 (second) of two rows interleaved; stage 2: column x's
+    // four rows from the two row pairs' interleaves (even: x = 0, 2; odd: x = 1, 3).
+    first_sel = a & 1 ? 0x01050004u : 0x05010400u, second_sel = a & 1 ? 0x03070206u : 0x07030602u;
+    even_sel = a & 2 ? 0x01000504u : 0x05040100u, odd_sel = a & 2 ? 0x03020706u : 0x07060302u;
+  }
+  // K step first + on.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void transpose(const unsigned char* k_lds, unsigned char* v_lds, int on) const {
+    std::uint32_t rows[2][4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) rows[h][r] = arch::lds_load<4>(k_lds + read_at[h][r] + on * Parts::k_tile_bytes);
+    std::uint32_t columns[2][4];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      auto stage1 = [&](int p, std::uint32_t sel) {
+        return h ? __builtin_amdgcn_perm(rows[h][2 * p], rows[h][2 * p + 1], sel)
+                 : __builtin_amdgcn_perm(rows[h][2 * p + 1], rows[h][2 * p], sel);
+      };
+      const std::uint32_t u0 = stage1(0, first_sel), u1 = stage1(1, first_sel);
+      const std::uint32_t v0 = stage1(0, second_sel), v1 = stage1(1, second_sel);
+      columns[h][0] = __builtin_amdgcn_perm(u1, u0, even_sel);
+      columns[h][1] = __builtin_amdgcn_perm(u1, u0, odd_sel);
+      columns[h][2] = __builtin_amdgcn_perm(v1, v0, even_sel);
+      columns[h][3] = __builtin_amdgcn_perm(v1, v0, odd_sel);
+    }
+#pragma unroll
+    for (int x = 0; x < 4; ++x)
+      arch::lds_store<8>(v_lds + store_at[x] + on * Parts::step_values * 8, arch::u32x2{columns[0][x], columns[1][x]});
+  }
+};
+
+// fp8 products: the A fragment of the P x V piece of output columns column0 .. column0 + 31
+// (column0 a multiple of 32) from V^T's planes: tile i's lane l takes column column0 + 16 i + l %
+// 16 of plane l / 16. lane_at[i]: the lane's byte for column0 = 0.
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_vt_bytes(const unsigned char* v_lds,
+                                                                                    int column0,
+                                                                                    const int (&lane_at)[2]) {
+  typename Parts::pv_mma::a_fragment a;
+#pragma unroll
+  for (int i = 0; i < Parts::pv_mma::tiles_m; ++i)
+    a.v[i][0] =
+        __builtin_bit_cast(typename Parts::pv_mma::operand_bits, arch::lds_load<8>(v_lds + lane_at[i] + 8 * column0));
+  return a;
+}
+
 // gfx950: the A fragment of P x V piece `piece` (output columns 32 piece + 16 i of tile i counted
 // from the K-step tile at `columns`, K = the tile's 32 KV rows in v_position's order) read from the
 // K-step tiles with ds_read_b64_tr_b16. Lane group g takes K positions 8 g .. 8 g + 7: read r of its
@@ -383,7 +497,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
 // keeps the outputs in AGPRs and copies them to VGPRs every tile for the rare rescale pass.
 template <class Cfg, class KV, class Q = bf16>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void mla_decode_kernel(decode_params p) {
-  using parts = decode_parts<Cfg, KV>;
+  using parts = decode_parts<Cfg, KV, Q>;
   static_assert(std::is_same_v<Q, bf16> || std::is_same_v<Q, fp8_e4m3fnuz> || std::is_same_v<Q, fp8_e4m3fn>,
                 "mla_decode: the queries are bf16 or fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950)");
   constexpr bool fp8_q = !std::is_same_v<Q, bf16>;
@@ -448,7 +562,10 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
           // The read's bytes of bf16 values; of fp8 ones, half as many.
           const std::uint32_t k = static_cast<std::uint32_t>(qk_mma::read_k(lane, r)) * q_bytes / 2;
           const std::uint32_t step = static_cast<std::uint32_t>(s * parts::step_bytes) * q_bytes / 2;  // wave-uniform
-          if constexpr (fp8_q) {
+          if constexpr (parts::fp8_products) {  // the codes as they are, for the fp8 MFMAs
+            v[r][0] = qb.load16(at + static_cast<std::uint32_t>(qk_mma::read_k(lane, r)),
+                                static_cast<std::uint32_t>(s * parts::step_bytes));
+          } else if constexpr (fp8_q) {
             const arch::u32x2 codes = qb.load8(at + k, step);
             const arch::u32x2 low = arch::widen_fp8x4_to_bf16(codes[0]), high = arch::widen_fp8x4_to_bf16(codes[1]);
             v[r][0] = arch::u32x4{low[0], low[1], high[0], high[1]};
@@ -529,7 +646,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         const int s = step0 + parts::load_groups * i;
         loads[i - Begin] = first;
         if (parts::round_full(i) || s < steps) {
-          loads[i - Begin].load(cache, qk_dim, s * parts::step_bytes / 2);
+          loads[i - Begin].load(cache, qk_dim, s * parts::step_values);
           if constexpr (parts::mx_kv)  // K step s holds blocks 2 s and 2 s + 1 of the row
             loads[i - Begin].scale_code = block_scales.load1(first.scale_at, static_cast<std::uint32_t>(2 * s));
         }
@@ -571,11 +688,24 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     }
     __syncthreads();
 
+    // fp8 products: the K steps whose V^T bytes this wave transposes each tile (vt_bytes_item's
+    // lane addresses from the first, computed once), vt_stride apart: four waves sharing 16 rows
+    // each their own columns' (no barrier before their P x V product); otherwise wave w K steps w,
+    // w + waves, .. (a barrier hands them on).
+    constexpr bool vt_own_columns = k_ways > 1 && Cfg::row_waves == 1;
+    constexpr int vt_steps = vt_own_columns ? parts::wave_column_steps : parts::v_steps / Cfg::waves;
+    constexpr int vt_stride = vt_own_columns ? 1 : Cfg::waves;
+    static_assert(!parts::fp8_products || vt_own_columns || parts::v_steps % Cfg::waves == 0,
+                  "mla_decode: whole K steps of V^T a wave");
+    const vt_bytes_item<parts> vt_item(static_cast<unsigned>(lane),
+                                       vt_own_columns ? k_way * parts::wave_column_steps : wave);
+
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
       // The lane and what follows from it, recomputed each tile (arch::opaque_copy) where the loop's
       // registers must go to the outputs and the queries, not to lane addresses (k_ways 1); a wave
       // that shares its rows has registers for its addresses, computed once.
-      const unsigned t_lane = k_ways > 1 ? static_cast<unsigned>(lane) : arch::opaque_copy(static_cast<unsigned>(lane)),
+      const unsigned t_lane = k_ways > 1 || parts::fp8_products ? static_cast<unsigned>(lane)
+                                                                : arch::opaque_copy(static_cast<unsigned>(lane)),
                      t_group = t_lane / 16;
       __builtin_assume(t_lane < 64);  // what the copy hides: lane-derived indices need no sign fix-ups
       const int load_tid = wave % step_waves * 64 + static_cast<int>(t_lane);
@@ -625,7 +755,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         const float m_new = __builtin_fmaxf(m, row_max * score_log2);                       // -inf: nothing seen yet
         const float alpha = m_new == minus_inf ? 1.0f : arch::exp2_instruction(m - m_new);  // 0 from -inf
         m = m_new;
-        offset = m_new == minus_inf ? 0.0f : -m_new;
+        offset = m_new == minus_inf ? 0.0f : parts::p_shift - m_new;
         l *= alpha;
 #pragma unroll
         for (int c = 0; c < pieces; ++c)
@@ -636,20 +766,48 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       };
       // The weights of a pair of scores (one v_pk_fma_f32, two v_exp_f32), summed in fp32, and
       // P^T in bf16 (each weight then within 2^-9 of its fp32 value relatively, which the sums
-      // count) as the P x V step's B operand: word t of the lane's slice holds elements 2t, 2t + 1,
-      // score (q / 4, slice_register(q)) for element q (v_position), a pair of score registers.
+      // count) or, with fp8 products, in fp8 (RNE, within 2^-4 relatively, or 2^-11 / 2^-10
+      // absolutely where subnormal) as the P x V step's B operand: pair t of the lane's slice holds
+      // elements 2t, 2t + 1, score (q / 4, slice_register(q)) for element q (v_position), a pair of
+      // score registers; in bf16 it is word t, in fp8 the half t % 2 of word t / 2.
       auto weights = [&](float a, float b) {
         const floatx2 x =
             __builtin_elementwise_fma(floatx2{a, b}, floatx2{score_log2, score_log2}, floatx2{offset, offset});
         return floatx2{arch::exp2_instruction(x[0]), arch::exp2_instruction(x[1])};
       };
       constexpr int words = sizeof(typename pv_mma::operand_bits) / 4;
-      static_assert(pv_mma::mfmas * words == 4, "mla_decode: P^T's slice is four words a lane");
-      auto set_word = [&](int t, std::uint32_t bits) { p_frag.v[0][t / words][t % words] = bits; };
-      // Score registers of word t's elements: slice_register(2t) and slice_register(2t + 1) of tile
+      static_assert(pv_mma::mfmas * words * 2 == 4 * parts::element_bytes,
+                    "mla_decode: P^T's slice is four pairs of weights a lane");
+      auto set_word = [&](int w, std::uint32_t bits) { p_frag.v[0][w / words][w % words] = bits; };
+      // Score registers of pair t's elements: slice_register(2t) and slice_register(2t + 1) of tile
       // t / 2, the pair 2 (t % 2), 2 (t % 2) + 1 (swapped in tile 1).
-      auto pack_word = [&](int t, floatx2 e) {
-        return t / 2 == 0 ? arch::pack_bf16x2_rne_numbers(e[0], e[1]) : arch::pack_bf16x2_rne_numbers(e[1], e[0]);
+      auto ordered = [](int t, floatx2 e) { return t / 2 == 0 ? e : floatx2{e[1], e[0]}; };
+      // Pair t's bits: a bf16 word, or two fp8 bytes in the low half of one.
+      auto pair_bits = [&](int t, floatx2 e) -> std::uint32_t {
+        const floatx2 o = ordered(t, e);
+        if constexpr (parts::fp8_products)
+          return static_cast<std::uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(o[0], o[1], 0, false));
+        else
+          return arch::pack_bf16x2_rne_numbers(o[0], o[1]);
+      };
+      // P^T from the four pairs' weights (fp8: two converts a word, the second into its high half).
+      auto set_weights = [&](const floatx2(&e)[4]) {
+#pragma unroll
+        for (int w = 0; w < 4 * parts::element_bytes / 2; ++w) {
+          if constexpr (parts::fp8_products) {
+            const floatx2 low = ordered(2 * w, e[2 * w]), high = ordered(2 * w + 1, e[2 * w + 1]);
+            set_word(w, static_cast<std::uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(
+                            high[0], high[1], __builtin_amdgcn_cvt_pk_fp8_f32(low[0], low[1], 0, false), true)));
+          } else {
+            set_word(w, pair_bits(w, e[w]));
+          }
+        }
+      };
+      // P^T from the four pairs' bits (pair_bits).
+      auto set_pairs = [&](const std::uint32_t(&bits)[4]) {
+#pragma unroll
+        for (int w = 0; w < 4 * parts::element_bytes / 2; ++w)
+          set_word(w, parts::fp8_products ? __builtin_amdgcn_perm(bits[2 * w + 1], bits[2 * w], 0x05040100u) : bits[w]);
       };
       static_assert(slice_register(0) == 0 && slice_register(1) == 1 && slice_register(4) == 1 &&
                         slice_register(5) == 0 && slice_register(6) == 3 && slice_register(7) == 2,
@@ -670,12 +828,13 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
             arch::mark_rare_block();
             move_max(lane_max);
           }
+          floatx2 e[4];
 #pragma unroll
           for (int t = 0; t < 4; ++t) {
-            const floatx2 e = weights(sc[t / 2][2 * (t % 2)], sc[t / 2][2 * (t % 2) + 1]);
-            l += e[0] + e[1];
-            set_word(t, pack_word(t, e));
+            e[t] = weights(sc[t / 2][2 * (t % 2)], sc[t / 2][2 * (t % 2) + 1]);
+            l += e[t][0] + e[t][1];
           }
+          set_weights(e);
         }
       } else {
         // The k_ways waves of the row group share the softmax: wave k adds the group's partial
@@ -718,7 +877,7 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         };
         const floatx2 own = pair_scores(k_way);
         floatx2 e = weights(own[0], own[1]);
-        arch::lds_store<4>(word_at(words_lds, wave), pack_word(k_way, e));
+        arch::lds_store<4>(word_at(words_lds, wave), pair_bits(k_way, e));
         arch::lds_store<4>(word_at(max_lds, wave), __builtin_bit_cast(std::uint32_t, __builtin_fmaxf(own[0], own[1])));
         __syncthreads();  // the group's words and maxima
         float lane_max = minus_inf;
@@ -726,24 +885,50 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         for (int w = 0; w < k_ways; ++w)
           lane_max = __builtin_fmaxf(lane_max,
                                      __builtin_bit_cast(float, arch::lds_load<4>(word_at(max_lds, group_wave0 + w))));
+        {
+          std::uint32_t bits[4];
 #pragma unroll
-        for (int t = 0; t < 4; ++t) set_word(t, arch::lds_load<4>(word_at(words_lds, group_wave0 + t)));
+          for (int t = 0; t < 4; ++t) bits[t] = arch::lds_load<4>(word_at(words_lds, group_wave0 + t));
+          set_pairs(bits);
+        }
         if (__builtin_expect(needs_new_max(lane_max), 0)) {
           arch::mark_rare_block();
           move_max(lane_max);
+          floatx2 all[4];
 #pragma unroll
           for (int t = 0; t < 4; ++t) {
-            const floatx2 v = pair_scores(t), et = weights(v[0], v[1]);
-            if (t == k_way) e = et;
-            set_word(t, pack_word(t, et));
+            const floatx2 v = pair_scores(t);
+            all[t] = weights(v[0], v[1]);
+            if (t == k_way) e = all[t];
           }
+          set_weights(all);
         }
         l += e;
       }
       if constexpr (!parts::whole_tile_in_flight) issue_next();
       // The wave's first output column's K step.
       const int column_step = k_way * parts::wave_column_steps;
-      if constexpr (parts::v_by_transposing_reads) {
+      if constexpr (parts::fp8_products) {
+        // V^T's bytes, from the K steps (which every wave is done with but for these reads) into
+        // their own planes: four waves sharing 16 rows each transpose their own columns' K steps
+        // and need no barrier; otherwise wave w takes K steps w, w + waves, .. and a barrier hands
+        // them on.
+#pragma unroll
+        for (int i = 0; i < vt_steps; ++i) vt_item.transpose(k_lds, v_lds, i * vt_stride);
+        if constexpr (!vt_own_columns) __syncthreads();
+        if (wave_has_rows) {
+          int lane_at[2];
+#pragma unroll
+          for (int i = 0; i < 2; ++i)
+            lane_at[i] =
+                vt_bytes_layout<parts>::offset(16 * i + static_cast<int>(t_lane % 16), static_cast<int>(t_group));
+#pragma unroll
+          for (int c = 0; c < pieces; ++c)
+            o[c].template step<false>(
+                read_vt_bytes<parts>(v_lds, k_way * parts::wave_columns + c * parts::pv_columns, lane_at), p_frag,
+                t_lane);
+        }
+      } else if constexpr (parts::v_by_transposing_reads) {
         if (wave_has_rows) {
           const int n = static_cast<int>(t_lane / 4 % 4), q = static_cast<int>(t_lane % 4);
           int row_at[2][4];
@@ -789,7 +974,9 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
           for (int c = 0; c < parts::pv_pieces; ++c)
             o[parts::pv_pieces + c].template step<false>(k_lds + c * parts::pv_piece_bytes, p_frag, 0, t_lane);
       }
-      __syncthreads();  // every wave done with the K steps: the next tile's stores
+      // Every wave done with the K steps: the next tile's stores (fp8 products with k_ways 1: the
+      // barrier after the transposes was the K steps' last use).
+      if constexpr (!parts::fp8_products || k_ways > 1) __syncthreads();
       if (next_tile) {
         store_rounds.template operator()<0, early>(next_early, load_tid);
         load_rest(next_first, load_tid);
@@ -819,7 +1006,8 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
 #pragma unroll
     for (int offset = 16; offset < 64; offset *= 2) sum += __shfl_xor(sum, offset);
     const float inv = sum > 0.0f ? p.kv_scale / sum : 0.0f;  // and once per output value
-    const float lse = sum > 0.0f ? (m + arch::device_log2f(sum)) * std::numbers::ln2_v<float> : minus_inf;
+    const float lse =
+        sum > 0.0f ? (m - parts::p_shift + arch::device_log2f(sum)) * std::numbers::ln2_v<float> : minus_inf;
     // One split: the output in bf16 ([row][512]); several: this split's fp32 partial
     // ([row][split][512]) for the reduce. The LSE likewise, where it is asked for (a buffer of no
     // bytes drops the stores otherwise). A lane stores four consecutive columns of each 16.
