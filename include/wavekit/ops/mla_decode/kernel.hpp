@@ -575,6 +575,12 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         }
         q_frag[i] = qk_mma::b_fragment_of(v);
       }
+      // The queries' loads waited for here, before the loop: a load still in flight at the loop's
+      // entry would make the compiler wait, at every tile's first score, for every load issued
+      // since (the next tile's, issued just before: vmcnt counts in order).
+#pragma unroll
+      for (int i = 0; i < parts::wave_steps; ++i)
+        if (has_step(i)) arch::keep_whole(q_frag[i].v[0]);
     }
     // The first KV row this lane's query does not see.
     const int visible_end = row_valid ? std::min(j_end, kv_len - q_len + 1 + row / p.heads) : j_begin;
@@ -595,6 +601,27 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       // j >= 0: unsigned division (no sign fix-ups)
       const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(p.page_size);
       return pages[page] * p.page_size + (j - static_cast<int>(page) * p.page_size);
+    };
+    // A whole next tile in flight (whole_tile_in_flight): the page-table entry of a loader lane's
+    // row is fetched a tile earlier still, by a buffer load (counted by vmcnt alone, in order behind
+    // the KV loads issued before it), so no tile waits for a page-table round trip before issuing
+    // its next tile's loads. page_ahead: the entry (0 with a ragged cache or past the split) and the
+    // row's place in its page.
+    const arch::buffer page_table = arch::buffer::over(
+        pages, pages && parts::whole_tile_in_flight ? static_cast<std::uint32_t>(p.max_pages) * 4u : 0u);
+    struct page_ahead {
+      std::uint32_t entry;
+      int in_page;
+    };
+    auto fetch_page = [&](int j) {
+      const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(pages ? p.page_size : 1);
+      return page_ahead{page_table.load4(pages && j < j_end ? page * 4u : arch::out_of_range),
+                        j - static_cast<int>(page) * p.page_size};
+    };
+    auto cache_row_of = [&](int j, const page_ahead& ahead) {
+      if (j >= j_end) return -1;
+      if (!pages) return kv_base + j;
+      return static_cast<int>(ahead.entry) * p.page_size + ahead.in_page;
     };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
@@ -624,9 +651,10 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     // load_groups i (round i). Rounds [Begin, End) are issued together (their chunks in registers
     // at once), waited for together and stored together.
     using loader = typename parts::kv_loader;
-    auto locate_tile = [&](int j0, int load_tid) {
+    auto locate_tile = [&](int j0, int load_tid, const page_ahead* ahead = nullptr) {
       loader first;
-      first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
+      first.locate_rows_by([&](int r) { return ahead ? cache_row_of(j0 + r, *ahead) : cache_row(j0 + r); }, qk_dim,
+                           load_tid);
       if constexpr (parts::mx_kv) {
         // The chunk's block scale from its bytes' offset, row * 288 + 16 chunk: at / 16 is row * 18
         // + chunk, the scale's index in an unpadded table, to which each row adds its padding. (The
@@ -677,7 +705,11 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
         store_rounds.template operator()<begin, end>(loads, load_tid);
       });
     };
-    // The first tile, whole, before the loop.
+    // The first tile, whole, before the loop, and (whole_tile_in_flight) the page entries of the
+    // second's rows: this lane's loader row.
+    const int loader_row = (wave % step_waves * 64 + lane) / loader::chunks_per_row;
+    page_ahead ahead{};
+    if constexpr (parts::whole_tile_in_flight) ahead = fetch_page(j_begin + kv_tile + loader_row);
     if (j_begin < j_end) {
       const int load_tid = wave % step_waves * 64 + lane;
       const loader first = locate_tile(j_begin, load_tid);
@@ -716,8 +748,14 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       loader next_first, next_early[early];
       auto issue_next = [&] {
         if (!next_tile) return;
-        next_first = locate_tile(j0 + kv_tile, load_tid);
-        issue_rounds.template operator()<0, early>(next_first, next_early);
+        if constexpr (parts::whole_tile_in_flight) {
+          next_first = locate_tile(j0 + kv_tile, load_tid, &ahead);
+          issue_rounds.template operator()<0, early>(next_first, next_early);
+          ahead = fetch_page(j0 + 2 * kv_tile + loader_row);  // the tile after, behind these loads
+        } else {
+          next_first = locate_tile(j0 + kv_tile, load_tid);
+          issue_rounds.template operator()<0, early>(next_first, next_early);
+        }
       };
       if constexpr (parts::whole_tile_in_flight) issue_next();
 
