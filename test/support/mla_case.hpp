@@ -183,6 +183,75 @@ struct mla_case {
   }
   const float* kv_row(int b, int j) const { return cache_f.data() + std::size_t(row_of(b, j)) * 576; }
 
+  // fp8 products with one split and one query a sequence, where the running max never moves after
+  // the first KV tile (a falling score_ramp; checked here: every later score below that tile's
+  // max by more than the scores' error): the kernel's P^T is then fp8(2^(x_j - m + 3)) for x_j the
+  // scaled score in log2 units and m the first tile's largest, which this model rounds as the
+  // kernel does (round to nearest even). The kernel's x_j is within delta_j of the host's (fp32
+  // accumulation of exact products, per term 2^-22 * 576 * sum_c |q_c k_c| * sm_scale * log2 e,
+  // and the multiply, fma and v_exp_f32 roundings): a weight whose interval spans a rounding
+  // boundary may take either code. Bound: those weights' code steps times |V_jd| over the sum, the
+  // sum's relative error, fp32 accumulation (10^-5) and the bf16 output (2^-8), all against the
+  // model. Returns the outputs outside it (the first few printed), or -1 where a later score
+  // comes near the first tile's max (the model does not apply).
+  int check_fp8_p(const char* label) const {
+    static_assert(fp8_products, "check_fp8_p: the fp8 products' kernel");
+    constexpr double log2e = 1.4426950408889634;
+    const std::size_t rows = q.size() / 576;
+    std::vector<bf16> out(rows * 512);
+    hipMemcpy(out.data(), d_out, out.size() * 2, hipMemcpyDeviceToHost);
+    int bad = 0;
+    for (int b = 0; b < p.batch; ++b) {
+      if (qo[b + 1] - qo[b] != 1) return -1;
+      const int seen = view().kv_len(b);
+      for (int h = 0; h < p.heads; ++h) {
+        const std::size_t row = std::size_t(qo[b]) * p.heads + h;
+        const float* qv = q_f.data() + row * 576;
+        std::vector<double> x(seen), delta(seen);
+        for (int j = 0; j < seen; ++j) {
+          const float* k = kv_row(b, j);
+          double dot = 0, absolute = 0;
+          for (int c = 0; c < 576; ++c) dot += double(qv[c]) * k[c], absolute += std::fabs(double(qv[c]) * k[c]);
+          x[j] = dot * p.sm_scale * log2e;
+          delta[j] = 0x1p-22 * 576 * absolute * p.sm_scale * log2e;
+        }
+        if (seen == 0) continue;
+        int first_max = 0;
+        for (int j = 1; j < std::min(seen, 32); ++j)
+          if (x[j] > x[first_max]) first_max = j;
+        const double m = x[first_max];
+        for (int j = 0; j < seen; ++j) delta[j] += 4e-6 * (std::fabs(x[j]) + std::fabs(m) + 4);
+        const double dm = delta[first_max];
+        for (int j = 32; j < seen; ++j)
+          if (x[j] + delta[j] >= m - dm) return -1;
+        // The codes each weight may take, and the sum.
+        std::vector<double> code(seen), step(seen);
+        double sum = 0, sum_error = seen * 0x1p-24;
+        for (int j = 0; j < seen; ++j) {
+          const double w = std::exp2(x[j] - m + 3), spread = delta[j] + dm;
+          auto rounded = [&](double v) { return double(to_float(saturate_cast<KV>(float(v)))); };
+          const double low = rounded(w * std::exp2(-spread)), high = rounded(w * std::exp2(spread));
+          code[j] = rounded(w), step[j] = high - low;
+          sum += w, sum_error = std::max(sum_error, std::exp2(spread) - 1 + seen * 0x1p-24);
+        }
+        for (int d = 0; d < 512; ++d) {
+          double model = 0, ambiguous = 0, magnitude = 0;
+          for (int j = 0; j < seen; ++j) {
+            const double v = kv_row(b, j)[d];
+            model += code[j] * v, ambiguous += step[j] * std::fabs(v), magnitude += code[j] * std::fabs(v);
+          }
+          model /= sum, ambiguous /= sum, magnitude /= sum;
+          const double g = widen_to_float(out[row * 512 + d]);
+          const double bound = ambiguous + (sum_error + 1e-5) * magnitude + 0x1p-8 * std::fabs(model) + 1e-30;
+          if (!(std::fabs(g - model) <= bound) && bad++ < 5)
+            std::printf("%s %s: out[row %zu][%d] = %.6g, fp8-P model %.6g (bound %.3g)\n", label, p.str().c_str(), row,
+                        d, g, model, bound);
+        }
+      }
+    }
+    return bad;
+  }
+
   // Outputs (and lse) outside the header's bound; each printed, the first few.
   int check(const char* label) const {
     const std::vector<float>& qf = q_f;
