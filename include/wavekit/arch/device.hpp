@@ -57,11 +57,18 @@ inline const device_arch& current_device_arch() {
   return known[device];
 }
 
+// Whether the current device answered its query (current_device_arch): success, or the status an
+// op (named `op`) returns before launching.
+inline status check_device_queried(const device_arch& device, const char* op) {
+  if (device.name.empty()) return {status_code::launch_failed, std::string(op) + ": cannot query the device"};
+  return status::success();
+}
+
 // Whether `device` reads Fp8 (arch/matrix_formats.hpp): success, or the status an fp8 op (named
 // `op`) returns before launching.
 template <class Fp8>
 status check_device_fp8_format(const device_arch& device, const char* op) {
-  if (device.name.empty()) return {status_code::launch_failed, std::string(op) + ": cannot query the device"};
+  if (status s = check_device_queried(device, op); !s.ok()) return s;
   if (device.kind == target::host)
     return {status_code::unsupported_target,
             std::string(op) + ": device " + device.name + " is neither gfx942 nor gfx950"};

@@ -47,7 +47,7 @@ status gemm_half(const ops::gemm_half::problem& p, const ops::gemm_half::args<T,
   namespace gh = ops::gemm_half;
   if (status s = gh::validate(p, args); !s.ok()) return s;
   const arch::device_arch& device = arch::current_device_arch();
-  if (device.name.empty()) return {status_code::launch_failed, "gemm_half: cannot query the device"};
+  if (status s = arch::check_device_queried(device, "gemm_half"); !s.ok()) return s;
   const result<gh::plan_info> plan =
       gh::select_plan(p, args.workspace ? args.workspace_bytes : 0, device.kind, gh::tuning_dtypes_of(args));
   if (!plan) return plan.error();

@@ -70,7 +70,7 @@ status mla_decode(const ops::mla_decode::problem& p, const ops::mla_decode::sequ
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
   const arch::device_arch& device = arch::current_device_arch();
   if constexpr (std::is_same_v<KV, fp4x2_e2m1>) {
-    if (device.name.empty()) return {status_code::launch_failed, "mla_decode: cannot query the device"};
+    if (status st = arch::check_device_queried(device, "mla_decode"); !st.ok()) return st;
     if (status st = m::check_cache_type<KV>(p, device.kind); !st.ok()) return st;
   } else if constexpr (!std::is_same_v<KV, bf16>) {
     if (status st = arch::check_device_fp8_format<KV>(device, "mla_decode"); !st.ok()) return st;

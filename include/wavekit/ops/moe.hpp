@@ -70,7 +70,7 @@ result<ops::moe::plan_info> moe_select_plan(const ops::moe::problem& p, std::siz
   using T = typename form::activation;
   static_assert(sizeof(T) == 2, "moe: the plan sizes bf16 / fp16 activations");
   const arch::device_arch& device = arch::current_device_arch();
-  if (device.name.empty()) return status{status_code::launch_failed, "moe: cannot query the device"};
+  if (status s = arch::check_device_queried(device, "moe"); !s.ok()) return s;
   if (status s = m::supports<Args>(p, device.kind); !s.ok()) return s;
   return m::describe_plan(p, form::weights, device.kind, workspace_bytes,
                           m::tuning_dtypes<T>(form::weights, device.kind));

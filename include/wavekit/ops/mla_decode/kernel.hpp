@@ -143,9 +143,11 @@ struct decode_parts {
   // where a second spills, and with an MXFP4 cache, whose scales' addresses and codes add to a
   // round, where a second spills on gfx950).
   // A wave of a config whose waves share their rows (k_ways > 1) holds a quarter of the outputs
-  // and queries, and so the next tile whole: its loads are issued before this tile's scores.
+  // and queries, and so the next tile whole: its loads are issued before this tile's scores. So
+  // does a row config with fp8 products: its queries take half the registers (fp8) and its byte
+  // transposes hold one K step's items at a time (rows64: 5 rounds, 20 registers; rows128: 3).
   static constexpr int k_ways = Cfg::k_ways;
-  static constexpr int early_rounds = k_ways > 1 ? load_rounds
+  static constexpr int early_rounds = k_ways > 1 || fp8_products ? load_rounds
                                       : arch::current_target == arch::target::gfx942 || mx_kv
                                           ? 1
                                           : (load_rounds < 2 ? load_rounds : 2);
@@ -760,9 +762,10 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       if constexpr (parts::whole_tile_in_flight) issue_next();
 
       // The wave's scores: S^T over its K steps (with k_ways > 1 a partial, added to its group's
-      // below).
+      // below; a group without rows, rows32's second over 17 to 31 rows, scores zero queries, so
+      // that its softmax, whose results nobody stores, works on numbers).
       qk_mma scores;
-      if (wave_has_rows)
+      if (k_ways > 1 || wave_has_rows)
         static_for<parts::wave_steps>([&](auto i_constant) {
           constexpr int i = decltype(i_constant)::value;
           if (has_step(i))
