@@ -66,10 +66,8 @@ TEST_CASE("mla_decode: amd-mixed-mla's (4, 8192) and (32, 1024) read each KV row
 TEST_CASE("mla_decode: fp8 queries over an fp8 cache (fp8 products) read each KV row once", "[emu][mla]") {
   test::with_device_fp8([&](auto fp8_format) {
     using fp8 = decltype(fp8_format);
+    // amd-mixed-mla's form (rows16); every config's bank conflicts: the LDS census.
     check_traffic<fp8, fp8>(4, 8192, 16);
-    check_traffic<fp8, fp8>(4, 2048, 128);
-    check_traffic<fp8, fp8>(4, 2048, 32);
-    check_traffic<fp8, fp8>(4, 2048, 64);
   });
 }
 
