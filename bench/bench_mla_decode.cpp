@@ -51,7 +51,7 @@ void run(benchmark::State& state) {
                  " splits of " + std::to_string(plan.chunk));
   test::set_predicted(
       state, planning::predict(mla::model_launches(t.p, t.view(), mla::kv_bits_of<KV>, arch::current_device_arch().kind,
-                                                   plan, std::is_same_v<Q, bf16> ? 16 : 8),
+                                                   plan, mla::q_bits_of<Q>),
                                arch::current_device_arch().kind));
 #if defined(WAVEKIT_EMULATOR)
   const emu::launch_counters c = emu::accumulated_counters();

@@ -30,8 +30,7 @@ void measure_config(entries& out, md::config_id id) {
                               (std::is_same_v<Q, bf16> ? "" : ", " + type_name<Q>() + " queries");
   if (md::choose_config(t.p, t.view()) != id)
     fail("mla_decode", C::name(), problem, "the plan picks another config for the census problem");
-  const auto launches =
-      md::model_launches(t.p, t.view(), md::kv_bits_of<KV>, arch::current_target, std::is_same_v<Q, bf16> ? 16 : 8);
+  const auto launches = md::model_launches(t.p, t.view(), md::kv_bits_of<KV>, arch::current_target, md::q_bits_of<Q>);
   if (!launches.front().profile) fail("mla_decode", C::name(), problem, "the model has no codegen profile for it");
   const auto args = t.args(plan);
   measure(

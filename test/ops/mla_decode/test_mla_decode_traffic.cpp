@@ -43,7 +43,7 @@ void check_traffic(int batch, int kv, int heads) {
   const double read = double(emu::accumulated_counters().global_bytes_read);
   const double kv_bytes = double(batch) * kv * 576 * mla::kv_bits_of<KV> / 8;  // the codes; scales apart
   const double scale_bytes = std::is_same_v<KV, fp4x2_e2m1> ? double(batch) * kv * mla::scale_blocks : 0.0;
-  const int q_bits = 8 * static_cast<int>(sizeof(Q));
+  const int q_bits = mla::q_bits_of<Q>;
   const double ideal = kv_bytes + scale_bytes + double(batch) * heads * (576 * q_bits / 8 + 512 * 2) +
                        mla::split_extra_read_bytes(t.p, t.view(), plan, q_bits);
   std::printf("mla decode traffic (%d heads, %d x %d, %d splits): %.2f MB read, %.2f MB planned, ratio %.3f\n", heads,

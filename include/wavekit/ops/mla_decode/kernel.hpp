@@ -750,14 +750,10 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       loader next_first, next_early[early];
       auto issue_next = [&] {
         if (!next_tile) return;
-        if constexpr (parts::whole_tile_in_flight) {
-          next_first = locate_tile(j0 + kv_tile, load_tid, &ahead);
-          issue_rounds.template operator()<0, early>(next_first, next_early);
-          ahead = fetch_page(j0 + 2 * kv_tile + loader_row);  // the tile after, behind these loads
-        } else {
-          next_first = locate_tile(j0 + kv_tile, load_tid);
-          issue_rounds.template operator()<0, early>(next_first, next_early);
-        }
+        next_first = locate_tile(j0 + kv_tile, load_tid, parts::whole_tile_in_flight ? &ahead : nullptr);
+        issue_rounds.template operator()<0, early>(next_first, next_early);
+        // The tile after's page entries, behind these loads.
+        if constexpr (parts::whole_tile_in_flight) ahead = fetch_page(j0 + 2 * kv_tile + loader_row);
       };
       if constexpr (parts::whole_tile_in_flight) issue_next();
 

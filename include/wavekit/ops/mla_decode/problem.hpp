@@ -46,7 +46,8 @@ enum class kv_layout { ragged, paged };
 // The cache's element types: bf16; the device's fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950) with a
 // per-tensor fp32 scale; or MXFP4 (fp4x2_e2m1: a row's 576 e2m1 values in 288 bytes, two a byte,
 // the first in the low nibble, and an e8m0 scale per 32 values in a table of their own; gfx950).
-// kv_bits_of<KV>: a value's bits, 16, 8 or 4, the figure a split plan records.
+// kv_bits_of<KV>: a value's bits, 16, 8 or 4, the figure a split plan records; q_bits_of<Q>: the
+// queries', 16 (bf16) or 8 (fp8), the figure the model and plan take.
 template <class KV>
 inline constexpr bool is_cache_type_v = std::is_same_v<KV, bf16> || std::is_same_v<KV, fp8_e4m3fnuz> ||
                                         std::is_same_v<KV, fp8_e4m3fn> || std::is_same_v<KV, fp4x2_e2m1>;
@@ -54,6 +55,8 @@ template <class KV>
 inline constexpr int kv_bits_of = std::is_same_v<KV, bf16>         ? 16
                                   : std::is_same_v<KV, fp4x2_e2m1> ? 4
                                                                    : 8;
+template <class Q>
+inline constexpr int q_bits_of = std::is_same_v<Q, bf16> ? 16 : 8;
 inline constexpr int scale_blocks = qk_dim / 32;  // an MXFP4 row's e8m0 scales: 18
 // The bytes one cache row takes in memory, its block scales included.
 constexpr double kv_row_bytes(int kv_bits) { return qk_dim * kv_bits / 8.0 + (kv_bits == 4 ? scale_blocks : 0); }
