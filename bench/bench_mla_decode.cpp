@@ -9,7 +9,7 @@
 // against the host reference (test/support/mla_case.hpp's bound). On a GPU: microseconds per
 // call, operands evicted from L2 between calls. On the CPU emulator: one call, reporting the bytes
 // read against the batch's KV rows, queries and outputs (each KV row to be read once per
-// workgroup: `read_vs_kv_once`), the plan's splits, MFMAs and bank conflicts, and no time. The
+// workgroup: `read_vs_kv_once`), the plan's splits (or balanced workers), MFMAs and bank conflicts, and no time. The
 // emulator needs seconds for the 1024-row cases and minutes for the largest.
 #include <benchmark/benchmark.h>
 #include <hip/hip_runtime.h>
@@ -47,8 +47,9 @@ void run(benchmark::State& state) {
     return;
   }
   hipDeviceSynchronize();
-  state.SetLabel(mla::config_name(mla::choose_config(t.p, t.view())) + ", " + std::to_string(plan.splits) +
-                 " splits of " + std::to_string(plan.chunk));
+  state.SetLabel(mla::config_name(mla::choose_config(t.p, t.view())) + ", " +
+                 (plan.balanced() ? std::to_string(plan.workers) + " balanced workers"
+                                  : std::to_string(plan.splits) + " splits of " + std::to_string(plan.chunk)));
   test::set_predicted(
       state, planning::predict(mla::model_launches(t.p, t.view(), mla::kv_bits_of<KV>, arch::current_device_arch().kind,
                                                    plan, mla::q_bits_of<Q>),
@@ -67,6 +68,7 @@ void run(benchmark::State& state) {
   const double kv_bytes = double(batch) * kv_len * mla::kv_row_bytes(mla::kv_bits_of<KV>);
   const double once = kv_bytes + double(batch) * heads * (mla::qk_dim * sizeof(Q) + mla::v_dim * 2);
   state.counters["splits"] = plan.splits;
+  state.counters["workers"] = plan.workers;
   state.counters["global_MB_read"] = double(c.global_bytes_read) / 1e6;
   state.counters["read_vs_kv_once"] = double(c.global_bytes_read) / once;
   state.counters["mfma"] = double(c.mfma_total());

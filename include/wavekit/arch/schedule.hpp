@@ -7,6 +7,8 @@
 
 #include <hip/hip_runtime.h>  // the platform: HIP on the device, the emulator's shim on the CPU
 
+#include <type_traits>
+
 #include "wavekit/core/platform.hpp"
 
 namespace wavekit::arch {
@@ -23,6 +25,32 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE T opaque_copy(T v) {
   asm volatile("" : "+v"(v));
 #endif
   return v;
+}
+
+// A kernel's one argument read again from the kernel-argument segment where this is called (on
+// the CPU: the argument itself). The compiler cannot hoist these loads out of a loop, so in a
+// persistent kernel's outer loop the fields live from here to their last use, as in a kernel
+// that runs once, instead of in registers across the whole kernel (its hot loop included). The
+// argument must be the kernel's first, at offset 0 of the segment (the AMDGPU ABI puts the
+// explicit arguments first), and taken by value.
+template <class T>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE T reread_kernel_argument(const T& argument) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0, "reread_kernel_argument: whole 4-byte words");
+#if defined(__AMDGCN__)
+  (void)argument;
+  // Word by word from the segment's own address space: the loads stay scalar and their values
+  // uniform (a load through a generic pointer would count as divergent: it might reach private
+  // memory).
+  using word_ptr = const __attribute__((address_space(4))) unsigned*;
+  auto at = (word_ptr)__builtin_amdgcn_kernarg_segment_ptr();  // same address space: a C cast
+  asm volatile("" : "+s"(at));
+  unsigned words[sizeof(T) / 4];
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 4; ++i) words[i] = at[i];
+  return __builtin_bit_cast(T, words);
+#else
+  return argument;
+#endif
 }
 
 // Marks the block it sits in as rarely taken: an assembly comment, no instruction. Put it inside

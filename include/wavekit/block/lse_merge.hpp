@@ -8,9 +8,11 @@
 // in split order, in fp32, so the result is the same on every run. A row whose splits all saw no
 // row gets out = 0 and lse = -inf (never NaN: no e^(-inf - -inf) is formed).
 //
-// One workgroup of V / 4 threads per row, each thread 4 consecutive values (16-byte loads): the
-// split LSEs are read once, by the first `splits` threads, into LDS, and every thread derives the
-// weights from there.
+// V / 4 threads per row, each thread 4 consecutive values (16-byte loads): the split LSEs are
+// read once into LDS (by the first `splits` threads, V / 4 at a time), and every thread derives
+// the weights from there. merge_row takes a row's splits packed ([splits][V]); merge_entries takes
+// them wherever entry_of(s) says (entry e: values at e * V, LSE at e), as MLA decode's balanced
+// schedule leaves them.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -35,8 +37,9 @@ struct lse_merge {
   static_assert(V % 256 == 0, "lse_merge: V is 4 values per thread of whole waves");
   static constexpr int threads = V / 4;
   static constexpr int max_splits = MaxSplits;
-  static_assert(MaxSplits >= 1 && MaxSplits <= threads, "lse_merge: one thread per split brings its LSE");
+  static_assert(MaxSplits >= 1, "lse_merge: at least one split");
   static constexpr int lds_bytes = MaxSplits * 4;
+  static constexpr int in_flight = 4;  // splits' loads a thread has in flight (merge_entries)
 
   // partial_out [splits][V] and partial_lse [splits] of this row; out [V] in Out (bf16, fp16 or
   // fp32); lse_out (may be null) the merged LSE. lds: lds_bytes, 4-byte aligned. Every thread of
@@ -44,12 +47,29 @@ struct lse_merge {
   template <class Out>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void merge_row(const float* partial_out, const float* partial_lse,
                                                            int splits, Out* out, float* lse_out, float* lds, int tid) {
+    merge_entries(
+        partial_out, partial_lse, static_cast<std::uint32_t>(splits), splits, [](int s) { return s; }, out, lse_out,
+        lds, tid);
+  }
+
+  // The row's split s at entry entry_of(s) (< entries) of partial_out [entries][V] and
+  // partial_lse [entries]; splits <= MaxSplits. The V / 4 threads of a row (tid: 0 .. V / 4 - 1)
+  // call it together with the workgroup's other threads (one barrier): a group of them with
+  // nothing to merge passes splits 0 and a null out (it stores nothing).
+  template <class Out, class EntryOf>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void merge_entries(const float* partial_out, const float* partial_lse,
+                                                               std::uint32_t entries, int splits, EntryOf entry_of,
+                                                               Out* out, float* lse_out, float* lds, int tid) {
     static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
                   "lse_merge: the output is bf16, fp16 or fp32");
-    const arch::buffer lses = arch::buffer::over(partial_lse, static_cast<std::uint32_t>(splits) * 4);
-    const bool brings = tid < splits;
-    const std::uint32_t lse_bits = lses.load4(brings ? static_cast<std::uint32_t>(tid) * 4 : arch::out_of_range);
-    arch::lds_store<4>(lds + (brings ? tid : 0), lse_bits, brings);  // masked, not divergent
+    const arch::buffer lses = arch::buffer::over(partial_lse, entries * 4);
+    for (int first = 0; first < splits; first += threads) {  // the same trips in every thread of the row
+      const int s = first + tid;
+      const bool brings = s < splits;
+      const std::uint32_t lse_bits =
+          lses.load4(brings ? static_cast<std::uint32_t>(entry_of(s)) * 4 : arch::out_of_range);
+      arch::lds_store<4>(lds + (brings ? s : 0), lse_bits, brings);  // masked, not divergent
+    }
     __syncthreads();
     // The LSEs are read from LDS in each pass (all lanes one address: a broadcast), not kept in a
     // register array a run-time split count would index.
@@ -62,15 +82,34 @@ struct lse_merge {
       for (int s = 0; s < splits; ++s) sum += arch::device_expf(lse_of(s) - m);
     const float lse = m != minus_inf ? m + arch::device_logf(sum) : minus_inf;
     float acc[4] = {};
-    const arch::buffer partials = arch::buffer::over(partial_out, static_cast<std::uint32_t>(splits) * V * 4);
-    for (int s = 0; s < splits; ++s) {
+    const arch::buffer partials = arch::buffer::over(partial_out, entries * V * 4);
+    // Split s's four values and their weighted add. A split that saw no row (lse -inf) is not
+    // read (an out-of-range load: zeros) and adds 0 x 0 (+0: the sums' bits as if it were
+    // skipped), whatever its partial holds.
+    auto values_of = [&](int s) {
+      const bool seen = lse_of(s) != minus_inf;
+      return partials.load16(
+          seen ? (static_cast<std::uint32_t>(entry_of(s)) * V + 4 * static_cast<std::uint32_t>(tid)) * 4
+               : arch::out_of_range);
+    };
+    auto add = [&](int s, const arch::u32x4& v) {
       const float ls = lse_of(s);
-      if (ls == minus_inf) continue;  // a split that saw no row adds nothing
-      const float w = arch::device_expf(ls - lse);
-      const arch::u32x4 v = partials.load16(static_cast<std::uint32_t>(s * V + 4 * tid) * 4);
+      const float w = ls != minus_inf ? arch::device_expf(ls - lse) : 0.0f;
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[e] += w * __builtin_bit_cast(float, static_cast<std::uint32_t>(v[e]));
+    };
+    // Splits in_flight at a time: their loads issued together, then added in split order (the
+    // same sums as one at a time), so a pass waits for one round trip, not one a split.
+    int s = 0;
+    for (; s + in_flight <= splits; s += in_flight) {
+      arch::u32x4 v[in_flight];
+#pragma unroll
+      for (int i = 0; i < in_flight; ++i) v[i] = values_of(s + i);
+#pragma unroll
+      for (int i = 0; i < in_flight; ++i) add(s + i, v[i]);
     }
+    for (; s < splits; ++s) add(s, values_of(s));
+    if (!out) return;
     store4(out, tid, acc);
     if (lse_out && tid == 0) *lse_out = lse;
   }

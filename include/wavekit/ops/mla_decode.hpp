@@ -57,7 +57,7 @@ result<ops::mla_decode::split_plan> mla_decode_plan(const ops::mla_decode::probl
                 "mla_decode_plan<KV>: the cache's element type, bf16, fp8_e4m3fnuz, fp8_e4m3fn or fp4x2_e2m1 (MXFP4)");
   namespace m = ops::mla_decode;
   if (status st = m::validate_sequences(p, s); !st.ok()) return st;
-  return m::choose_splits(p, s, arch::current_device_arch().kind, m::kv_bits_of<KV>, m::q_bits_of<Q>);
+  return m::choose_plan(p, s, arch::current_device_arch().kind, m::kv_bits_of<KV>, m::q_bits_of<Q>);
 }
 
 // KV: bf16, the device's fp8 format (arch::fp8_of: e4m3fnuz on gfx942, e4m3fn on gfx950) with

@@ -55,6 +55,7 @@ inline constexpr instance_family instance_families[] = {
     {"moe", "quantize_1x32_mx", "", "", ""},
     {"mla_decode", "mla_decode", "", "", ""},
     {"mla_decode", "mla_decode_reduce", "", "", ""},
+    {"mla_decode", "mla_decode_balanced", "", "", ""},
     {"rmsnorm_quant", "rmsnorm_quant", "", "", ""},
     {"swiglu_quant", "swiglu_quant", "", "", ""},
 };

@@ -31,16 +31,23 @@ void run_case(test::mla_case<KV, Q>& t, const mla::split_plan* forced, const cha
   const mla::split_plan plan = forced ? *forced : wavekit::mla_decode_plan<KV>(t.p, t.view()).value();
   status s;
   const auto a = t.args(plan);
+  // NaN where a result is missing (an earlier run's output would pass for this one's).
+  hipMemset(t.d_out, 0xff, t.q.size() / 576 * 512 * 2);
   const auto unsafe =
       test::graph_unsafe_calls_of([&](hipStream_t stream) { s = wavekit::mla_decode(t.p, t.view(), a, plan, stream); });
-  INFO(label << ": " << t.p.str() << ", chunk " << plan.chunk << " x " << plan.splits << ": " << s.message());
+  INFO(label << ": " << t.p.str() << ", chunk " << plan.chunk << " x " << plan.splits << ", workers " << plan.workers
+             << ": " << s.message());
   REQUIRE(s.ok());
   CHECK(unsafe.empty());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   CHECK(t.check(label) == 0);
   std::vector<bf16> first(t.q.size() / 576 * 512), second(first.size());
   hipMemcpy(first.data(), t.d_out, first.size() * 2, hipMemcpyDeviceToHost);
-  REQUIRE(wavekit::mla_decode(t.p, t.view(), a, plan, nullptr).ok());
+  // A balanced plan's second call reuses the first's schedule (as a step's later layers do): the
+  // counters the merges left at zero, the same bits.
+  auto again = a;
+  again.schedule_ready = plan.balanced();
+  REQUIRE(wavekit::mla_decode(t.p, t.view(), again, plan, nullptr).ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   hipMemcpy(second.data(), t.d_out, second.size() * 2, hipMemcpyDeviceToHost);
   CHECK(std::memcmp(first.data(), second.data(), first.size() * 2) == 0);
@@ -130,6 +137,72 @@ TEST_CASE("mla_decode: rising scores (the running max moving by more and by less
   });
 }
 
+TEST_CASE("mla_decode: the balanced schedule (workers sharing the batch's KV tiles)", "[emu][mla]") {
+  // The configs it runs: rows16 (1 and 8 heads with up to two query rows, 16 with one) and rows32
+  // (12 and 16 heads with two query rows: two row groups of a sequence where its rows pass 16),
+  // uneven lengths with an empty sequence and a sequence without query rows, ragged and paged: one
+  // worker (every run whole, several a worker), 3 and 7 (runs cut between two and more workers,
+  // merged by the last to finish; a worker holding a run's tail and the next run's head), and more
+  // workers than units (workers with nothing to do).
+  struct shape {
+    int heads;
+    std::vector<int> q_lens;
+    mla::config_id config;
+  };
+  const std::vector<shape> shapes{{1, {1, 2, 1, 0, 1, 1}, mla::config_id::rows16},
+                                  {8, {1, 2, 1, 0, 1, 1}, mla::config_id::rows16},
+                                  {16, {1, 1, 1, 0, 1, 1}, mla::config_id::rows16},
+                                  {12, {1, 2, 1, 0, 2, 1}, mla::config_id::rows32},
+                                  {16, {2, 2, 1, 0, 1, 2}, mla::config_id::rows32}};
+  for (const shape& sh : shapes) {
+    test::mla_case<bf16> t(sh.heads, {70, 1, 0, 33, 200, 9}, sh.q_lens, sh.heads == 8 ? 16 : 0, 80 + sh.heads);
+    REQUIRE(mla::choose_config(t.p, t.view()) == sh.config);
+    for (int workers : {1, 3, 7, 60}) {
+      const mla::split_plan plan = mla::split_plan::balanced_over(workers);
+      run_case(t, &plan, "balanced");
+    }
+  }
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    test::mla_case<fp8, fp8> both(16, {300, 40, 5}, {1, 1, 1}, 0, 90);
+    test::mla_case<fp8> cache(16, {120, 64}, {2, 1}, 16, 91);
+    for (int workers : {2, 5}) {
+      const mla::split_plan plan = mla::split_plan::balanced_over(workers);
+      run_case(both, &plan, "balanced, fp8 cache and queries");
+      run_case(cache, &plan, "balanced, fp8 cache, paged, rows32");
+    }
+  });
+  // The row configs (more than 32 rows a sequence) run the grid of chunks.
+  test::mla_case<bf16> wide(64, {40}, {1}, 0, 92);
+  const mla::split_plan balanced = mla::split_plan::balanced_over(4);
+  CHECK(wavekit::mla_decode(wide.p, wide.view(), wide.args(balanced), balanced, nullptr).message() ==
+        "mla_decode " + wide.p.str() +
+            ": a balanced plan runs the configs of 32 (query row, head) rows or fewer a sequence and this batch has a "
+            "sequence of 64: plan with the grid of chunks");
+}
+
+TEST_CASE("mla_decode: a balanced plan counts the batch's units in 32 bits", "[emu][mla]") {
+  // 40 sequences of 2^31 - 1 rows in one page of 2^20 rows repeated (a paged cache may share
+  // pages): 2^26 tiles each of one group of 16 rows, 2.7 * 10^9 units. Refused before any launch
+  // (nothing is read: the pointers are never dereferenced); the grid of chunks is not refused.
+  const int batch = 40, max_pages = 2048, page = 1 << 20;
+  const mla::problem p{batch, 16, mla::kv_layout::paged, page, page, max_pages, 0.0625f};
+  std::vector<int> qo(batch + 1), lens(batch, std::numeric_limits<int>::max()), table(batch * max_pages, 0);
+  for (int b = 0; b <= batch; ++b) qo[b] = b;
+  const mla::sequences_view s{qo, {}, lens, table};
+  alignas(16) static unsigned char fake[64];
+  mla::args<bf16> a;
+  a.q = reinterpret_cast<const bf16*>(fake), a.cache = reinterpret_cast<const bf16*>(fake);
+  a.qo_indptr = a.kv_lens = a.page_table = reinterpret_cast<const int*>(fake);
+  a.out = reinterpret_cast<bf16*>(fake), a.workspace = fake, a.workspace_bytes = std::size_t{1} << 40;
+  const status st = mla::validate_args(p, s, a, mla::split_plan::balanced_over(256));
+  CHECK(st.code() == status_code::too_large);
+  CHECK(st.message() == "mla_decode " + p.str() +
+                            ": a balanced plan counts the batch's KV tiles of each row group (2684354560) in 32 bits: "
+                            "plan with the grid of chunks");
+  CHECK(mla::validate_args(p, s, a, mla::split_plan{(1 << 30) - 32, 2}).code() != status_code::too_large);
+}
+
 TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu][mla]") {
   test::mla_case<bf16> t(16, {40, 7}, {1, 1}, 16, 3);
   const mla::split_plan plan = wavekit::mla_decode_plan(t.p, t.view()).value();
@@ -186,6 +259,21 @@ TEST_CASE("mla_decode: every bad input gets its status before any launch", "[emu
   bad = t.view(), bad.qo_indptr = qo;
   CHECK(wavekit::mla_decode(t.p, bad, t.args(plan), plan, nullptr).code() == status_code::bad_shape);
   CHECK(!wavekit::mla_decode_plan({2, 200, mla::kv_layout::paged, 16, t.p.cache_rows, t.p.max_pages, 0.04f}, t.view()));
+  // Balanced plans: 1 to max_workers workers, chunk 32 and one split; the workspace of their schedule.
+  CHECK(
+      wavekit::mla_decode(t.p, t.view(), a, mla::split_plan::balanced_over(mla::max_workers + 1), nullptr).message() ==
+      what + "a balanced plan has 1 to 1024 workers, chunk 32 and 1 split (workers 0: the grid of chunks)");
+  mla::split_plan balanced_split = mla::split_plan::balanced_over(4);
+  balanced_split.splits = 2;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, balanced_split, nullptr).code() == status_code::bad_config);
+  const mla::split_plan balanced = mla::split_plan::balanced_over(4);
+  a = t.args(balanced);
+  a.workspace_bytes = mla::workspace_bytes(t.p, t.view(), balanced).value() - 4;
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, balanced, nullptr).code() == status_code::workspace_too_small);
+  CHECK(mla::workspace_bytes(t.p, t.view(), balanced).value() ==
+        mla::balanced_workspace(2, 16, 4, mla::config_rows16::rows).bytes);
+  CHECK(wavekit::mla_decode(t.p, t.view(), a, mla::split_plan{1 << 30, 2}, nullptr).message() ==
+        what + "the split plan's chunk * splits must stay below 2^31 (KV row indices)");
 }
 
 TEST_CASE("mla_decode: a plan serves the cache type, heads and device it was made for", "[emu][mla]") {

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "wavekit/arch/device_facts.hpp"
+#include "wavekit/ops/mla_decode/balanced_split.hpp"
 #include "wavekit/ops/mla_decode/model.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
@@ -211,6 +213,96 @@ TEST_CASE("mla_decode: the split plan is the model's", "[unit][mla]") {
     ragged_batch b({8192, 8192, 8192, 8192});
     CHECK(mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), target::host).chunk ==
           mla::choose_splits(ragged(4, 16, 4 * 8192), b.view(), target::gfx942).chunk);
+  }
+}
+
+TEST_CASE("mla_decode: the balanced cut (every unit once, every run's pieces in their slots)", "[unit][mla]") {
+  // Runs of random lengths (whole ones, ones cut between two workers and between many), workers
+  // from one to one a unit: the workers' ranges partition the units evenly (none empty), worker_of
+  // inverts begin, each run's segments cover its tiles once in worker order, a cut run's pieces
+  // are the workers worker_of names, and no two pieces share a partial slot.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<int> runs(1 + rng() % 12);
+    for (int& tiles : runs) tiles = 1 + static_cast<int>(rng() % (trial % 3 == 0 ? 40 : 5));
+    int units = 0;
+    for (int tiles : runs) units += tiles;
+    const int workers = 1 + static_cast<int>(rng() % units);  // at most one a unit (balanced_split's rule)
+    const mla::balanced_split cut{units, workers};
+    INFO("units " << units << ", workers " << workers);
+    for (int w = 0; w < workers; ++w) {
+      const int size = cut.begin(w + 1) - cut.begin(w);
+      CHECK((size == units / workers || size == units / workers + 1));
+    }
+    for (int u = 0; u < units; ++u) {
+      const int w = cut.worker_of(u);
+      CHECK((cut.begin(w) <= u && u < cut.begin(w + 1)));
+    }
+    std::vector<int> slot_users(2 * workers, 0);
+    int run_first = 0;
+    for (int tiles : runs) {
+      int covered = 0, pieces_seen = 0;
+      for (int w = cut.worker_of(run_first); w < workers && cut.begin(w) < run_first + tiles; ++w) {
+        REQUIRE(cut.begin(w) < cut.begin(w + 1));  // no range empty
+        const int unit = std::max(run_first, cut.begin(w));
+        const mla::segment seg = mla::segment_at(cut, w, unit, run_first, tiles);
+        CHECK(seg.tile_begin == covered);
+        covered = seg.tile_end;
+        if (seg.whole) {
+          CHECK((seg.tile_begin == 0 && seg.tile_end == tiles));
+          continue;
+        }
+        CHECK(seg.first_worker == cut.worker_of(run_first));
+        CHECK(seg.pieces == cut.worker_of(run_first + tiles - 1) - seg.first_worker + 1);
+        CHECK(seg.slot == mla::piece_slot(seg.first_worker, w - seg.first_worker));
+        ++slot_users[seg.slot], ++pieces_seen;
+      }
+      CHECK(covered == tiles);
+      CHECK((pieces_seen == 0 || pieces_seen == cut.worker_of(run_first + tiles - 1) - cut.worker_of(run_first) + 1));
+      run_first += tiles;
+    }
+    for (int users : slot_users) CHECK(users <= 1);
+  }
+}
+
+TEST_CASE("mla_decode: the launch's plan, the grid of chunks or the balanced schedule", "[unit][mla]") {
+  using arch::target;
+  // Lengths that differ (the grid's chunk is sized by the longest sequence) at 16 heads: the
+  // model rates the balanced schedule; whichever it takes is within its error of the other, and a
+  // balanced plan records what it was chosen for. More than 32 rows a sequence: the grid.
+  for (target t : {target::gfx942, target::gfx950}) {
+    std::vector<int> lens;
+    for (int i = 0; i < 64; ++i) lens.push_back(i % 8 == 0 ? 16384 : 200 + 37 * i);
+    int rows = 0;
+    for (int len : lens) rows += len;
+    ragged_batch b(lens);
+    const mla::problem p = ragged(64, 16, rows);
+    const mla::split_plan chosen = mla::choose_plan(p, b.view(), t, 8, 8);
+    const mla::split_plan grid = mla::choose_splits(p, b.view(), t, 8, 8);
+    const double chosen_us = planning::predict(mla::model_launches(p, b.view(), 8, t, chosen, 8), t).us;
+    const double grid_us = planning::predict(mla::model_launches(p, b.view(), 8, t, grid, 8), t).us;
+    CHECK(planning::within_model_error(chosen_us, std::min(chosen_us, grid_us)));
+    if (chosen.balanced()) {
+      CHECK(chosen.workers <= mla::max_workers);
+      CHECK(chosen.heads == 16);
+      CHECK(chosen.compute_units == arch::facts_for(t).compute_units);
+      const auto launches = mla::model_launches(p, b.view(), 8, t, chosen, 8);
+      REQUIRE(launches.size() >= 2);
+      CHECK(launches[0].what == "balanced schedule");
+      CHECK(launches[1].profile != nullptr);  // the balanced kernel's codegen figures
+    }
+    ragged_batch wide(std::vector<int>(4, 4096));
+    CHECK(!mla::choose_plan(ragged(4, 64, 4 * 4096), wide.view(), t).balanced());
+  }
+  // What a balanced plan writes and reads beyond the output: each cut run's pieces, once each way.
+  {
+    ragged_batch b({100, 100});  // 2 sequences x 4 tiles at 16 heads: one group each
+    const mla::balanced_figures f = mla::balanced_count(ragged(2, 16, 200), b.view(), 16, 32, 3);
+    CHECK(f.units == 8);
+    CHECK(f.cut_runs == 2);  // workers' ranges [0, 2), [2, 5), [5, 8): both runs cut
+    CHECK(f.segments == 4);  // run 0 in workers 0 and 1, run 1 in workers 1 and 2
+    CHECK(f.piece_rows == 4 * 16);
+    CHECK(f.most_pieces == 2);
   }
 }
 

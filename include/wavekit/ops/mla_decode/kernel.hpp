@@ -56,15 +56,18 @@
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/arch/schedule.hpp"
+#include "wavekit/block/lse_merge.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/result.hpp"
 #include "wavekit/core/status.hpp"
+#include "wavekit/ops/mla_decode/balanced_split.hpp"
 #include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
 #include "wavekit/ops/mla_decode/reduce_kernel.hpp"
+#include "wavekit/ops/mla_decode/schedule_kernel.hpp"
 #include "wavekit/tile/lds_swizzled_rows.hpp"
 #include "wavekit/tile/tile_loader_k_contiguous.hpp"
 #include "wavekit/warp/warp_mma.hpp"
@@ -84,11 +87,25 @@ struct decode_params {
   float q_scale;                // fp8 queries: their per-tensor scale; bf16: 1
   const void* kv_block_scales;  // MXFP4 cache: e8m0 [cache_rows][kv_block_scales_stride], else null
   int kv_block_scales_stride;
-  int chunk, splits;   // the split plan
-  bf16* out;           // [total_q][heads][512] when splits == 1
-  float* lse;          // [total_q][heads] or null, when splits == 1
-  float* partial_out;  // [total_q][heads][splits][512] when splits > 1
-  float* partial_lse;  // [total_q][heads][splits]
+  int chunk, splits;   // the split plan (the grid of chunks)
+  bf16* out;           // [total_q][heads][512]: where a run writes the whole output
+  float* lse;          // [total_q][heads] or null
+  float* partial_out;  // chunks: [total_q][heads][splits][512] when splits > 1; balanced: [2 workers][rows][512]
+  float* partial_lse;  // chunks: [total_q][heads][splits]; balanced: [2 workers][rows]
+  // The balanced schedule (balanced_split.hpp; the grid of chunks: null and 0): the workers'
+  // segments (schedule_kernel.hpp), the cut runs' counters, the sequences and the workers.
+  const int* segment_begin;       // [workers + 1]
+  const segment_entry* segments;  // the schedule's list
+  int* counters;                  // [workers]
+  int batch, workers;
+};
+
+// Where a run of a row group's KV tiles leaves its rows: the output itself, or fp32 partials with
+// their LSE, of split `index` of the grid of chunks ([row][splits] entries from the sequence's
+// first row) or in partial slot `index` of the balanced schedule ([slot][row of the group]).
+struct run_destination {
+  enum kind_t { output, split_partial, piece_partial } kind;
+  int index;
 };
 
 // Where V^T keeps KV row j of the tile (its K position, 0..31): the P x V step gives lane group g
@@ -493,12 +510,27 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
                       arch::u32x4{bf16_pairs[2][0], bf16_pairs[2][1], bf16_pairs[3][0], bf16_pairs[3][1]});
 }
 
+// Whether decode_parts<Cfg, KV, Q> runs on the target being compiled (the host: every form): the
+// converters read the target's own fp8 format, MXFP4 is gfx950's.
+template <class Cfg, class KV, class Q>
+inline constexpr bool decode_runs_here =
+    arch::runs_on_current_target<typename decode_parts<Cfg, KV, Q>::atom> &&
+    (arch::current_target == arch::target::host ||
+     !((decode_parts<Cfg, KV, Q>::fp8_kv && !arch::reads_fp8<KV>(arch::current_target)) ||
+       (decode_parts<Cfg, KV, Q>::mx_kv && arch::current_target != arch::target::gfx950) ||
+       (!std::is_same_v<Q, bf16> && !arch::reads_fp8<Q>(arch::current_target))));
+
+// One run of the decode: row group row0 of sequence b over its KV rows [j_begin, min(kv_len,
+// j_limit)) (a run from past the sequence's rows, a chunk it does not have, does nothing), its
+// rows left at `dest`. Every thread of the workgroup calls it (tid: threadIdx.x); it returns with
+// every wave past the loop's last barrier (the epilogue reads no K-step tile).
 // Q: the queries' type, bf16 or the target's fp8 format (widened to bf16 as they are loaded,
-// exactly, so the rest of the kernel is the bf16 one).
-// Two waves a SIMD's registers each (256, VGPRs only) for every config: with more, the compiler
-// keeps the outputs in AGPRs and copies them to VGPRs every tile for the rare rescale pass.
-template <class Cfg, class KV, class Q = bf16>
-__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void mla_decode_kernel(decode_params p) {
+// exactly, so the rest of the kernel is the bf16 one). Resident: a run of the balanced kernel's
+// worker loop (mla_decode_balanced_kernel), else the kernel's only run.
+template <class Cfg, class KV, class Q, bool Resident>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsigned char* const k_lds, const int b,
+                                                   const int row0, const int j_begin, const int j_limit,
+                                                   const run_destination dest, const int tid) {
   using parts = decode_parts<Cfg, KV, Q>;
   static_assert(std::is_same_v<Q, bf16> || std::is_same_v<Q, fp8_e4m3fnuz> || std::is_same_v<Q, fp8_e4m3fn>,
                 "mla_decode: the queries are bf16 or fp8 (e4m3fnuz on gfx942, e4m3fn on gfx950)");
@@ -506,22 +538,11 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
   using qk_mma = typename parts::qk_mma;
   using pv_mma = typename parts::pv_mma;
   constexpr int steps = parts::steps, kv_tile = parts::kv_tile, regs = parts::regs;
-  arch::declare_codegen_targets<parts::lds_bytes, 64 * Cfg::waves / 256>();
-  if constexpr (!arch::runs_on_current_target<typename parts::atom> ||
-                (arch::current_target != arch::target::host &&
-                 ((parts::fp8_kv && !arch::reads_fp8<KV>(arch::current_target)) ||
-                  (parts::mx_kv && arch::current_target != arch::target::gfx950) ||
-                  (fp8_q && !arch::reads_fp8<Q>(arch::current_target))))) {
-    __builtin_trap();  // the converter reads the target's own fp8 format, not KV's or Q's
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds16, parts::lds_bytes / 16);
-    unsigned char* const k_lds = reinterpret_cast<unsigned char*>(lds16);
+  {
     unsigned char* const v_lds = k_lds + steps * parts::k_tile_bytes;
     unsigned char* const partial_lds = v_lds + parts::v_bytes;  // S^T partials (k_ways > 1)
-    const int tid = static_cast<int>(threadIdx.x), lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
+    const int lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
     __builtin_assume(wave >= 0 && wave < Cfg::waves);  // readfirstlane hides it: no sign fix-ups
-    const int b = static_cast<int>(blockIdx.z), split = static_cast<int>(blockIdx.y);
-    const int row0 = static_cast<int>(blockIdx.x) * Cfg::rows;
     // Values the whole workgroup shares, read from the tables: readfirstlane tells the compiler so
     // (scalar registers; buffer descriptors built from them stay scalar, no waterfall loops).
     const int q_begin = __builtin_amdgcn_readfirstlane(p.qo_indptr[b]);
@@ -529,9 +550,8 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     if (row0 >= rows) return;  // the whole workgroup: a group of rows this sequence lacks
     const int kv_base = p.kv_indptr ? __builtin_amdgcn_readfirstlane(p.kv_indptr[b]) : 0;
     const int kv_len = __builtin_amdgcn_readfirstlane(p.kv_indptr ? p.kv_indptr[b + 1] - kv_base : p.kv_lens[b]);
-    const int j_begin = split * p.chunk;
-    if (split > 0 && j_begin >= kv_len) return;  // a split this sequence does not have
-    const int j_end = std::min(kv_len, j_begin + p.chunk);
+    if (j_begin > 0 && j_begin >= kv_len) return;  // a chunk this sequence does not have
+    const int j_end = std::min(kv_len, j_limit);
     // The wave's rows (16 of them from wave_row0) and its share of them (k_way of k_ways: the K
     // steps k_way + k_ways i of the scores, output columns from k_way * wave_columns).
     constexpr int k_ways = parts::k_ways;
@@ -1048,16 +1068,30 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
     // One split: the output in bf16 ([row][512]); several: this split's fp32 partial
     // ([row][split][512]) for the reduce. The LSE likewise, where it is asked for (a buffer of no
     // bytes drops the stores otherwise). A lane stores four consecutive columns of each 16.
+    // A resident worker's run: the lane's row again, from the thread's index (the opaque copy
+    // keeps the compiler from reusing the row computed before the loop: a register fewer through
+    // it, where the worker's loop holds its own). A kernel of one run keeps the row.
+    const int out_row =
+        Resident ? wave_row0 + static_cast<int>(arch::opaque_copy(static_cast<unsigned>(tid)) % 16) : row;
+    const bool out_row_valid = out_row < rows;
     auto store_row = [&]<bool Direct>() {
-      const std::uint32_t per_row = Direct ? 1u : static_cast<std::uint32_t>(p.splits);
-      const std::uint32_t entries = static_cast<std::uint32_t>(rows) * per_row;
-      const arch::buffer values =
-          Direct ? arch::buffer::over(p.out + q_first * v_dim, entries * v_dim * 2)
-                 : arch::buffer::over(p.partial_out + q_first * per_row * v_dim, entries * v_dim * 4);
+      const int row = out_row;
+      const bool row_valid = out_row_valid;
+      // The entries from the first one the run's rows may use: the sequence's first row's (the
+      // output, a chunk's partials) or the partial slot's first.
+      const bool piece = dest.kind == run_destination::piece_partial;
+      const std::uint32_t per_row = Direct || piece ? 1u : static_cast<std::uint32_t>(p.splits);
+      const std::size_t first_entry = piece ? static_cast<std::size_t>(dest.index) * Cfg::rows : q_first * per_row;
+      const std::uint32_t entries = piece ? std::uint32_t{Cfg::rows} : static_cast<std::uint32_t>(rows) * per_row;
+      const arch::buffer values = Direct ? arch::buffer::over(p.out + q_first * v_dim, entries * v_dim * 2)
+                                         : arch::buffer::over(p.partial_out + first_entry * v_dim, entries * v_dim * 4);
       float* const lse_out = Direct ? p.lse : p.partial_lse;
-      const arch::buffer lses =
-          arch::buffer::over(lse_out ? lse_out + q_first * per_row : nullptr, lse_out ? entries * 4 : 0u);
-      const std::uint32_t entry = static_cast<std::uint32_t>(row) * per_row + (Direct ? 0u : split);
+      // The bytes as a scalar (the balanced kernel's compiler otherwise selects them per lane and
+      // stores the LSE in a waterfall loop).
+      const std::uint32_t lse_bytes = __builtin_amdgcn_readfirstlane(lse_out ? entries * 4 : 0u);
+      const arch::buffer lses = arch::buffer::over(lse_out ? lse_out + first_entry : nullptr, lse_bytes);
+      const std::uint32_t entry = piece ? static_cast<std::uint32_t>(row - row0)
+                                        : static_cast<std::uint32_t>(row) * per_row + (Direct ? 0u : dest.index);
       const std::uint32_t first_column = static_cast<std::uint32_t>(k_way * parts::wave_columns + 4 * group);
 #pragma unroll
       for (int c = 0; c < pieces; ++c)
@@ -1083,10 +1117,135 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void ml
       lses.store4(__builtin_bit_cast(std::uint32_t, lse),
                   row_valid && group == 0 && k_way == 0 ? entry * 4 : arch::out_of_range);
     };
-    if (p.splits == 1)
+    if (dest.kind == run_destination::output)
       store_row.template operator()<true>();
     else
       store_row.template operator()<false>();
+  }
+}
+
+// The grid of chunks: one workgroup per (row group, split, sequence), its chunk of the sequence's
+// KV rows, the output itself with one split, else its partials for the reduce.
+// Two waves a SIMD's registers each (256, VGPRs only) for every config: with more, the compiler
+// keeps the outputs in AGPRs and copies them to VGPRs every tile for the rare rescale pass.
+template <class Cfg, class KV, class Q = bf16>
+__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(2) void mla_decode_kernel(decode_params p) {
+  using parts = decode_parts<Cfg, KV, Q>;
+  arch::declare_codegen_targets<parts::lds_bytes, 64 * Cfg::waves / 256>();
+  if constexpr (!decode_runs_here<Cfg, KV, Q>) {
+    __builtin_trap();  // the converter reads the target's own fp8 format, not KV's or Q's
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds16, parts::lds_bytes / 16);
+    const int split = static_cast<int>(blockIdx.y), j_begin = split * p.chunk;
+    // The chunk's end, clamped to the sequence's rows in the run (check_plan keeps chunk * splits
+    // inside 32 bits).
+    decode_run<Cfg, KV, Q, false>(
+        p, reinterpret_cast<unsigned char*>(lds16), static_cast<int>(blockIdx.z),
+        static_cast<int>(blockIdx.x) * Cfg::rows, j_begin, j_begin + p.chunk,
+        run_destination{p.splits == 1 ? run_destination::output : run_destination::split_partial, split},
+        static_cast<int>(threadIdx.x));
+  }
+}
+
+// The balanced schedule: the pieces of a cut run, counted by its counter, merged by the worker
+// whose piece is the last to arrive (in worker order, whichever it is), into the output, and the
+// counter zeroed for the next launch. Every thread calls it after its piece's stores. lds: the
+// workgroup's LDS, free (the run's loop is done with it).
+template <class Cfg>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void merge_pieces_if_last(const decode_params& p, unsigned char* const lds,
+                                                             const segment_entry& seg, const int tid) {
+  const int b = seg.sequence, row0 = seg.row0;
+  using merge = block::lse_merge<v_dim, max_workers>;
+  constexpr int rows_at_once = Cfg::threads / merge::threads;
+  static_assert(Cfg::threads % merge::threads == 0, "mla_decode: whole rows of the merge");
+  // Release: every thread's piece stores, then one count. Acquire: the counter read, then every
+  // thread's reads of the others' pieces (the fences at the device's scope: the pieces come from
+  // workgroups on other CUs, and on MI300X other XCDs' L2s).
+  __threadfence();
+  __syncthreads();
+  std::uint32_t before = 0;
+  if (tid == 0) {
+    __threadfence();
+    before = atomicAdd(reinterpret_cast<unsigned*>(p.counters + seg.first_worker), 1u);
+    __threadfence();
+  }
+  arch::lds_store<4>(lds, before, tid == 0);  // masked, not divergent
+  __syncthreads();
+  const bool last = static_cast<int>(arch::lds_load<4>(lds)) == seg.pieces - 1;
+  __syncthreads();  // every wave has read the count before the LDS is written again
+  if (!last) return;
+  __threadfence();
+  const int q_begin = __builtin_amdgcn_readfirstlane(p.qo_indptr[b]);
+  const int rows = (__builtin_amdgcn_readfirstlane(p.qo_indptr[b + 1]) - q_begin) * p.heads;
+  const int group_rows = std::min(int{Cfg::rows}, rows - row0);
+  const int round_row = __builtin_amdgcn_readfirstlane(tid / merge::threads);  // the same in a wave
+  float* const merge_lds = reinterpret_cast<float*>(lds) + round_row * max_workers;
+  const std::uint32_t entries = 2u * static_cast<std::uint32_t>(p.workers) * Cfg::rows;
+  for (int r0 = 0; r0 < group_rows; r0 += rows_at_once) {
+    const int r = r0 + round_row;
+    const bool has_row = r < group_rows;
+    const std::size_t out_row = static_cast<std::size_t>(q_begin) * p.heads + static_cast<std::size_t>(row0 + r);
+    merge::merge_entries(
+        p.partial_out, p.partial_lse, entries, has_row ? seg.pieces : 0,
+        [&](int k) { return piece_slot(seg.first_worker, k) * Cfg::rows + r; },
+        has_row ? p.out + out_row * v_dim : nullptr, has_row && p.lse ? p.lse + out_row : nullptr, merge_lds,
+        tid % merge::threads);
+    __syncthreads();  // these rows' LSEs read from LDS before the next rows' are stored
+  }
+  if (tid == 0) p.counters[seg.first_worker] = 0;
+}
+
+// The balanced schedule (balanced_split.hpp): workgroup w, one of p.workers resident workers, runs
+// its segments of the schedule kernel's list (schedule_kernel.hpp): a whole run writes the output,
+// a piece of a cut run its partials. After its last segment the worker counts its pieces in (at
+// most two: its first segment's and its last's, the only ones that can be cut), merging a run
+// whose pieces are then all in (merge_pieces_if_last): the merge's code after the loop, not in
+// it, where what it holds would sit in registers through every run's hot loop.
+template <class Cfg, class KV, class Q = bf16>
+__global__ __launch_bounds__(Cfg::threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(2) void mla_decode_balanced_kernel(decode_params params) {
+  using parts = decode_parts<Cfg, KV, Q>;
+  static_assert(Cfg::k_ways > 1, "mla_decode: the balanced kernel runs the configs that share rows (balanced_config)");
+  static_assert(Cfg::threads / 128 * max_workers * 4 <= parts::lds_bytes,
+                "mla_decode: the merge's LSEs fit the decode's LDS");
+  arch::declare_codegen_targets<parts::lds_bytes, 64 * Cfg::waves / 256>();
+  if constexpr (!decode_runs_here<Cfg, KV, Q>) {
+    __builtin_trap();  // the converter reads the target's own fp8 format, not KV's or Q's
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds16, parts::lds_bytes / 16);
+    unsigned char* const lds = reinterpret_cast<unsigned char*>(lds16);
+    const int worker = static_cast<int>(blockIdx.x);
+    const int first = __builtin_amdgcn_readfirstlane(params.segment_begin[worker]);
+    const int end = __builtin_amdgcn_readfirstlane(params.segment_begin[worker + 1]);
+    // A segment of the list, read with scalar loads.
+    auto entry = [&](const decode_params& p, int i) {
+      const int* const at = reinterpret_cast<const int*>(p.segments + i);
+      segment_entry e;
+      e.sequence = __builtin_amdgcn_readfirstlane(at[0]), e.row0 = __builtin_amdgcn_readfirstlane(at[1]);
+      e.j_begin = __builtin_amdgcn_readfirstlane(at[2]), e.j_end = __builtin_amdgcn_readfirstlane(at[3]);
+      e.slot = __builtin_amdgcn_readfirstlane(at[4]), e.first_worker = __builtin_amdgcn_readfirstlane(at[5]);
+      e.pieces = __builtin_amdgcn_readfirstlane(at[6]), e.unused = 0;
+      return e;
+    };
+    // The thread's index, made anew each run (in its one register), and the argument read anew:
+    // nothing derived from them is hoisted out of this loop, to sit in registers through every
+    // run's hot loop.
+    unsigned thread = threadIdx.x;
+    for (int i = first; i < end; ++i) {
+      thread = arch::opaque_copy(thread);
+      const decode_params p = arch::reread_kernel_argument(params);
+      const segment_entry e = entry(p, i);
+      decode_run<Cfg, KV, Q, true>(
+          p, lds, e.sequence, e.row0, e.j_begin, e.j_end,
+          run_destination{e.slot < 0 ? run_destination::output : run_destination::piece_partial, e.slot},
+          static_cast<int>(thread));
+    }
+    if (first == end) return;
+    const segment_entry head = entry(params, first);
+    if (head.slot >= 0) merge_pieces_if_last<Cfg>(params, lds, head, static_cast<int>(thread));
+    if (end - 1 == first) return;
+    const segment_entry tail = entry(params, end - 1);
+    if (tail.slot >= 0) merge_pieces_if_last<Cfg>(params, lds, tail, static_cast<int>(thread));
   }
 }
 
@@ -1113,10 +1272,44 @@ struct args {
   float q_scale = 1.0f;                   // fp8 queries only
   const e8m0* kv_block_scales = nullptr;  // MXFP4 cache only: [cache_rows][kv_block_scales_stride]
   int kv_block_scales_stride = 0;         // MXFP4 cache only: >= 18 (scale_blocks; a padded table's row)
+  // A balanced plan: the workspace already holds this step's schedule (an earlier call this step,
+  // e.g. the first layer's, with the same sequences, plan and workspace), so the schedule kernel
+  // is not launched again: one launch a layer.
+  bool schedule_ready = false;
 };
 
-// The partial buffers of a split plan (none with one split): outputs, then LSEs.
+// The workspace of a balanced plan for `batch` sequences of `heads` heads on a config of `rows`
+// rows a workgroup: the units' and runs' prefixes, the workers' first segments, the runs'
+// counters, the segment list (room for the most runs the heads allow, max_q_len query rows a
+// sequence: any lengths and query rows within the rules fit), then the pieces' partial outputs
+// and LSEs; each region 256-byte aligned.
+struct balanced_workspace {
+  std::size_t unit_begin, run_begin, segment_begin, counters, segments, partial_out, partial_lse, bytes;
+  int segment_capacity;
+  balanced_workspace(int batch, int heads, int workers, int rows) {
+    auto aligned = [](std::size_t n) { return (n + 255) / 256 * 256; };
+    const std::size_t slots = 2 * static_cast<std::size_t>(workers) * rows;
+    const std::size_t sequences = static_cast<std::size_t>(batch) + 1;
+    segment_capacity = static_cast<int>(
+        max_segments(std::int64_t{batch} * ((std::int64_t{max_q_len} * heads + rows - 1) / rows), workers));
+    unit_begin = 0;
+    run_begin = aligned(sequences * 4);
+    segment_begin = run_begin + aligned(sequences * 4);
+    counters = segment_begin + aligned((static_cast<std::size_t>(workers) + 1) * 4);
+    segments = counters + aligned(static_cast<std::size_t>(workers) * 4);
+    partial_out = segments + aligned(static_cast<std::size_t>(segment_capacity) * sizeof(segment_entry));
+    partial_lse = partial_out + aligned(slots * v_dim * 4);
+    bytes = partial_lse + slots * 4;
+  }
+};
+
+// The partial buffers of a split plan (none with one split): outputs, then LSEs; a balanced plan's
+// workspace (balanced_workspace).
 inline std::size_t split_partial_bytes(const problem& p, const sequences_view& s, const split_plan& plan) {
+  if (plan.balanced())
+    return balanced_workspace(p.batch, p.heads, plan.workers,
+                              with_config(choose_config(p, s), [](auto c) { return decltype(c)::rows; }))
+        .bytes;
   if (!plan.reduce()) return 0;
   const std::size_t rows = std::size_t(s.q_rows()) * p.heads * plan.splits;
   return (rows * v_dim * 4 + 255) / 256 * 256 + rows * 4;
@@ -1170,6 +1363,26 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
     if (!plan.covers(s.kv_len(b)))
       return {status_code::bad_config, what + "the split plan does not cover sequence " + std::to_string(b) + "'s " +
                                            std::to_string(s.kv_len(b)) + " KV rows"};
+  if (plan.balanced()) {  // the few-row configs; the schedule counts units in 32 bits
+    const config_id id = choose_config(p, s);
+    if (!balanced_config(id)) {
+      int most = 0;
+      for (int b = 0; b < p.batch; ++b) most = std::max(most, (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads);
+      return {status_code::bad_config,
+              what +
+                  "a balanced plan runs the configs of 32 (query row, head) rows or fewer a sequence and this "
+                  "batch has a sequence of " +
+                  std::to_string(most) + ": plan with the grid of chunks"};
+    }
+    const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
+    const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
+    std::int64_t units = 0;
+    for (int b = 0; b < p.batch; ++b)
+      units += units_of(std::int64_t{s.qo_indptr[b + 1] - s.qo_indptr[b]} * p.heads, rows, s.kv_len(b), kv_tile);
+    if (units > std::numeric_limits<std::int32_t>::max())
+      return {status_code::too_large, what + "a balanced plan counts the batch's KV tiles of each row group (" +
+                                          std::to_string(units) + ") in 32 bits: plan with the grid of chunks"};
+  }
   const std::size_t need = split_partial_bytes(p, s, plan);
   if (need && !a.workspace)
     return {status_code::null_pointer,
@@ -1182,8 +1395,9 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
   return status::success();
 }
 
-// Validates, then launches config Cfg's decode kernel over (row groups, splits, sequences) and,
-// with more than one split, the reduce: no host synchronisation, nothing allocated.
+// Validates, then launches config Cfg's decode kernel: over (row groups, splits, sequences) and,
+// with more than one split, the reduce; or, with a balanced plan, the schedule kernel (unless
+// args::schedule_ready) and plan.workers workers. No host synchronisation, nothing allocated.
 template <class Cfg, class KV, class Q>
 status launch(const problem& p, const sequences_view& s, const args<KV, Q>& a, const split_plan& plan,
               hipStream_t stream) {
@@ -1191,21 +1405,55 @@ status launch(const problem& p, const sequences_view& s, const args<KV, Q>& a, c
   if (p.batch == 0 || s.q_rows() == 0) return status::success();
   int max_rows = 0;
   for (int b = 0; b < p.batch; ++b) max_rows = std::max(max_rows, (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads);
-  const std::size_t partial_rows = std::size_t(s.q_rows()) * p.heads * plan.splits;
-  float* partial_out = plan.reduce() ? static_cast<float*>(a.workspace) : nullptr;
-  float* partial_lse = plan.reduce() ? reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) +
-                                                                (partial_rows * v_dim * 4 + 255) / 256 * 256)
-                                     : nullptr;
-  const decode_params kp{a.q,          a.cache,           a.qo_indptr,
-                         a.kv_indptr,  a.kv_lens,         a.page_table,
-                         p.heads,      p.page_size,       p.max_pages,
-                         p.cache_rows, p.sm_scale,        a.kv_scale,
-                         a.q_scale,    a.kv_block_scales, a.kv_block_scales_stride,
-                         plan.chunk,   plan.splits,       a.out,
-                         a.lse,        partial_out,       partial_lse};
-  const dim3 grid(static_cast<unsigned>(ceil_div(max_rows, Cfg::rows)), static_cast<unsigned>(plan.splits),
-                  static_cast<unsigned>(p.batch));
-  hipLaunchKernelGGL((mla_decode_kernel<Cfg, KV, Q>), grid, dim3(Cfg::threads), 0, stream, kp);
+  unsigned char* const workspace = static_cast<unsigned char*>(a.workspace);
+  decode_params kp{a.q,          a.cache,           a.qo_indptr,
+                   a.kv_indptr,  a.kv_lens,         a.page_table,
+                   p.heads,      p.page_size,       p.max_pages,
+                   p.cache_rows, p.sm_scale,        a.kv_scale,
+                   a.q_scale,    a.kv_block_scales, a.kv_block_scales_stride,
+                   plan.chunk,   plan.splits,       a.out,
+                   a.lse,        nullptr,           nullptr,
+                   nullptr,      nullptr,           nullptr,
+                   p.batch,      plan.workers};
+  if (plan.balanced()) {
+    if constexpr (Cfg::k_ways > 1) {  // the other configs' balanced plans validate_args refused
+      const balanced_workspace ws(p.batch, p.heads, plan.workers, Cfg::rows);
+      auto region = [&](std::size_t at) { return reinterpret_cast<int*>(workspace + at); };
+      kp.partial_out = reinterpret_cast<float*>(workspace + ws.partial_out);
+      kp.partial_lse = reinterpret_cast<float*>(workspace + ws.partial_lse);
+      kp.segment_begin = region(ws.segment_begin), kp.counters = region(ws.counters);
+      kp.segments = reinterpret_cast<const segment_entry*>(workspace + ws.segments);
+      if (!a.schedule_ready) {
+        const schedule_params sp{a.qo_indptr,
+                                 p.layout == kv_layout::ragged ? a.kv_indptr : nullptr,
+                                 p.layout == kv_layout::paged ? a.kv_lens : nullptr,
+                                 p.batch,
+                                 p.heads,
+                                 Cfg::rows,
+                                 Cfg::kv_tile,
+                                 plan.workers,
+                                 ws.segment_capacity,
+                                 region(ws.unit_begin),
+                                 region(ws.run_begin),
+                                 region(ws.segment_begin),
+                                 region(ws.counters),
+                                 reinterpret_cast<segment_entry*>(workspace + ws.segments)};
+        hipLaunchKernelGGL(mla_schedule_kernel<64>, dim3(1), dim3(64), 0, stream, sp);
+      }
+      hipLaunchKernelGGL((mla_decode_balanced_kernel<Cfg, KV, Q>), dim3(static_cast<unsigned>(plan.workers)),
+                         dim3(Cfg::threads), 0, stream, kp);
+    }
+  } else {
+    const std::size_t partial_rows = std::size_t(s.q_rows()) * p.heads * plan.splits;
+    kp.partial_out = plan.reduce() ? reinterpret_cast<float*>(workspace) : nullptr;
+    kp.partial_lse =
+        plan.reduce() ? reinterpret_cast<float*>(workspace + (partial_rows * v_dim * 4 + 255) / 256 * 256) : nullptr;
+    const dim3 grid(static_cast<unsigned>(ceil_div(max_rows, Cfg::rows)), static_cast<unsigned>(plan.splits),
+                    static_cast<unsigned>(p.batch));
+    hipLaunchKernelGGL((mla_decode_kernel<Cfg, KV, Q>), grid, dim3(Cfg::threads), 0, stream, kp);
+  }
+  float* const partial_out = kp.partial_out;
+  float* const partial_lse = kp.partial_lse;
   if (plan.reduce()) {
     const reduce_params<bf16> rp{partial_out,
                                  partial_lse,

@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "wavekit/arch/target.hpp"
+#include "wavekit/ops/mla_decode/balanced_split.hpp"
 #include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/plan.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
@@ -20,6 +23,85 @@
 #include "wavekit/planning/model/profiles.hpp"
 
 namespace wavekit::ops::mla_decode {
+
+// What a balanced plan does (balanced_split.hpp), counted run by run: the units, the segments
+// (each loads its row group's queries), the cut runs, their pieces (fp32 partials written, read
+// back by the merge) and the most pieces one run has.
+struct balanced_figures {
+  double units = 0, segments = 0, cut_runs = 0, piece_rows = 0, most_pieces = 0, q_loaded_rows = 0, kv_rows = 0;
+};
+
+inline balanced_figures balanced_count(const problem& p, const sequences_view& s, int group_rows, int kv_tile,
+                                       int workers) {
+  balanced_figures f;
+  std::int64_t units = 0;
+  for (int b = 0; b < p.batch; ++b)
+    units += units_of(std::int64_t{s.qo_indptr[b + 1] - s.qo_indptr[b]} * p.heads, group_rows, s.kv_len(b), kv_tile);
+  f.units = double(units);
+  if (units == 0 || units > std::numeric_limits<std::int32_t>::max()) return f;
+  const balanced_split cut{static_cast<int>(units), static_cast<int>(std::min<std::int64_t>(workers, units))};
+  int run_first = 0;
+  for (int b = 0; b < p.batch; ++b) {
+    const int rows = (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads, len = s.kv_len(b);
+    const int tiles = static_cast<int>(units_of(1, 1, len, kv_tile));
+    for (int row0 = 0; row0 < rows; row0 += group_rows, run_first += tiles) {
+      const double group = std::min(group_rows, rows - row0);
+      const int pieces = cut.worker_of(run_first + tiles - 1) - cut.worker_of(run_first) + 1;
+      f.segments += pieces, f.q_loaded_rows += pieces * group, f.kv_rows += len;
+      if (pieces > 1) f.cut_runs += 1, f.piece_rows += pieces * group;
+      f.most_pieces = std::max<double>(f.most_pieces, pieces);
+    }
+  }
+  return f;
+}
+
+// The launches of a balanced plan: the schedule kernel (one wave; no codegen figures: its cost is
+// the launch), the workers over their equal shares of the units (each segment loads its queries
+// again; a cut run's pieces write fp32 partials), and the merges of the cut runs as a tail of that
+// launch: the run with the most pieces merged by one workgroup after the loop (the reduce
+// kernel's loop: merge_splits_in_flight pieces a pass, for each of the rows its threads merge
+// at once).
+inline std::vector<planning::launch_work> balanced_launches(const problem& p, const sequences_view& s, arch::target t,
+                                                            const split_plan& plan, int kv_bits, int q_bits,
+                                                            const std::string& kernel_args, double lds_bytes_per_tile) {
+  const config_id id = choose_config(p, s);
+  const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
+  const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
+  const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
+  const balanced_figures f = balanced_count(p, s, rows, kv_tile, plan.workers);
+  const double partial_bytes = f.piece_rows * (v_dim + 1) * 4.0;
+  planning::launch_work schedule;
+  schedule.what = "balanced schedule";
+  schedule.workgroups = 1;
+  schedule.loaded_bytes = schedule.dram_read_bytes = p.batch * 12.0;
+  schedule.written_bytes = (p.batch + 1.0 + plan.workers) * 4.0;
+  planning::launch_work w;
+  w.profile = planning::find_profile(t, planning::family_named("mla_decode_balanced"),
+                                     "mla_decode_balanced_kernel" + kernel_args);
+  w.what = "decode, " + std::to_string(plan.workers) + " balanced workers";
+  w.waves_per_workgroup = waves;
+  w.workgroups = std::min<double>(plan.workers, std::max(1.0, f.units));
+  w.loop_iterations_per_wave = std::ceil(f.units / plan.workers);
+  w.lds_bytes_per_workgroup = w.loop_iterations_per_wave * lds_bytes_per_tile;
+  const double q_row_bytes = qk_dim * q_bits / 8.0;
+  w.loaded_bytes = f.kv_rows * kv_row_bytes(kv_bits) + f.q_loaded_rows * q_row_bytes + f.segments * 32.0;
+  w.dram_read_bytes = f.kv_rows * kv_row_bytes(kv_bits) + s.q_rows() * double(p.heads) * q_row_bytes;
+  w.written_bytes = s.q_rows() * double(p.heads) * v_dim * 2.0 + partial_bytes;
+  std::vector<planning::launch_work> out{schedule, w};
+  if (f.cut_runs > 0) {
+    planning::launch_work m;
+    m.profile = planning::find_profile(t, planning::family_named("mla_decode_reduce"), "mla_reduce_kernel<bf16");
+    m.what = "merge of the cut runs";
+    m.phase_of_previous = true;
+    m.workgroups = f.cut_runs;
+    m.waves_per_workgroup = waves;
+    m.loop_iterations_per_wave =
+        std::ceil(f.most_pieces / merge_splits_in_flight) * std::ceil(rows / (waves * 64.0 / (v_dim / 4)));
+    m.loaded_bytes = m.dram_read_bytes = partial_bytes;
+    out.push_back(m);
+  }
+  return out;
+}
 
 // The launches of split plan `plan`. kv_bits: 16 (bf16 cache), 8 (fp8: e4m3fnuz on gfx942, e4m3fn
 // on gfx950) or 4 (MXFP4, gfx950: its block scales counted in a row's bytes); q_bits: 16 (bf16
@@ -36,11 +118,20 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
   const bool fp8_products = kv_bits == 8 && q_bits == 8;
   const double q_element_bytes = q_bits / 8.0;
   const double row_bytes = kv_row_bytes(kv_bits);
+  const std::string kernel_args =
+      "<config<" + std::to_string(waves) + ", 32, " + std::to_string(k_ways) + ">, " + kv + ", ";
+  const std::string q_type = (q_bits == 16 ? std::string("bf16") : fp8) + ">";
+  // The tile is bf16 in LDS (a narrower cache widened on its way), or with fp8 products fp8, whose
+  // V columns are transposed once into V^T (read, written) and V^T read by every row group.
+  const double groups = double(waves) / k_ways;
+  const double lds_bytes_per_tile = fp8_products ? kv_tile * (qk_dim * (1.0 + groups) + v_dim * (2.0 + groups))
+                                                 : kv_tile * qk_dim * 2.0 * (1.0 + groups);
+  const double out_bytes = s.q_rows() * double(p.heads) * v_dim * 2.0;
+  if (plan.balanced())
+    return balanced_launches(p, s, t, plan, kv_bits, q_bits, kernel_args + q_type, lds_bytes_per_tile);
   planning::launch_work w;
-  w.profile = planning::find_profile(
-      t, planning::family_named("mla_decode"),
-      "mla_decode_kernel<config<" + std::to_string(waves) + ", 32, " + std::to_string(k_ways) + ">, " + kv,
-      (q_bits == 16 ? std::string("bf16") : fp8) + ">");
+  w.profile =
+      planning::find_profile(t, planning::family_named("mla_decode"), "mla_decode_kernel" + kernel_args, q_type);
   w.what = "decode, " + std::to_string(plan.splits) + " KV splits";
   w.waves_per_workgroup = waves;
   double kv_rows = 0, q_rows = 0, workgroups = 0, partial_rows = 0, q_loaded = 0;
@@ -57,16 +148,10 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
   // A workgroup's KV tiles (the longest chunk), each written to LDS and read by every group of
   // rows (each wave of the row configs; the waves of a k_ways config share one reading).
   w.loop_iterations_per_wave = std::ceil(double(longest_chunk) / kv_tile);
-  // The tile is bf16 in LDS (a narrower cache widened on its way), or with fp8 products fp8, whose
-  // V columns are transposed once into V^T (read, written) and V^T read by every row group.
-  const double groups = double(waves) / k_ways;
-  w.lds_bytes_per_workgroup =
-      fp8_products ? w.loop_iterations_per_wave * kv_tile * (qk_dim * (1.0 + groups) + v_dim * (2.0 + groups))
-                   : w.loop_iterations_per_wave * kv_tile * qk_dim * 2.0 * (1.0 + groups);
+  w.lds_bytes_per_workgroup = w.loop_iterations_per_wave * lds_bytes_per_tile;
   const double q_bytes = q_rows * p.heads * qk_dim * q_element_bytes;
   w.loaded_bytes = kv_rows * row_bytes + q_loaded;
   w.dram_read_bytes = kv_rows * row_bytes + q_bytes;
-  const double out_bytes = q_rows * p.heads * v_dim * 2.0;
   w.written_bytes = plan.reduce() ? partial_rows * (v_dim + 1) * 4.0 : out_bytes;
   std::vector<planning::launch_work> out{w};
   if (plan.reduce()) {
@@ -75,7 +160,7 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
     r.what = "LSE reduce";
     r.workgroups = q_rows * p.heads;
     r.waves_per_workgroup = 2;  // v_dim / 4 threads
-    r.loop_iterations_per_wave = plan.splits;
+    r.loop_iterations_per_wave = std::ceil(double(plan.splits) / merge_splits_in_flight);
     r.loaded_bytes = r.dram_read_bytes = partial_rows * (v_dim + 1) * 4.0;
     r.written_bytes = out_bytes;
     out.push_back(r);
@@ -89,6 +174,17 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
 // against them.
 inline double split_extra_read_bytes(const problem& p, const sequences_view& s, const split_plan& plan,
                                      int q_bits = 16) {
+  if (plan.balanced()) {
+    // A segment past a run's first reads the run's queries again; the merges read the cut runs'
+    // pieces back; the workers read their segment list (the schedule kernel's reads of the tables,
+    // a few words a sequence, are left out).
+    const config_id id = choose_config(p, s);
+    const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
+    const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
+    const balanced_figures f = balanced_count(p, s, rows, kv_tile, plan.workers);
+    return (f.q_loaded_rows - s.q_rows() * double(p.heads)) * qk_dim * q_bits / 8.0 + f.piece_rows * (v_dim + 1) * 4.0 +
+           f.segments * 32.0 + plan.workers * 8.0;
+  }
   double extra = 0;
   for (int b = 0; b < p.batch; ++b) {
     const double q = double(s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads, splits = plan.splits_of(s.kv_len(b));
@@ -126,9 +222,41 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, arch:
   return planning::choose_within_model_error(candidates);
 }
 
+// The plan a launch takes (mla_decode_plan): the grid of chunks choose_splits picks, or (rows16,
+// rows32: balanced_config) the balanced schedule over 1/4 to 4 workers a CU (at most one a unit, at
+// most max_workers), as the
+// model weighs them (among plans within its error of the fastest, the most robust:
+// planning/model/plan_choice.hpp). The balanced schedule pays its schedule launch and its merges'
+// tail; it gains where lengths differ (the grid's chunks are sized by the longest sequence) and
+// where a reduce launch is saved.
+inline split_plan choose_plan(const problem& p, const sequences_view& s, arch::target device, int kv_element_bits = 16,
+                              int q_bits = 16) {
+  const arch::target t = device == arch::target::gfx950 ? device : arch::target::gfx942;
+  const split_plan grid = choose_splits(p, s, t, kv_element_bits, q_bits);
+  std::vector<planning::scored_plan<split_plan>> candidates{
+      planning::score(grid, planning::predict(model_launches(p, s, kv_element_bits, t, grid, q_bits), t))};
+  const config_id id = choose_config(p, s);
+  const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
+  const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
+  const double units = balanced_count(p, s, rows, kv_tile, 1).units;
+  if (!balanced_config(id) || units < 1 || units > std::numeric_limits<std::int32_t>::max()) return grid;
+  const int cus = arch::facts_for(t).compute_units;
+  int last = 0;
+  for (int quarters : {1, 2, 4, 8, 12, 16}) {
+    const int workers = static_cast<int>(std::min<double>({double(cus) * quarters / 4, units, double(max_workers)}));
+    if (workers < 1 || workers == last) continue;
+    last = workers;
+    split_plan plan = split_plan::balanced_over(workers);
+    plan.kv_element_bits = kv_element_bits, plan.heads = p.heads, plan.compute_units = cus;
+    candidates.push_back(
+        planning::score(plan, planning::predict(model_launches(p, s, kv_element_bits, t, plan, q_bits), t)));
+  }
+  return planning::choose_within_model_error(candidates);
+}
+
 inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bits,
                                                          arch::target t, int q_bits = 16) {
-  return model_launches(p, s, kv_bits, t, choose_splits(p, s, t, kv_bits, q_bits), q_bits);
+  return model_launches(p, s, kv_bits, t, choose_plan(p, s, t, kv_bits, q_bits), q_bits);
 }
 
 inline planning::op_time model_time(const problem& p, const sequences_view& s, int kv_bits, arch::target t,

@@ -15,6 +15,11 @@
 // was chosen for (the cache's element bytes, the heads, the device's CUs) it records, and a launch
 // with another cache type, heads or device is refused (check_plan, check_plan_device): such a plan
 // would still compute the right output, with splits sized for another problem.
+//
+// Or, for the few-row configs (balanced_config), the balanced schedule (workers > 0,
+// balanced_split.hpp): resident workers sharing the batch's KV tiles evenly, listed on the device
+// from the lengths, a sequence cut between workers merged by the last of them; it serves any
+// lengths (covers), and model.hpp's choose_plan weighs it against the best chunk.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -22,16 +27,21 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "wavekit/arch/device_facts.hpp"
 #include "wavekit/core/status.hpp"
+#include "wavekit/ops/mla_decode/balanced_split.hpp"
 #include "wavekit/ops/mla_decode/configs.hpp"
 #include "wavekit/ops/mla_decode/problem.hpp"
 
 namespace wavekit::ops::mla_decode {
 
 inline constexpr int max_splits = 64;
+// Splits (or balanced pieces) whose loads the LSE merge has in flight at once
+// (block::lse_merge::in_flight; reduce_kernel.hpp checks they agree): a pass of the merge's loop.
+inline constexpr int merge_splits_in_flight = 4;
 
 struct split_plan {
   int chunk = 1;   // KV rows per split (a multiple of the kernel's KV tile)
@@ -41,12 +51,23 @@ struct split_plan {
   int kv_element_bits = 0;  // the cache's values: 16 bf16, 8 fp8, 4 MXFP4 (kv_bits_of)
   int heads = 0;            // the problem's query heads
   int compute_units = 0;    // the device's CUs
-  bool reduce() const { return splits > 1; }
+  // 0: the grid of chunks above. > 0: the balanced schedule instead (balanced_split.hpp): this
+  // many resident workgroups share the batch's KV tiles evenly, a sequence cut between workers
+  // merged by the last of them (no reduce launch); chunk and splits are then 32 and 1
+  // (balanced_over).
+  int workers = 0;
+  static split_plan balanced_over(int workers) {
+    split_plan plan;
+    plan.chunk = 32, plan.workers = workers;
+    return plan;
+  }
+  bool balanced() const { return workers > 0; }
+  bool reduce() const { return splits > 1; }  // a reduce launch after the decode (the grid of chunks)
   int splits_of(int kv_len) const {
     return kv_len <= chunk ? 1 : static_cast<int>((std::int64_t{kv_len} + chunk - 1) / chunk);
   }
-  // Whether this plan serves sequences of kv_len rows.
-  bool covers(int kv_len) const { return splits_of(kv_len) <= splits; }
+  // Whether this plan serves sequences of kv_len rows (a balanced one: any).
+  bool covers(int kv_len) const { return balanced() || splits_of(kv_len) <= splits; }
 };
 
 namespace detail {
@@ -66,6 +87,11 @@ inline status check_plan(const problem& p, const split_plan& plan, int kv_elemen
   if (plan.chunk < 32 || plan.chunk % 32 || plan.splits < 1 || plan.splits > max_splits)
     return {status_code::bad_config, what + "the split plan needs a chunk of whole 32-row KV tiles and 1 to " +
                                          std::to_string(max_splits) + " splits"};
+  if (std::int64_t{plan.chunk} * plan.splits > std::numeric_limits<std::int32_t>::max())
+    return {status_code::bad_config, what + "the split plan's chunk * splits must stay below 2^31 (KV row indices)"};
+  if (plan.workers < 0 || plan.workers > max_workers || (plan.workers > 0 && (plan.chunk != 32 || plan.splits != 1)))
+    return {status_code::bad_config, what + "a balanced plan has 1 to " + std::to_string(max_workers) +
+                                         " workers, chunk 32 and 1 split (workers 0: the grid of chunks)"};
   if (plan.kv_element_bits != 0 && plan.kv_element_bits != kv_element_bits)
     return {status_code::bad_config,
             what + "argument plan was chosen for " + detail::a_cache_of(plan.kv_element_bits) +
@@ -101,6 +127,13 @@ inline config_id choose_config(const problem& p, const sequences_view& s) {
          : max_rows <= config_rows32::rows ? config_id::rows32
          : max_rows <= config_rows64::rows ? config_id::rows64
                                            : config_id::rows128;
+}
+
+// Whether a balanced plan runs config id: the configs whose waves share their rows (rows16,
+// rows32: 32 (query row, head) rows or fewer a sequence). The others hold 256 VGPRs a lane in
+// their one run already; a worker's loop around it spills (gfx950) or costs SGPRs it lacks.
+inline bool balanced_config(config_id id) {
+  return with_config(id, [](auto c) { return decltype(c)::k_ways > 1; });
 }
 
 }  // namespace wavekit::ops::mla_decode

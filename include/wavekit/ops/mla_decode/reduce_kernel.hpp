@@ -24,6 +24,7 @@
 namespace wavekit::ops::mla_decode {
 
 using merge = block::lse_merge<v_dim, max_splits>;
+static_assert(merge::in_flight == merge_splits_in_flight, "mla_decode: the model counts the merge's passes by it");
 
 template <class Out>
 struct reduce_params {

@@ -67,6 +67,9 @@ struct launch_work {
   // placed round-robin over the XCDs (planning/model/gemm_work.hpp counts a GEMM's). Negative: not counted,
   // taken as the distinct bytes (each byte fetched by one XCD).
   double l2_fetch_bytes = -1;
+  // A phase of the launch before it (e.g. a tail its workgroups run after their loop), not a
+  // launch of its own: no launch cost.
+  bool phase_of_previous = false;
 };
 
 // The prediction and its terms, in microseconds.
@@ -141,7 +144,7 @@ inline launch_time terms_at(const launch_work& w, const arch::device_facts& d, d
   r.l2_us = w.loaded_bytes / (d.l2_bytes_per_clk_per_xcd * d.xcds * clock);
   const double fetched = w.l2_fetch_bytes >= 0 ? w.l2_fetch_bytes : w.dram_read_bytes;
   r.fabric_us = (fetched + w.written_bytes) / (a.infinity_cache_tb_per_s * 1e6 * a.hbm_efficiency);
-  r.launch_us = f.launch_us;
+  r.launch_us = w.phase_of_previous ? 0.0 : f.launch_us;
   // Each round first waits one round trip for its first loads (the pipeline's fill), and the last
   // round's stores drain after its loop, with no later round to hide them (earlier rounds' stores
   // overlap the next round's loop).
