@@ -1206,8 +1206,8 @@ __global__ __launch_bounds__(Cfg::threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(2) void mla_decode_balanced_kernel(decode_params params) {
   using parts = decode_parts<Cfg, KV, Q>;
   static_assert(Cfg::k_ways > 1, "mla_decode: the balanced kernel runs the configs that share rows (balanced_config)");
-  static_assert(Cfg::threads / 128 * max_workers * 4 <= parts::lds_bytes,
-                "mla_decode: the merge's LSEs fit the decode's LDS");
+  static_assert(Cfg::threads / block::lse_merge<v_dim, max_workers>::threads * max_workers * 4 <= parts::lds_bytes,
+                "mla_decode: the merge's LSEs (a row's merge: max_workers of them) fit the decode's LDS");
   arch::declare_codegen_targets<parts::lds_bytes, 64 * Cfg::waves / 256>();
   if constexpr (!decode_runs_here<Cfg, KV, Q>) {
     __builtin_trap();  // the converter reads the target's own fp8 format, not KV's or Q's
@@ -1240,12 +1240,14 @@ __global__ __launch_bounds__(Cfg::threads)
           run_destination{e.slot < 0 ? run_destination::output : run_destination::piece_partial, e.slot},
           static_cast<int>(thread));
     }
+    // The worker's first segment (a cut run's tail or middle piece, or whole) and its last (a cut
+    // run's head piece, or whole).
     if (first == end) return;
-    const segment_entry head = entry(params, first);
-    if (head.slot >= 0) merge_pieces_if_last<Cfg>(params, lds, head, static_cast<int>(thread));
+    const segment_entry first_segment = entry(params, first);
+    if (first_segment.slot >= 0) merge_pieces_if_last<Cfg>(params, lds, first_segment, static_cast<int>(thread));
     if (end - 1 == first) return;
-    const segment_entry tail = entry(params, end - 1);
-    if (tail.slot >= 0) merge_pieces_if_last<Cfg>(params, lds, tail, static_cast<int>(thread));
+    const segment_entry last_segment = entry(params, end - 1);
+    if (last_segment.slot >= 0) merge_pieces_if_last<Cfg>(params, lds, last_segment, static_cast<int>(thread));
   }
 }
 
