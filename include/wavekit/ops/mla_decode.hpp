@@ -10,8 +10,11 @@
 //   mla::args a{q, cache, qo_indptr, kv_indptr, nullptr, nullptr, out, lse, workspace, ws};
 //   wavekit::status st = wavekit::mla_decode(p, s, a, plan, stream);
 //
-// Semantics, layouts and the rules: ops/mla_decode/problem.hpp; the split heuristic:
-// ops/mla_decode/plan.hpp; the kernel: ops/mla_decode/kernel.hpp.
+// Semantics, layouts and the rules: ops/mla_decode/problem.hpp; the plans (the grid of chunks, or
+// for 32 rows a sequence or fewer the balanced schedule of resident workers: ops/mla_decode/
+// balanced_split.hpp) and the model's choice: ops/mla_decode/plan.hpp, model.hpp; the kernels:
+// ops/mla_decode/kernel.hpp. A step's layers share a balanced plan's schedule: every call after
+// the first with args::schedule_ready = true.
 // Without HIP, ops::mla_decode::supports<KV, Q>(problem, target[, plan]) answers whether the launch runs a problem on a
 // target (with that plan), or gives its status (ops/mla_decode/supports.hpp; the README's support matrix is made from
 // it). A plan from mla_decode_plan<KV> serves the cache type, heads and device it was made for; a plan written by hand
