@@ -607,8 +607,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // The first KV row this lane's query does not see.
     const int visible_end = row_valid ? std::min(j_end, kv_len - q_len + 1 + row / p.heads) : j_begin;
     // The first KV row some query of the wave does not see (its first row's query sees the
-    // fewest): tiles before it need no mask.
-    const int wave_visible_end = std::min(j_end, kv_len - q_len + 1 + wave_row0 / p.heads);
+    // fewest): tiles before it need no mask. The same in every lane: readfirstlane puts it in a
+    // scalar register, so each tile's test is a scalar compare and the mask a scalar branch.
+    const int wave_visible_end =
+        __builtin_amdgcn_readfirstlane(std::min(j_end, kv_len - q_len + 1 + wave_row0 / p.heads));
 
     const arch::buffer cache = arch::buffer::over(p.cache, static_cast<std::uint32_t>(p.cache_rows) * parts::row_bytes);
     // An MXFP4 cache's e8m0 block scales, row r's at r * stride (none for other caches: no bytes).
@@ -628,18 +630,39 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // row is fetched a tile earlier still, by a buffer load (counted by vmcnt alone, in order behind
     // the KV loads issued before it), so no tile waits for a page-table round trip before issuing
     // its next tile's loads. page_ahead: the entry (0 with a ragged cache or past the split) and the
-    // row's place in its page.
+    // row's place in its page. The row's page and place are followed a tile at a time
+    // (page_cursor: kv_tile rows are tile_pages whole pages and tile_rest rows more), so a run
+    // divides by the page size once, not every tile (a division by a kernel argument is some twenty
+    // VALU a lane).
     const arch::buffer page_table = arch::buffer::over(
         pages, pages && parts::whole_tile_in_flight ? static_cast<std::uint32_t>(p.max_pages) * 4u : 0u);
     struct page_ahead {
       std::uint32_t entry;
       int in_page;
     };
-    auto fetch_page = [&](int j) {
-      const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(pages ? p.page_size : 1);
-      return page_ahead{page_table.load4(pages && j < j_end ? page * 4u : arch::out_of_range),
-                        j - static_cast<int>(page) * p.page_size};
+    struct page_cursor {
+      unsigned page;
+      int in_page;
     };
+    const int page_size = pages ? p.page_size : 1;
+    const unsigned tile_pages = static_cast<unsigned>(kv_tile / page_size);
+    const int tile_rest = kv_tile % page_size;
+    auto cursor_at = [&](int j) {  // j >= 0: unsigned division
+      const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(page_size);
+      return page_cursor{page, j - static_cast<int>(page) * page_size};
+    };
+    auto advance_tile = [&](page_cursor& c) {
+      c.page += tile_pages;
+      c.in_page += tile_rest;
+      if (c.in_page >= page_size) {
+        c.in_page -= page_size;
+        ++c.page;
+      }
+    };
+    // The entry at cursor c, unconditionally: a page past the sequence's rows reads an entry of its
+    // table row that nothing uses (cache_row_of is -1 there), past max_pages or with a ragged cache
+    // (no bytes) the buffer's 0.
+    auto fetch_page = [&](const page_cursor& c) { return page_ahead{page_table.load4(c.page * 4u), c.in_page}; };
     auto cache_row_of = [&](int j, const page_ahead& ahead) {
       if (j >= j_end) return -1;
       if (!pages) return kv_base + j;
@@ -731,7 +754,11 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // second's rows: this lane's loader row.
     const int loader_row = (wave % step_waves * 64 + lane) / loader::chunks_per_row;
     page_ahead ahead{};
-    if constexpr (parts::whole_tile_in_flight) ahead = fetch_page(j_begin + kv_tile + loader_row);
+    page_cursor cursor{};
+    if constexpr (parts::whole_tile_in_flight) {
+      cursor = cursor_at(j_begin + kv_tile + loader_row);
+      ahead = fetch_page(cursor);
+    }
     if (j_begin < j_end) {
       const int load_tid = wave % step_waves * 64 + lane;
       const loader first = locate_tile(j_begin, load_tid);
@@ -773,7 +800,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         next_first = locate_tile(j0 + kv_tile, load_tid, parts::whole_tile_in_flight ? &ahead : nullptr);
         issue_rounds.template operator()<0, early>(next_first, next_early);
         // The tile after's page entries, behind these loads.
-        if constexpr (parts::whole_tile_in_flight) ahead = fetch_page(j0 + 2 * kv_tile + loader_row);
+        if constexpr (parts::whole_tile_in_flight) {
+          advance_tile(cursor);
+          ahead = fetch_page(cursor);
+        }
       };
       if constexpr (parts::whole_tile_in_flight) issue_next();
 
@@ -793,8 +823,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // only a tile that reaches past a query's last row is masked (a split's or a sequence's last
       // tile, a causal tail: a rare block). Lanes without a row keep their scores of zero queries:
       // they are never stored.
-      // (The same in every lane: readfirstlane tells the compiler, so the mask is a scalar branch.)
-      const bool tile_seen_whole = __builtin_amdgcn_readfirstlane(j0 + kv_tile <= wave_visible_end);
+      const bool tile_seen_whole = j0 + kv_tile <= wave_visible_end;
       const int seen = visible_end - j0 - 4 * static_cast<int>(t_group);
       auto mask = [&](float v, int n, int r) { return 16 * n + r < seen ? v : minus_inf; };
       // The running max moves only when some lane of the wave sees a score past its row's max by
@@ -839,13 +868,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // Score registers of pair t's elements: slice_register(2t) and slice_register(2t + 1) of tile
       // t / 2, the pair 2 (t % 2), 2 (t % 2) + 1 (swapped in tile 1).
       auto ordered = [](int t, floatx2 e) { return t / 2 == 0 ? e : floatx2{e[1], e[0]}; };
-      // Pair t's bits: a bf16 word, or two fp8 bytes in the low half of one.
+      // Pair t's bits: a bf16 word in P^T's order, or two fp8 bytes in the low half of one in the
+      // pair's own order, whatever the high half (set_pairs' byte selectors put them in P^T's
+      // order at no cost: no select by a pair number known only at run time, no register cleared).
       auto pair_bits = [&](int t, floatx2 e) -> std::uint32_t {
-        const floatx2 o = ordered(t, e);
-        if constexpr (parts::fp8_products)
-          return static_cast<std::uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(o[0], o[1], 0, false));
-        else
+        if constexpr (parts::fp8_products) {
+          return static_cast<std::uint32_t>(
+              __builtin_amdgcn_cvt_pk_fp8_f32(e[0], e[1], __builtin_nondeterministic_value(0), false));
+        } else {
+          const floatx2 o = ordered(t, e);
           return arch::pack_bf16x2_rne_numbers(o[0], o[1]);
+        }
       };
       // P^T from the four pairs' weights (fp8: two converts a word, the second into its high half).
       auto set_weights = [&](const floatx2(&e)[4]) {
@@ -860,11 +893,14 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
           }
         }
       };
-      // P^T from the four pairs' bits (pair_bits).
+      // P^T from the four pairs' bits (pair_bits; fp8: word w's low halves of pairs 2 w and 2 w + 1,
+      // each pair's bytes swapped for tile 1, w = 1, as ordered does).
       auto set_pairs = [&](const std::uint32_t(&bits)[4]) {
 #pragma unroll
         for (int w = 0; w < 4 * parts::element_bytes / 2; ++w)
-          set_word(w, parts::fp8_products ? __builtin_amdgcn_perm(bits[2 * w + 1], bits[2 * w], 0x05040100u) : bits[w]);
+          set_word(w, parts::fp8_products
+                          ? __builtin_amdgcn_perm(bits[2 * w + 1], bits[2 * w], w == 0 ? 0x05040100u : 0x04050001u)
+                          : bits[w]);
       };
       static_assert(slice_register(0) == 0 && slice_register(1) == 1 && slice_register(4) == 1 &&
                         slice_register(5) == 0 && slice_register(6) == 3 && slice_register(7) == 2,
