@@ -19,6 +19,7 @@
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <cstdint>
+#include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
@@ -92,6 +93,22 @@ struct tile_loader_k_contiguous {
           row >= 0
               ? static_cast<std::uint32_t>(Global::offset(row, static_cast<long>(c % chunks_per_row) * 16, bytes(ld)))
               : arch::out_of_range;
+    }
+  }
+
+  // The same with each chunk's byte offset at K = 0 computed: offset_of(r, kb) for tile row r and
+  // the chunk's K byte kb (arch::out_of_range: a chunk of zeros), called only for the chunks this
+  // thread moves (MLA decode: rows followed through their pages in bytes, so that a tile's offset
+  // is one multiply-add). Rows in order only: the caller adds kb to its row's bytes.
+  template <class OffsetOf>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void locate_offsets_by(OffsetOf&& offset_of, int tid) {
+    static_assert(std::is_same_v<Global, rows_in_order>, "locate_offsets_by: rows in order (r * ld + kb)");
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const unsigned c = static_cast<unsigned>(tid + i * Threads);  // >= 0: no sign fix-ups
+      base[i] = c < chunks ? static_cast<std::uint32_t>(offset_of(static_cast<int>(c / chunks_per_row),
+                                                                  static_cast<int>(c % chunks_per_row) * 16))
+                           : arch::out_of_range;
     }
   }
 

@@ -446,16 +446,14 @@ struct vt_bytes_item {
 
 // fp8 products: the A fragment of the P x V piece of output columns column0 .. column0 + 31
 // (column0 a multiple of 32) from V^T's planes: tile i's lane l takes column column0 + 16 i + l %
-// 16 of plane l / 16. lane_at[i]: the lane's byte for column0 = 0.
+// 16 of plane l / 16. lane_at[i]: the lane's bytes in V^T for column0 = 0.
 template <class Parts>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_vt_bytes(const unsigned char* v_lds,
-                                                                                    int column0,
-                                                                                    const int (&lane_at)[2]) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_vt_bytes(
+    int column0, const unsigned char* const (&lane_at)[2]) {
   typename Parts::pv_mma::a_fragment a;
 #pragma unroll
   for (int i = 0; i < Parts::pv_mma::tiles_m; ++i)
-    a.v[i][0] =
-        __builtin_bit_cast(typename Parts::pv_mma::operand_bits, arch::lds_load<8>(v_lds + lane_at[i] + 8 * column0));
+    a.v[i][0] = __builtin_bit_cast(typename Parts::pv_mma::operand_bits, arch::lds_load<8>(lane_at[i] + 8 * column0));
   return a;
 }
 
@@ -629,45 +627,53 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // A whole next tile in flight (whole_tile_in_flight): the page-table entry of a loader lane's
     // row is fetched a tile earlier still, by a buffer load (counted by vmcnt alone, in order behind
     // the KV loads issued before it), so no tile waits for a page-table round trip before issuing
-    // its next tile's loads. page_ahead: the entry (0 with a ragged cache or past the split) and the
-    // row's place in its page. The row's page and place are followed a tile at a time
-    // (page_cursor: kv_tile rows are tile_pages whole pages and tile_rest rows more), so a run
-    // divides by the page size once, not every tile (a division by a kernel argument is some twenty
-    // VALU a lane).
+    // its next tile's loads. The lane's chunk is followed in bytes a tile at a time (page_cursor:
+    // its page and its place, the bytes from the page's start to the chunk; kv_tile rows are
+    // tile_pages whole pages and tile_rest_bytes more), so that a run divides by the page size
+    // once, not every tile (a division by a kernel argument is some twenty VALU a lane), and a
+    // tile's offset is entry * page_bytes + place, one multiply-add. A ragged cache is one page
+    // without end at byte 0 (entry 0, the empty table's): the place never wraps, so both layouts
+    // take the same instructions.
     const arch::buffer page_table = arch::buffer::over(
         pages, pages && parts::whole_tile_in_flight ? static_cast<std::uint32_t>(p.max_pages) * 4u : 0u);
-    struct page_ahead {
-      std::uint32_t entry;
-      int in_page;
-    };
     struct page_cursor {
-      unsigned page;
-      int in_page;
+      std::uint32_t entry_at;  // the byte of the page's entry in its table row
+      std::uint32_t place;
     };
-    const int page_size = pages ? p.page_size : 1;
-    const unsigned tile_pages = static_cast<unsigned>(kv_tile / page_size);
-    const int tile_rest = kv_tile % page_size;
-    auto cursor_at = [&](int j) {  // j >= 0: unsigned division
-      const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(page_size);
-      return page_cursor{page, j - static_cast<int>(page) * page_size};
+    struct page_ahead {
+      std::uint32_t entry, place;
     };
+    constexpr std::uint32_t row_bytes = parts::row_bytes;
+    using loader = typename parts::kv_loader;
+    constexpr int step_waves = parts::load_threads / 64;
+    // This lane's loader row and chunk (one chunk a lane and K step).
+    static_assert(loader::per_thread == 1, "mla_decode: one chunk of a K step a loader lane");
+    const int loader_tid = wave % step_waves * 64 + lane, loader_row = loader_tid / loader::chunks_per_row;
+    const std::uint32_t chunk_byte = static_cast<std::uint32_t>(loader_tid % loader::chunks_per_row) * 16u;
+    const std::uint32_t page_bytes = static_cast<std::uint32_t>(p.page_size) * row_bytes;  // < 2^31 (a page of the cache)
+    const unsigned tile_pages = pages ? static_cast<unsigned>(kv_tile / p.page_size) : 0u;
+    const std::uint32_t tile_rest_bytes = static_cast<std::uint32_t>(pages ? kv_tile % p.page_size : kv_tile) * row_bytes;
+    // The place of the next page's row 0, and what going back a page takes from a place: 2^31
+    // with a ragged cache (more than any place: the subtraction always wraps around).
+    const std::uint32_t wrap_at = pages ? page_bytes + chunk_byte : ~0u,
+                        wrap_bytes = pages ? page_bytes : 1u << 31;
+    auto cursor_at = [&](int j) {
+      if (!pages) return page_cursor{0u, static_cast<std::uint32_t>(kv_base + j) * row_bytes + chunk_byte};
+      const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(p.page_size);  // j >= 0
+      return page_cursor{page * 4u, static_cast<std::uint32_t>(j - static_cast<int>(page) * p.page_size) * row_bytes +
+                                        chunk_byte};
+    };
+    // A place past its page's last row goes back a page (place - wrap_bytes, the smaller as
+    // unsigned exactly then: before it the subtraction wraps around) and the entry forward one.
     auto advance_tile = [&](page_cursor& c) {
-      c.page += tile_pages;
-      c.in_page += tile_rest;
-      if (c.in_page >= page_size) {
-        c.in_page -= page_size;
-        ++c.page;
-      }
+      const std::uint32_t next = c.place + tile_rest_bytes, back = next - wrap_bytes;
+      c.place = std::min(next, back);
+      c.entry_at += tile_pages * 4u + (next >= wrap_at ? 4u : 0u);
     };
     // The entry at cursor c, unconditionally: a page past the sequence's rows reads an entry of its
-    // table row that nothing uses (cache_row_of is -1 there), past max_pages or with a ragged cache
-    // (no bytes) the buffer's 0.
-    auto fetch_page = [&](const page_cursor& c) { return page_ahead{page_table.load4(c.page * 4u), c.in_page}; };
-    auto cache_row_of = [&](int j, const page_ahead& ahead) {
-      if (j >= j_end) return -1;
-      if (!pages) return kv_base + j;
-      return static_cast<int>(ahead.entry) * p.page_size + ahead.in_page;
-    };
+    // table row that nothing uses (the chunk reads nothing there), past max_pages or with a ragged
+    // cache (no bytes) the buffer's 0.
+    auto fetch_page = [&](const page_cursor& c) { return page_ahead{page_table.load4(c.entry_at), c.place}; };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
     // Scores go to the softmax in log2 units: 2^(s * score_log2 - m) is e^(scaled score - m ln 2)
@@ -683,23 +689,30 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // or 0 while m is -inf, so that unseen scores weigh 2^-inf = 0), and this lane's share of the
     // row's running sum.
     float m = minus_inf, offset = 0.0f;
+    float m_moves = m + parts::rescale_margin;  // what a scale past it moves the max (set with m)
     // The row configs add a lane's eight weights to one sum (its registers are spoken for); rows16
     // keeps two partial sums, one v_pk_add_f32 a weight pair.
     std::conditional_t<k_ways == 1, float, floatx2> l{};
     typename pv_mma::b_fragment p_frag;
     // Whole waves take whole K steps of a tile's loads: a wave's first step is the same in all its
     // lanes, so the steps' K offsets are scalar and a step past the ninth is a scalar branch.
-    constexpr int step_waves = parts::load_threads / 64;
     const int step0 = wave / step_waves;
 
     // A tile's K steps: wave w moves chunk (w % step_waves) * 64 + lane of K steps w / step_waves +
     // load_groups i (round i). Rounds [Begin, End) are issued together (their chunks in registers
     // at once), waited for together and stored together.
-    using loader = typename parts::kv_loader;
-    auto locate_tile = [&](int j0, int load_tid, const page_ahead* ahead = nullptr) {
+    // A tile's rows from their cache rows (cache_row), or (whole_tile_in_flight) the lane's chunk at
+    // `ahead`, tested against the split's end unless the whole tile is `inside` it.
+    auto locate_tile = [&](int j0, int load_tid, const page_ahead* ahead = nullptr, bool inside = false) {
       loader first;
-      first.locate_rows_by([&](int r) { return ahead ? cache_row_of(j0 + r, *ahead) : cache_row(j0 + r); }, qk_dim,
-                           load_tid);
+      if (ahead)
+        first.locate_offsets_by(
+            [&](int r, int) {
+              return inside || j0 + r < j_end ? ahead->entry * page_bytes + ahead->place : arch::out_of_range;
+            },
+            load_tid);
+      else
+        first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
       if constexpr (parts::mx_kv) {
         // The chunk's block scale from its bytes' offset, row * 288 + 16 chunk: at / 16 is row * 18
         // + chunk, the scale's index in an unpadded table, to which each row adds its padding. (The
@@ -752,7 +765,6 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     };
     // The first tile, whole, before the loop, and (whole_tile_in_flight) the page entries of the
     // second's rows: this lane's loader row.
-    const int loader_row = (wave % step_waves * 64 + lane) / loader::chunks_per_row;
     page_ahead ahead{};
     page_cursor cursor{};
     if constexpr (parts::whole_tile_in_flight) {
@@ -780,6 +792,13 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
                   "mla_decode: whole K steps of V^T a wave");
     const vt_bytes_item<parts> vt_item(static_cast<unsigned>(lane),
                                        vt_own_columns ? k_way * parts::wave_column_steps : wave);
+    // fp8 products: this lane's bytes of V^T's column 0 in the P x V step's two tiles (read_vt_bytes),
+    // V^T's offset in the LDS added once here: an immediate offset cannot reach it, and the compiler
+    // would add it again every tile (the copy hides the sum's origin).
+    const int v_offset = steps * parts::k_tile_bytes;
+    const unsigned char* const vt_lane_at[2] = {
+        k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(lane % 16, group)),
+        k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(16 + lane % 16, group))};
 
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
       // The lane and what follows from it, recomputed each tile (arch::opaque_copy) where the loop's
@@ -797,7 +816,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       loader next_first, next_early[early];
       auto issue_next = [&] {
         if (!next_tile) return;
-        next_first = locate_tile(j0 + kv_tile, load_tid, parts::whole_tile_in_flight ? &ahead : nullptr);
+        if constexpr (parts::whole_tile_in_flight) {
+          // A next tile that ends the split (rare: once a split) tests its rows; the others not.
+          if (j0 + 2 * kv_tile <= j_end) {
+            next_first = locate_tile(j0 + kv_tile, load_tid, &ahead, true);
+          } else {
+            arch::mark_rare_block();
+            next_first = locate_tile(j0 + kv_tile, load_tid, &ahead, false);
+          }
+        } else {
+          next_first = locate_tile(j0 + kv_tile, load_tid);
+        }
         issue_rounds.template operator()<0, early>(next_first, next_early);
         // The tile after's page entries, behind these loads.
         if constexpr (parts::whole_tile_in_flight) {
@@ -824,15 +853,19 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // tile, a causal tail: a rare block). Lanes without a row keep their scores of zero queries:
       // they are never stored.
       const bool tile_seen_whole = j0 + kv_tile <= wave_visible_end;
-      const int seen = visible_end - j0 - 4 * static_cast<int>(t_group);
-      auto mask = [&](float v, int n, int r) { return 16 * n + r < seen ? v : minus_inf; };
+      // (With k_ways > 1 the mask is rare, and so is the count of rows seen: an opaque j0 keeps the
+      // compiler from following visible_end - j0 in a register of its own every tile.)
+      auto mask = [&](float v, int n, int r) {
+        const int seen = visible_end - (k_ways > 1 ? arch::opaque_copy(j0) : j0) - 4 * static_cast<int>(t_group);
+        return 16 * n + r < seen ? v : minus_inf;
+      };
       // The running max moves only when some lane of the wave sees a score past its row's max by
       // more than rescale_margin (a row's first seen score among them: -inf + margin is -inf), so
       // most tiles leave the outputs as they are: no pass over O, no shuffles. Between moves a
       // weight is at most 2^rescale_margin, which bf16 P and the fp32 sums hold as exactly as 1.
       // lane_max: the largest score of the lane's (masked) scores.
       auto needs_new_max = [&](float lane_max) {
-        return __builtin_amdgcn_ballot_w64(lane_max * score_log2 > m + parts::rescale_margin) != 0;
+        return __builtin_amdgcn_ballot_w64(lane_max * score_log2 > m_moves) != 0;
       };
       auto move_max = [&](float lane_max) {
         float row_max = lane_max;  // over the row's four lane groups
@@ -841,6 +874,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         const float m_new = __builtin_fmaxf(m, row_max * score_log2);                       // -inf: nothing seen yet
         const float alpha = m_new == minus_inf ? 1.0f : arch::exp2_instruction(m - m_new);  // 0 from -inf
         m = m_new;
+        m_moves = m_new + parts::rescale_margin;
         offset = m_new == minus_inf ? 0.0f : parts::p_shift - m_new;
         l *= alpha;
 #pragma unroll
@@ -956,22 +990,35 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
           arch::lds_store<8>(pair_at(wave, pair), __builtin_bit_cast(arch::u32x2, floatx2{first, second}));
         }
         __syncthreads();  // every wave's partials in LDS (and every wave done with the K steps' scores)
-        // Score pair `pair` summed over the group's partials in wave order, masked where needed.
-        auto pair_scores = [&](int pair) {
+        // Score pair `pair` summed over the group's partials in wave order, and masked.
+        auto pair_sum = [&](int pair) {
           floatx2 v = __builtin_bit_cast(floatx2, arch::lds_load<8>(pair_at(group_wave0, pair)));
 #pragma unroll
           for (int w = 1; w < k_ways; ++w)
             v += __builtin_bit_cast(floatx2, arch::lds_load<8>(pair_at(group_wave0 + w, pair)));
-          if (__builtin_expect(!tile_seen_whole, 0)) {
-            arch::mark_rare_block();
-            v = floatx2{mask(v[0], pair / 2, 2 * (pair % 2)), mask(v[1], pair / 2, 2 * (pair % 2) + 1)};
-          }
           return v;
         };
-        const floatx2 own = pair_scores(k_way);
+        auto masked = [&](floatx2 v, int pair) {
+          return floatx2{mask(v[0], pair / 2, 2 * (pair % 2)), mask(v[1], pair / 2, 2 * (pair % 2) + 1)};
+        };
+        auto pair_scores = [&](int pair) {
+          const floatx2 v = pair_sum(pair);
+          return tile_seen_whole ? v : masked(v, pair);
+        };
+        // The wave's own pair and its larger score, each path taking its own max: sums are
+        // canonical numbers, so the common path's max is one v_max_f32 where the sums are made (in
+        // a block of its own the compiler would quiet both operands first, two more); the copies
+        // keep each max where it is written.
+        floatx2 own = pair_sum(k_way);
+        float own_max = arch::opaque_copy(__builtin_fmaxf(own[0], own[1]));
+        if (__builtin_expect(!tile_seen_whole, 0)) {
+          arch::mark_rare_block();
+          own = masked(own, k_way);
+          own_max = arch::opaque_copy(__builtin_fmaxf(own[0], own[1]));
+        }
         floatx2 e = weights(own[0], own[1]);
         arch::lds_store<4>(word_at(words_lds, wave), pair_bits(k_way, e));
-        arch::lds_store<4>(word_at(max_lds, wave), __builtin_bit_cast(std::uint32_t, __builtin_fmaxf(own[0], own[1])));
+        arch::lds_store<4>(word_at(max_lds, wave), __builtin_bit_cast(std::uint32_t, own_max));
         __syncthreads();  // the group's words and maxima
         float lane_max = minus_inf;
 #pragma unroll
@@ -1010,15 +1057,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         for (int i = 0; i < vt_steps; ++i) vt_item.transpose(k_lds, v_lds, i * vt_stride);
         if constexpr (!vt_own_columns) __syncthreads();
         if (wave_has_rows) {
-          int lane_at[2];
-#pragma unroll
-          for (int i = 0; i < 2; ++i)
-            lane_at[i] =
-                vt_bytes_layout<parts>::offset(16 * i + static_cast<int>(t_lane % 16), static_cast<int>(t_group));
 #pragma unroll
           for (int c = 0; c < pieces; ++c)
             o[c].template step<false>(
-                read_vt_bytes<parts>(v_lds, k_way * parts::wave_columns + c * parts::pv_columns, lane_at), p_frag,
+                read_vt_bytes<parts>(k_way * parts::wave_columns + c * parts::pv_columns, vt_lane_at), p_frag,
                 t_lane);
         }
       } else if constexpr (parts::v_by_transposing_reads) {
