@@ -38,6 +38,7 @@
 #include <hip/hip_runtime.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -902,17 +903,16 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // Score registers of pair t's elements: slice_register(2t) and slice_register(2t + 1) of tile
       // t / 2, the pair 2 (t % 2), 2 (t % 2) + 1 (swapped in tile 1).
       auto ordered = [](int t, floatx2 e) { return t / 2 == 0 ? e : floatx2{e[1], e[0]}; };
-      // Pair t's bits: a bf16 word in P^T's order, or two fp8 bytes in the low half of one in the
-      // pair's own order, whatever the high half (set_pairs' byte selectors put them in P^T's
-      // order at no cost: no select by a pair number known only at run time, no register cleared).
+      // Pair t's bits: a bf16 word in P^T's order (packed in the pair's own order and turned by
+      // 16 bits where ordered swaps, one v_alignbit_b32 for a t known only at run time), or two fp8
+      // bytes in the low half of one in the pair's own order, whatever the high half (set_pairs'
+      // byte selectors put them in P^T's order at no cost, and no register is cleared).
       auto pair_bits = [&](int t, floatx2 e) -> std::uint32_t {
-        if constexpr (parts::fp8_products) {
+        if constexpr (parts::fp8_products)
           return static_cast<std::uint32_t>(
               __builtin_amdgcn_cvt_pk_fp8_f32(e[0], e[1], __builtin_nondeterministic_value(0), false));
-        } else {
-          const floatx2 o = ordered(t, e);
-          return arch::pack_bf16x2_rne_numbers(o[0], o[1]);
-        }
+        else
+          return std::rotr(arch::pack_bf16x2_rne_numbers(e[0], e[1]), t / 2 == 0 ? 0 : 16);
       };
       // P^T from the four pairs' weights (fp8: two converts a word, the second into its high half).
       auto set_weights = [&](const floatx2(&e)[4]) {
