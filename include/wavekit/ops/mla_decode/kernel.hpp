@@ -854,11 +854,13 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // tile, a causal tail: a rare block). Lanes without a row keep their scores of zero queries:
       // they are never stored.
       const bool tile_seen_whole = j0 + kv_tile <= wave_visible_end;
-      // (With k_ways > 1 the mask is rare, and so is the count of rows seen: an opaque j0 keeps the
-      // compiler from following visible_end - j0 in a register of its own every tile.)
+      // The rows seen count from this lane group's first. (With k_ways > 1 the mask is rare, and so
+      // is the count: an opaque j0 there keeps the compiler from following visible_end - j0 in a
+      // register of its own every tile. The row configs mask every tile: counted once a tile.)
+      auto seen_from = [&](int j) { return visible_end - j - 4 * static_cast<int>(t_group); };
+      const int seen = k_ways == 1 ? seen_from(j0) : 0;
       auto mask = [&](float v, int n, int r) {
-        const int seen = visible_end - (k_ways > 1 ? arch::opaque_copy(j0) : j0) - 4 * static_cast<int>(t_group);
-        return 16 * n + r < seen ? v : minus_inf;
+        return 16 * n + r < (k_ways == 1 ? seen : seen_from(arch::opaque_copy(j0))) ? v : minus_inf;
       };
       // The running max moves only when some lane of the wave sees a score past its row's max by
       // more than rescale_margin (a row's first seen score among them: -inf + margin is -inf), so
@@ -903,10 +905,11 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // Score registers of pair t's elements: slice_register(2t) and slice_register(2t + 1) of tile
       // t / 2, the pair 2 (t % 2), 2 (t % 2) + 1 (swapped in tile 1).
       auto ordered = [](int t, floatx2 e) { return t / 2 == 0 ? e : floatx2{e[1], e[0]}; };
-      // Pair t's bits: a bf16 word in P^T's order (packed in the pair's own order and turned by
-      // 16 bits where ordered swaps, one v_alignbit_b32 for a t known only at run time), or two fp8
-      // bytes in the low half of one in the pair's own order, whatever the high half (set_pairs'
-      // byte selectors put them in P^T's order at no cost, and no register is cleared).
+      // Pair t's bits, for a t known only at run time: a bf16 word in P^T's order (packed in the
+      // pair's own order and turned by 16 bits where ordered swaps: one v_alignbit_b32, not two
+      // selects and a swap), or two fp8 bytes in the low half of one in the pair's own order,
+      // whatever the high half (set_pairs' byte selectors put them in P^T's order at no cost, and
+      // no register is cleared).
       auto pair_bits = [&](int t, floatx2 e) -> std::uint32_t {
         if constexpr (parts::fp8_products)
           return static_cast<std::uint32_t>(
@@ -923,7 +926,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
             set_word(w, static_cast<std::uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(
                             high[0], high[1], __builtin_amdgcn_cvt_pk_fp8_f32(low[0], low[1], 0, false), true)));
           } else {
-            set_word(w, pair_bits(w, e[w]));
+            const floatx2 o = ordered(w, e[w]);
+            set_word(w, arch::pack_bf16x2_rne_numbers(o[0], o[1]));
           }
         }
       };
