@@ -172,6 +172,14 @@ struct decode_parts {
   static constexpr bool whole_tile_in_flight = early_rounds == load_rounds;
   // Whether every load group has a K step in round i.
   static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
+  // A widened cache's last round, with one K step for load_groups groups, is split between them:
+  // group g moves part g (tail_part_bytes) of each chunk, so that every wave converts as many
+  // values a tile (with whole chunks the first group's waves converted a chunk more: 4 to 16 VALU
+  // a tile, the most of any wave's, which the issue ratio counts). Nothing to convert in a bf16
+  // cache's tail, so it stays whole there.
+  static constexpr bool split_tail =
+      widened && load_groups > 1 && steps == load_groups * (load_rounds - 1) + 1 && 16 / load_groups >= 2;
+  static constexpr int tail_part_bytes = 16 / load_groups;
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
   using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // bf16 V^T: rows = output columns, K = KV rows
@@ -487,6 +495,40 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_v_tra
 // 32 values of row c / 2, K values 32 (c % 2) .., one scale block, times its scale
 // (arch/fp4_convert.hpp: four 16-byte stores). tid: the loader's thread (every one below its
 // chunks: decode_parts sizes the loader to the threads of one K step).
+// Part `part` of a loader's chunk (decode_parts::split_tail: Parts::tail_part_bytes of it, in the
+// low bytes of the chunk's registers) widened the same way, into its place in the chunk's.
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts::kv_loader& loaded,
+                                                           unsigned char* tile, int tid, int part) {
+  using loader = typename Parts::kv_loader;
+  constexpr int bytes = Parts::tail_part_bytes;
+  static_assert(bytes == 2 || bytes == 4 || bytes == 8, "mla_decode: 2, 4 or 8 bytes a tail part");
+  const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
+  const arch::u32x4 bits = loaded.regs[0];
+  if constexpr (Parts::mx_kv) {  // 2 bytes: 4 values, 8 bytes of bf16; 4: 16 bytes; 8: 32 bytes
+    const float scale = arch::e8m0_scale_operand(loaded.scale_code);
+    unsigned char* const at = tile + Parts::k_layout::offset(row, 64 * k + 4 * bytes * part);
+    const arch::u32x4 low = arch::widen_fp4x8_to_bf16(bits[0], scale);
+    if constexpr (bytes == 2) {
+      arch::lds_store<8>(at, arch::u32x2{low[0], low[1]});
+    } else {
+      arch::lds_store<16>(at, low);
+      if constexpr (bytes == 8) arch::lds_store<16>(at + 16, arch::widen_fp4x8_to_bf16(bits[1], scale));
+    }
+  } else {  // 2 bytes: 4 bytes of bf16; 4: 8; 8: 16
+    const arch::u32x2 low = arch::widen_fp8x4_to_bf16(bits[0]);
+    unsigned char* const at = tile + Parts::k_layout::offset(row, 32 * k + 2 * bytes * part);
+    if constexpr (bytes == 2) {
+      arch::lds_store<4>(at, low[0]);
+    } else if constexpr (bytes == 4) {
+      arch::lds_store<8>(at, low);
+    } else {
+      const arch::u32x2 high = arch::widen_fp8x4_to_bf16(bits[1]);
+      arch::lds_store<16>(at, arch::u32x4{low[0], low[1], high[0], high[1]});
+    }
+  }
+}
+
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_loader& loaded, unsigned char* tile,
                                                       int tid) {
@@ -732,6 +774,26 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         // load tests nothing).
         const int s = step0 + parts::load_groups * i;
         loads[i - Begin] = first;
+        if constexpr (parts::split_tail) {
+          if (i == parts::load_rounds - 1) {
+            // The last K step, this wave's group's part of the chunk (step0: the group).
+            const std::uint32_t at = first.base[0] + static_cast<std::uint32_t>(step0 * parts::tail_part_bytes),
+                                step_at = static_cast<std::uint32_t>((steps - 1) * parts::load_bytes);
+            if constexpr (parts::tail_part_bytes == 8) {
+              const arch::u32x2 part = cache.load8(at, step_at);
+              loads[i - Begin].regs[0][0] = part[0];
+              loads[i - Begin].regs[0][1] = part[1];
+            } else if constexpr (parts::tail_part_bytes == 4) {
+              loads[i - Begin].regs[0][0] = cache.load4(at, step_at);
+            } else {
+              loads[i - Begin].regs[0][0] = cache.load2(at, step_at);
+            }
+            if constexpr (parts::mx_kv)
+              loads[i - Begin].scale_code =
+                  block_scales.load1(first.scale_at, static_cast<std::uint32_t>(2 * (steps - 1)));
+            continue;
+          }
+        }
         if (parts::round_full(i) || s < steps) {
           loads[i - Begin].load(cache, qk_dim, s * parts::step_values);
           if constexpr (parts::mx_kv)  // K step s holds blocks 2 s and 2 s + 1 of the row
@@ -745,6 +807,12 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
 #pragma unroll
       for (int i = Begin; i < End; ++i) {
         const int s = step0 + parts::load_groups * i;
+        if constexpr (parts::split_tail) {
+          if (i == parts::load_rounds - 1) {
+            store_widened_part<parts>(loads[i - Begin], k_lds + (steps - 1) * parts::k_tile_bytes, load_tid, step0);
+            continue;
+          }
+        }
         if (!parts::round_full(i) && s >= steps) continue;
         if constexpr (parts::widened)
           store_widened<parts>(loads[i - Begin], k_lds + s * parts::k_tile_bytes, load_tid);
@@ -856,11 +924,11 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       const bool tile_seen_whole = j0 + kv_tile <= wave_visible_end;
       // The rows seen count from this lane group's first. (With k_ways > 1 the mask is rare, and so
       // is the count: an opaque j0 there keeps the compiler from following visible_end - j0 in a
-      // register of its own every tile. The row configs mask every tile: counted once a tile.)
+      // register of its own every tile. The row configs count where they mask: counted once a tile
+      // and held, the count took a register that gfx950's rows64 and rows128 spilled for.)
       auto seen_from = [&](int j) { return visible_end - j - 4 * static_cast<int>(t_group); };
-      const int seen = k_ways == 1 ? seen_from(j0) : 0;
       auto mask = [&](float v, int n, int r) {
-        return 16 * n + r < (k_ways == 1 ? seen : seen_from(arch::opaque_copy(j0))) ? v : minus_inf;
+        return 16 * n + r < seen_from(k_ways == 1 ? j0 : arch::opaque_copy(j0)) ? v : minus_inf;
       };
       // The running max moves only when some lane of the wave sees a score past its row's max by
       // more than rescale_margin (a row's first seen score among them: -inf + margin is -inf), so
