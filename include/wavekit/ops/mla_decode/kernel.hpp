@@ -172,13 +172,14 @@ struct decode_parts {
   static constexpr bool whole_tile_in_flight = early_rounds == load_rounds;
   // Whether every load group has a K step in round i.
   static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
-  // A widened cache's last round, with one K step for load_groups groups, is split between them:
-  // group g moves part g (tail_part_bytes) of each chunk, so that every wave converts as many
-  // values a tile (with whole chunks the first group's waves converted a chunk more: 4 to 16 VALU
-  // a tile, the most of any wave's, which the issue ratio counts). Nothing to convert in a bf16
-  // cache's tail, so it stays whole there.
-  static constexpr bool split_tail =
-      widened && load_groups > 1 && steps == load_groups * (load_rounds - 1) + 1 && 16 / load_groups >= 2;
+  // A widened fp8 cache's last round, with one K step for load_groups groups, is split between
+  // them: group g moves part g (tail_part_bytes) of each chunk, so that every wave converts as
+  // many values a tile (with whole chunks the first group's waves converted a chunk more: 8 VALU a
+  // tile on gfx942, 4 on gfx950, the most of any wave's, which the issue ratio counts). Nothing to
+  // convert in a bf16 cache's tail; an MXFP4 chunk's parts would each read its block's scale (the
+  // same byte in load_groups waves), so both stay whole.
+  static constexpr bool split_tail = widened && !mx_kv && (load_groups == 2 || load_groups == 4) &&
+                                     steps == load_groups * (load_rounds - 1) + 1;
   static constexpr int tail_part_bytes = 16 / load_groups;
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
@@ -495,40 +496,6 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE typename Parts::pv_mma::a_fragment read_v_tra
 // 32 values of row c / 2, K values 32 (c % 2) .., one scale block, times its scale
 // (arch/fp4_convert.hpp: four 16-byte stores). tid: the loader's thread (every one below its
 // chunks: decode_parts sizes the loader to the threads of one K step).
-// Part `part` of a loader's chunk (decode_parts::split_tail: Parts::tail_part_bytes of it, in the
-// low bytes of the chunk's registers) widened the same way, into its place in the chunk's.
-template <class Parts>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts::kv_loader& loaded,
-                                                           unsigned char* tile, int tid, int part) {
-  using loader = typename Parts::kv_loader;
-  constexpr int bytes = Parts::tail_part_bytes;
-  static_assert(bytes == 2 || bytes == 4 || bytes == 8, "mla_decode: 2, 4 or 8 bytes a tail part");
-  const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
-  const arch::u32x4 bits = loaded.regs[0];
-  if constexpr (Parts::mx_kv) {  // 2 bytes: 4 values, 8 bytes of bf16; 4: 16 bytes; 8: 32 bytes
-    const float scale = arch::e8m0_scale_operand(loaded.scale_code);
-    unsigned char* const at = tile + Parts::k_layout::offset(row, 64 * k + 4 * bytes * part);
-    const arch::u32x4 low = arch::widen_fp4x8_to_bf16(bits[0], scale);
-    if constexpr (bytes == 2) {
-      arch::lds_store<8>(at, arch::u32x2{low[0], low[1]});
-    } else {
-      arch::lds_store<16>(at, low);
-      if constexpr (bytes == 8) arch::lds_store<16>(at + 16, arch::widen_fp4x8_to_bf16(bits[1], scale));
-    }
-  } else {  // 2 bytes: 4 bytes of bf16; 4: 8; 8: 16
-    const arch::u32x2 low = arch::widen_fp8x4_to_bf16(bits[0]);
-    unsigned char* const at = tile + Parts::k_layout::offset(row, 32 * k + 2 * bytes * part);
-    if constexpr (bytes == 2) {
-      arch::lds_store<4>(at, low[0]);
-    } else if constexpr (bytes == 4) {
-      arch::lds_store<8>(at, low);
-    } else {
-      const arch::u32x2 high = arch::widen_fp8x4_to_bf16(bits[1]);
-      arch::lds_store<16>(at, arch::u32x4{low[0], low[1], high[0], high[1]});
-    }
-  }
-}
-
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_loader& loaded, unsigned char* tile,
                                                       int tid) {
@@ -549,6 +516,27 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
                       arch::u32x4{bf16_pairs[0][0], bf16_pairs[0][1], bf16_pairs[1][0], bf16_pairs[1][1]});
   arch::lds_store<16>(tile + Parts::k_layout::offset(row, 32 * k + 16),
                       arch::u32x4{bf16_pairs[2][0], bf16_pairs[2][1], bf16_pairs[3][0], bf16_pairs[3][1]});
+}
+
+// Part `part` of an fp8 loader's chunk (decode_parts::split_tail: Parts::tail_part_bytes of it, in
+// the low bytes of the chunk's registers) widened the same way, into its place in the chunk's.
+template <class Parts>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts::kv_loader& loaded,
+                                                           unsigned char* tile, int tid, int part) {
+  using loader = typename Parts::kv_loader;
+  constexpr int bytes = Parts::tail_part_bytes;
+  static_assert(bytes == 4 || bytes == 8, "mla_decode: 4 or 8 bytes a tail part (two or four load groups)");
+  static_assert(!Parts::mx_kv, "mla_decode: an fp8 cache's tail parts");
+  const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
+  const arch::u32x4 bits = loaded.regs[0];
+  const arch::u32x2 low = arch::widen_fp8x4_to_bf16(bits[0]);
+  unsigned char* const at = tile + Parts::k_layout::offset(row, 32 * k + 2 * bytes * part);  // 2 bf16 bytes a byte
+  if constexpr (bytes == 4) {
+    arch::lds_store<8>(at, low);
+  } else {
+    const arch::u32x2 high = arch::widen_fp8x4_to_bf16(bits[1]);
+    arch::lds_store<16>(at, arch::u32x4{low[0], low[1], high[0], high[1]});
+  }
 }
 
 // Whether decode_parts<Cfg, KV, Q> runs on the target being compiled (the host: every form): the
@@ -783,14 +771,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
               const arch::u32x2 part = cache.load8(at, step_at);
               loads[i - Begin].regs[0][0] = part[0];
               loads[i - Begin].regs[0][1] = part[1];
-            } else if constexpr (parts::tail_part_bytes == 4) {
-              loads[i - Begin].regs[0][0] = cache.load4(at, step_at);
             } else {
-              loads[i - Begin].regs[0][0] = cache.load2(at, step_at);
+              loads[i - Begin].regs[0][0] = cache.load4(at, step_at);
             }
-            if constexpr (parts::mx_kv)
-              loads[i - Begin].scale_code =
-                  block_scales.load1(first.scale_at, static_cast<std::uint32_t>(2 * (steps - 1)));
             continue;
           }
         }
