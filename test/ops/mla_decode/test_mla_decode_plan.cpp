@@ -59,6 +59,10 @@ TEST_CASE("mla_decode: the problem's rules", "[unit][mla]") {
   CHECK(mla::validate_shape(ragged(4, 16, 2 << 20)).message() ==
         "mla_decode 4 sequences, 16 heads, ragged cache of 2097152 rows: the cache exceeds 2^31 - 1 bytes (32-bit "
         "buffer offsets)");
+  CHECK(mla::validate_shape({1, 16, mla::kv_layout::paged, 16, 64, (1 << 29) - 1, scale}).ok());
+  CHECK(mla::validate_shape({1, 16, mla::kv_layout::paged, 16, 64, 1 << 29, scale}).message() ==
+        "mla_decode 1 sequences, 16 heads, paged cache of 64 rows in pages of 16: a page table row exceeds 2^31 - 1 "
+        "bytes (32-bit buffer offsets): max_pages * 4");
 }
 
 TEST_CASE("mla_decode: the sequences' tables", "[unit][mla]") {

@@ -178,8 +178,8 @@ struct decode_parts {
   // tile on gfx942, 4 on gfx950, the most of any wave's, which the issue ratio counts). Nothing to
   // convert in a bf16 cache's tail; an MXFP4 chunk's parts would each read its block's scale (the
   // same byte in load_groups waves), so both stay whole.
-  static constexpr bool split_tail = widened && !mx_kv && (load_groups == 2 || load_groups == 4) &&
-                                     steps == load_groups * (load_rounds - 1) + 1;
+  static constexpr bool split_tail =
+      widened && !mx_kv && (load_groups == 2 || load_groups == 4) && steps == load_groups * (load_rounds - 1) + 1;
   static constexpr int tail_part_bytes = 16 / load_groups;
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
@@ -521,8 +521,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
 // Part `part` of an fp8 loader's chunk (decode_parts::split_tail: Parts::tail_part_bytes of it, in
 // the low bytes of the chunk's registers) widened the same way, into its place in the chunk's.
 template <class Parts>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts::kv_loader& loaded,
-                                                           unsigned char* tile, int tid, int part) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts::kv_loader& loaded, unsigned char* tile,
+                                                           int tid, int part) {
   using loader = typename Parts::kv_loader;
   constexpr int bytes = Parts::tail_part_bytes;
   static_assert(bytes == 4 || bytes == 8, "mla_decode: 4 or 8 bytes a tail part (two or four load groups)");
@@ -681,18 +681,19 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     static_assert(loader::per_thread == 1, "mla_decode: one chunk of a K step a loader lane");
     const int loader_tid = wave % step_waves * 64 + lane, loader_row = loader_tid / loader::chunks_per_row;
     const std::uint32_t chunk_byte = static_cast<std::uint32_t>(loader_tid % loader::chunks_per_row) * 16u;
-    const std::uint32_t page_bytes = static_cast<std::uint32_t>(p.page_size) * row_bytes;  // < 2^31 (a page of the cache)
+    const std::uint32_t page_bytes =
+        static_cast<std::uint32_t>(p.page_size) * row_bytes;  // < 2^31 (a page of the cache)
     const unsigned tile_pages = pages ? static_cast<unsigned>(kv_tile / p.page_size) : 0u;
-    const std::uint32_t tile_rest_bytes = static_cast<std::uint32_t>(pages ? kv_tile % p.page_size : kv_tile) * row_bytes;
+    const std::uint32_t tile_rest_bytes =
+        static_cast<std::uint32_t>(pages ? kv_tile % p.page_size : kv_tile) * row_bytes;
     // The place of the next page's row 0, and what going back a page takes from a place: 2^31
     // with a ragged cache (more than any place: the subtraction always wraps around).
-    const std::uint32_t wrap_at = pages ? page_bytes + chunk_byte : ~0u,
-                        wrap_bytes = pages ? page_bytes : 1u << 31;
+    const std::uint32_t wrap_at = pages ? page_bytes + chunk_byte : ~0u, wrap_bytes = pages ? page_bytes : 1u << 31;
     auto cursor_at = [&](int j) {
       if (!pages) return page_cursor{0u, static_cast<std::uint32_t>(kv_base + j) * row_bytes + chunk_byte};
       const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(p.page_size);  // j >= 0
-      return page_cursor{page * 4u, static_cast<std::uint32_t>(j - static_cast<int>(page) * p.page_size) * row_bytes +
-                                        chunk_byte};
+      return page_cursor{page * 4u,
+                         static_cast<std::uint32_t>(j - static_cast<int>(page) * p.page_size) * row_bytes + chunk_byte};
     };
     // A place past its page's last row goes back a page (place - wrap_bytes, the smaller as
     // unsigned exactly then: before it the subtraction wraps around) and the entry forward one.
@@ -1115,8 +1116,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
 #pragma unroll
           for (int c = 0; c < pieces; ++c)
             o[c].template step<false>(
-                read_vt_bytes<parts>(k_way * parts::wave_columns + c * parts::pv_columns, vt_lane_at), p_frag,
-                t_lane);
+                read_vt_bytes<parts>(k_way * parts::wave_columns + c * parts::pv_columns, vt_lane_at), p_frag, t_lane);
         }
       } else if constexpr (parts::v_by_transposing_reads) {
         if (wave_has_rows) {

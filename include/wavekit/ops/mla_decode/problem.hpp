@@ -111,6 +111,10 @@ inline status validate_shape(const problem& p) {
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   if (std::size_t(p.cache_rows) * qk_dim * 2 > limit)
     return {status_code::too_large, what + "the cache exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
+  // The decode reads a sequence's row of the page table through a buffer of max_pages * 4 bytes.
+  if (std::size_t(p.max_pages) * 4 > limit)
+    return {status_code::too_large,
+            what + "a page table row exceeds 2^31 - 1 bytes (32-bit buffer offsets): max_pages * 4"};
   return status::success();
 }
 
