@@ -1509,11 +1509,8 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
                   "batch has a sequence of " +
                   std::to_string(most) + ": plan with the grid of chunks"};
     }
-    const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
-    const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
-    std::int64_t units = 0;
-    for (int b = 0; b < p.batch; ++b)
-      units += units_of(std::int64_t{s.qo_indptr[b + 1] - s.qo_indptr[b]} * p.heads, rows, s.kv_len(b), kv_tile);
+    const config_sizes c = sizes_of(id);
+    const std::int64_t units = batch_units(p, s, c.rows, c.kv_tile);
     if (units > std::numeric_limits<std::int32_t>::max())
       return {status_code::too_large, what + "a balanced plan counts the batch's KV tiles of each row group (" +
                                           std::to_string(units) + ") in 32 bits: plan with the grid of chunks"};

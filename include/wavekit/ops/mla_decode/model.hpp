@@ -34,9 +34,7 @@ struct balanced_figures {
 inline balanced_figures balanced_count(const problem& p, const sequences_view& s, int group_rows, int kv_tile,
                                        int workers) {
   balanced_figures f;
-  std::int64_t units = 0;
-  for (int b = 0; b < p.batch; ++b)
-    units += units_of(std::int64_t{s.qo_indptr[b + 1] - s.qo_indptr[b]} * p.heads, group_rows, s.kv_len(b), kv_tile);
+  const std::int64_t units = batch_units(p, s, group_rows, kv_tile);
   f.units = double(units);
   if (units == 0 || units > std::numeric_limits<std::int32_t>::max()) return f;
   const balanced_split cut{static_cast<int>(units), static_cast<int>(std::min<std::int64_t>(workers, units))};
@@ -64,10 +62,7 @@ inline balanced_figures balanced_count(const problem& p, const sequences_view& s
 inline std::vector<planning::launch_work> balanced_launches(const problem& p, const sequences_view& s, arch::target t,
                                                             const split_plan& plan, int kv_bits, int q_bits,
                                                             const std::string& kernel_args, double lds_bytes_per_tile) {
-  const config_id id = choose_config(p, s);
-  const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
-  const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
-  const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
+  const auto [waves, rows, kv_tile, k_ways] = sizes_of(choose_config(p, s));
   const balanced_figures f = balanced_count(p, s, rows, kv_tile, plan.workers);
   const double partial_bytes = f.piece_rows * (v_dim + 1) * 4.0;
   planning::launch_work schedule;
@@ -109,10 +104,7 @@ inline std::vector<planning::launch_work> balanced_launches(const problem& p, co
 inline std::vector<planning::launch_work> model_launches(const problem& p, const sequences_view& s, int kv_bits,
                                                          arch::target t, const split_plan& plan, int q_bits = 16) {
   const config_id id = choose_config(p, s);
-  const int waves = with_config(id, [](auto c) { return decltype(c)::waves; });
-  const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
-  const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
-  const int k_ways = with_config(id, [](auto c) { return decltype(c)::k_ways; });
+  const auto [waves, rows, kv_tile, k_ways] = sizes_of(id);
   const std::string fp8 = t == arch::target::gfx950 ? "e4m3fn" : "e4m3fnuz";
   const std::string kv = kv_bits == 16 ? "bf16" : kv_bits == 4 ? "fp4x2_e2m1" : fp8;
   const bool fp8_products = kv_bits == 8 && q_bits == 8;
@@ -138,8 +130,8 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, const
   int longest_chunk = 0;
   for (int b = 0; b < p.batch; ++b) {
     const int len = s.kv_len(b), q = s.qo_indptr[b + 1] - s.qo_indptr[b];
-    const double groups = std::ceil(double(q) * p.heads / rows), splits = plan.splits_of(len);
-    kv_rows += len * groups, q_rows += q, workgroups += groups * splits;
+    const double row_groups = std::ceil(double(q) * p.heads / rows), splits = plan.splits_of(len);
+    kv_rows += len * row_groups, q_rows += q, workgroups += row_groups * splits;
     q_loaded += splits * q * p.heads * qk_dim * q_element_bytes;  // every split reads its sequence's queries
     partial_rows += plan.reduce() ? double(q) * p.heads * splits : 0;
     longest_chunk = std::max(longest_chunk, std::min(plan.chunk, len));
@@ -178,10 +170,8 @@ inline double split_extra_read_bytes(const problem& p, const sequences_view& s, 
     // A segment past a run's first reads the run's queries again; the merges read the cut runs'
     // pieces back; the workers read their segment list (the schedule kernel's reads of the tables,
     // a few words a sequence, are left out).
-    const config_id id = choose_config(p, s);
-    const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
-    const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
-    const balanced_figures f = balanced_count(p, s, rows, kv_tile, plan.workers);
+    const config_sizes c = sizes_of(choose_config(p, s));
+    const balanced_figures f = balanced_count(p, s, c.rows, c.kv_tile, plan.workers);
     return (f.q_loaded_rows - s.q_rows() * double(p.heads)) * qk_dim * q_bits / 8.0 + f.piece_rows * (v_dim + 1) * 4.0 +
            f.segments * 32.0 + plan.workers * 8.0;
   }
@@ -236,9 +226,8 @@ inline split_plan choose_plan(const problem& p, const sequences_view& s, arch::t
   std::vector<planning::scored_plan<split_plan>> candidates{
       planning::score(grid, planning::predict(model_launches(p, s, kv_element_bits, t, grid, q_bits), t))};
   const config_id id = choose_config(p, s);
-  const int rows = with_config(id, [](auto c) { return decltype(c)::rows; });
-  const int kv_tile = with_config(id, [](auto c) { return decltype(c)::kv_tile; });
-  const double units = balanced_count(p, s, rows, kv_tile, 1).units;
+  const config_sizes c = sizes_of(id);
+  const double units = double(batch_units(p, s, c.rows, c.kv_tile));
   if (!balanced_config(id) || units < 1 || units > std::numeric_limits<std::int32_t>::max()) return grid;
   const int cus = arch::facts_for(t).compute_units;
   int last = 0;

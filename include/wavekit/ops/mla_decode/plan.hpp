@@ -136,4 +136,24 @@ inline bool balanced_config(config_id id) {
   return with_config(id, [](auto c) { return decltype(c)::k_ways > 1; });
 }
 
+// A shipped config's sizes, for host code that has its id.
+struct config_sizes {
+  int waves, rows, kv_tile, k_ways;
+};
+inline config_sizes sizes_of(config_id id) {
+  return with_config(id, [](auto c) {
+    using C = decltype(c);
+    return config_sizes{C::waves, C::rows, C::kv_tile, C::k_ways};
+  });
+}
+
+// The batch's units (balanced_split.hpp) for a config of `rows` rows a workgroup and kv_tile-row
+// tiles, in 64 bits: a balanced plan needs them in 32 (validate_args refuses more).
+inline std::int64_t batch_units(const problem& p, const sequences_view& s, int rows, int kv_tile) {
+  std::int64_t units = 0;
+  for (int b = 0; b < p.batch; ++b)
+    units += units_of(std::int64_t{s.qo_indptr[b + 1] - s.qo_indptr[b]} * p.heads, rows, s.kv_len(b), kv_tile);
+  return units;
+}
+
 }  // namespace wavekit::ops::mla_decode
