@@ -635,6 +635,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     }
     // The first KV row this lane's query does not see.
     const int visible_end = row_valid ? std::min(j_end, kv_len - q_len + 1 + row / p.heads) : j_begin;
+    // The same counted from this lane group's first KV row of a tile (each tile's count of the rows
+    // seen is then this less the tile's first row).
+    const int group_visible_end = visible_end - 4 * group;
     // The first KV row some query of the wave does not see (its first row's query sees the
     // fewest): tiles before it need no mask. The same in every lane: readfirstlane puts it in a
     // scalar register, so each tile's test is a scalar compare and the mask a scalar branch.
@@ -907,10 +910,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // they are never stored.
       const bool tile_seen_whole = j0 + kv_tile <= wave_visible_end;
       // The rows seen count from this lane group's first. (With k_ways > 1 the mask is rare, and so
-      // is the count: an opaque j0 there keeps the compiler from following visible_end - j0 in a
-      // register of its own every tile. The row configs count where they mask: counted once a tile
-      // and held, the count took a register that gfx950's rows64 and rows128 spilled for.)
-      auto seen_from = [&](int j) { return visible_end - j - 4 * static_cast<int>(t_group); };
+      // is the count: an opaque j0 there keeps the compiler from following group_visible_end - j0
+      // in a register of its own every tile. The row configs count where they mask: counted once a
+      // tile and held, the count took a register that gfx950's rows64 and rows128 spilled for.)
+      auto seen_from = [&](int j) { return group_visible_end - j; };
       auto mask = [&](float v, int n, int r) {
         return 16 * n + r < seen_from(k_ways == 1 ? j0 : arch::opaque_copy(j0)) ? v : minus_inf;
       };
