@@ -177,10 +177,20 @@ struct decode_parts {
   // many values a tile (with whole chunks the first group's waves converted a chunk more: 8 VALU a
   // tile on gfx942, 4 on gfx950, the most of any wave's, which the issue ratio counts). Nothing to
   // convert in a bf16 cache's tail; an MXFP4 chunk's parts would each read its block's scale (the
-  // same byte in load_groups waves), so both stay whole.
+  // same byte in load_groups waves), so both stay whole. The few-row configs only: the row
+  // configs' MFMAs leave room for their conversions (and rows128 on gfx942 has no register for a
+  // lane's part).
   static constexpr bool split_tail =
-      widened && !mx_kv && (load_groups == 2 || load_groups == 4) && steps == load_groups * (load_rounds - 1) + 1;
+      widened && !mx_kv && Cfg::k_ways > 1 &&
+      (load_groups == 2 || load_groups == 4) && steps == load_groups*(load_rounds - 1) + 1;
   static constexpr int tail_part_bytes = 16 / load_groups;
+  // The part of its chunk that loader thread tid of load group `group` moves: its group's, but with
+  // 4-byte parts the rows' pairs alternate: a phase of 16 lanes (four rows) then stores its
+  // ds_write_b64s into both halves of the 16-byte LDS units (its rows' swizzles keep each pair's
+  // units apart), not into one half twice over.
+  static constexpr int tail_part(int group, int tid) {
+    return tail_part_bytes == 4 ? group ^ (tid / (load_bytes / 16) >> 1 & 1) : group;
+  }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
   using v_layout = tile::lds_swizzled_rows<kv_tile * 2>;  // bf16 V^T: rows = output columns, K = KV rows
@@ -759,7 +769,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       }
       return first;
     };
-    auto issue_rounds = [&]<int Begin, int End>(const loader& first, loader(&loads)[End - Begin]) {
+    auto issue_rounds = [&]<int Begin, int End>(const loader& first, loader(&loads)[End - Begin], int load_tid) {
 #pragma unroll
       for (int i = Begin; i < End; ++i) {
         // Whole waves past the ninth step load nothing (a round in which every wave has a step to
@@ -768,8 +778,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         loads[i - Begin] = first;
         if constexpr (parts::split_tail) {
           if (i == parts::load_rounds - 1) {
-            // The last K step, this wave's group's part of the chunk (step0: the group).
-            const std::uint32_t at = first.base[0] + static_cast<std::uint32_t>(step0 * parts::tail_part_bytes),
+            // The last K step, this lane's part of the chunk (step0: its group).
+            const std::uint32_t at = first.base[0] + static_cast<std::uint32_t>(parts::tail_part(step0, load_tid) *
+                                                                                parts::tail_part_bytes),
                                 step_at = static_cast<std::uint32_t>((steps - 1) * parts::load_bytes);
             if constexpr (parts::tail_part_bytes == 8) {
               const arch::u32x2 part = cache.load8(at, step_at);
@@ -796,7 +807,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         const int s = step0 + parts::load_groups * i;
         if constexpr (parts::split_tail) {
           if (i == parts::load_rounds - 1) {
-            store_widened_part<parts>(loads[i - Begin], k_lds + (steps - 1) * parts::k_tile_bytes, load_tid, step0);
+            store_widened_part<parts>(loads[i - Begin], k_lds + (steps - 1) * parts::k_tile_bytes, load_tid,
+                                      parts::tail_part(step0, load_tid));
             continue;
           }
         }
@@ -815,7 +827,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         constexpr int begin = early + 3 * decltype(batch_constant)::value;
         constexpr int end = begin + 3 < parts::load_rounds ? begin + 3 : parts::load_rounds;
         loader loads[end - begin];
-        issue_rounds.template operator()<begin, end>(first, loads);
+        issue_rounds.template operator()<begin, end>(first, loads, load_tid);
         store_rounds.template operator()<begin, end>(loads, load_tid);
       });
     };
@@ -831,7 +843,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       const int load_tid = wave % step_waves * 64 + lane;
       const loader first = locate_tile(j_begin, load_tid);
       loader loads[early];
-      issue_rounds.template operator()<0, early>(first, loads);
+      issue_rounds.template operator()<0, early>(first, loads, load_tid);
       store_rounds.template operator()<0, early>(loads, load_tid);
       load_rest(first, load_tid);
     }
@@ -883,7 +895,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         } else {
           next_first = locate_tile(j0 + kv_tile, load_tid);
         }
-        issue_rounds.template operator()<0, early>(next_first, next_early);
+        issue_rounds.template operator()<0, early>(next_first, next_early, load_tid);
         // The tile after's page entries, behind these loads.
         if constexpr (parts::whole_tile_in_flight) {
           advance_tile(cursor);
