@@ -694,8 +694,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     static_assert(loader::per_thread == 1, "mla_decode: one chunk of a K step a loader lane");
     const int loader_tid = wave % step_waves * 64 + lane, loader_row = loader_tid / loader::chunks_per_row;
     const std::uint32_t chunk_byte = static_cast<std::uint32_t>(loader_tid % loader::chunks_per_row) * 16u;
-    const std::uint32_t page_bytes =
-        static_cast<std::uint32_t>(p.page_size) * row_bytes;  // < 2^31 (a page of the cache)
+    // A page's bytes: below 2^31 where the cache holds a page (with none, no row is read).
+    const std::uint32_t page_bytes = static_cast<std::uint32_t>(p.page_size) * row_bytes;
     const unsigned tile_pages = pages ? static_cast<unsigned>(kv_tile / p.page_size) : 0u;
     const std::uint32_t tile_rest_bytes =
         static_cast<std::uint32_t>(pages ? kv_tile % p.page_size : kv_tile) * row_bytes;
