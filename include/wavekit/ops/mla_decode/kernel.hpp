@@ -189,7 +189,7 @@ struct decode_parts {
   // ds_write_b64s into both halves of the 16-byte LDS units (its rows' swizzles keep each pair's
   // units apart), not into one half twice over.
   static constexpr int tail_part(int group, int tid) {
-    return tail_part_bytes == 4 ? group ^ (tid / (load_bytes / 16) >> 1 & 1) : group;
+    return tail_part_bytes == 4 ? group ^ (tid / chunk_loader::chunks_per_row >> 1 & 1) : group;
   }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
@@ -840,12 +840,11 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       ahead = fetch_page(cursor);
     }
     if (j_begin < j_end) {
-      const int load_tid = wave % step_waves * 64 + lane;
-      const loader first = locate_tile(j_begin, load_tid);
+      const loader first = locate_tile(j_begin, loader_tid);
       loader loads[early];
-      issue_rounds.template operator()<0, early>(first, loads, load_tid);
-      store_rounds.template operator()<0, early>(loads, load_tid);
-      load_rest(first, load_tid);
+      issue_rounds.template operator()<0, early>(first, loads, loader_tid);
+      store_rounds.template operator()<0, early>(loads, loader_tid);
+      load_rest(first, loader_tid);
     }
     __syncthreads();
 
