@@ -44,4 +44,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x4 widen_fp4x8_to_bf16(std::uint32_t bytes
 #endif
 }
 
+// Four e2m1 values (the two low bytes of `bytes`) the same way: four bf16 values two a word.
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE u32x2 widen_fp4x4_to_bf16(std::uint32_t bytes, float scale_operand) {
+#if defined(__HIP__) || WAVEKIT_TARGET_GFX950
+  using words = std::uint32_t;
+  return u32x2{
+      __builtin_bit_cast(words, WAVEKIT_GFX950_INSTRUCTION(cvt_scalef32_pk_bf16_fp4)(bytes, scale_operand, 0)),
+      __builtin_bit_cast(words, WAVEKIT_GFX950_INSTRUCTION(cvt_scalef32_pk_bf16_fp4)(bytes, scale_operand, 1))};
+#else
+  (void)bytes, (void)scale_operand;
+  __builtin_trap();
+#endif
+}
+
 }  // namespace wavekit::arch

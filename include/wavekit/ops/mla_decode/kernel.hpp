@@ -151,7 +151,9 @@ struct decode_parts {
   using chunk_loader = tile::tile_loader_k_contiguous<kv_tile, load_bytes, load_threads, kv_bits>;
   struct scaled_chunk_loader : chunk_loader {
     std::uint32_t scale_at;    // the chunk's block scale at K = 0: row * stride + chunk (out_of_range: none)
-    std::uint32_t scale_code;  // the e8m0 code of the block loaded
+    // The block's scale operand (arch::e8m0_scale_operand of its e8m0 code), made as it is loaded:
+    // a code carried to its use would be widened from 16 bits first (one VALU more).
+    float scale_operand;
   };
   using kv_loader = std::conditional_t<mx_kv, scaled_chunk_loader, chunk_loader>;
   static constexpr int load_rounds = ceil_div(steps, load_groups);
@@ -172,24 +174,27 @@ struct decode_parts {
   static constexpr bool whole_tile_in_flight = early_rounds == load_rounds;
   // Whether every load group has a K step in round i.
   static constexpr bool round_full(int i) { return load_groups * (i + 1) <= steps; }
-  // A widened fp8 cache's last round, with one K step for load_groups groups, is split between
-  // them: group g moves part g (tail_part_bytes) of each chunk, so that every wave converts as
-  // many values a tile (with whole chunks the first group's waves converted a chunk more: 8 VALU a
-  // tile on gfx942, 4 on gfx950, the most of any wave's, which the issue ratio counts). Nothing to
-  // convert in a bf16 cache's tail; an MXFP4 chunk's parts would each read its block's scale (the
-  // same byte in load_groups waves), so both stay whole. The few-row configs only: the row
-  // configs' MFMAs leave room for their conversions (and rows128 on gfx942 has no register for a
-  // lane's part).
+  // A widened cache's last round, with one K step for load_groups groups, is split between them:
+  // group g moves part g (tail_part_bytes) of each chunk, so that every wave converts as many
+  // values a tile (with whole chunks the first group's waves converted a chunk more: fp8 8 VALU a
+  // tile on gfx942, 4 on gfx950, MXFP4 16, the most of any wave's, which the issue ratio counts).
+  // An MXFP4 chunk's block scale is read once, by the first group, and handed to the others
+  // through LDS (tail_scale_bytes: its fp32 scale operand a chunk) before the tile's stores. Nothing
+  // to convert in a bf16 cache's tail. The few-row configs only: the row configs' MFMAs leave room
+  // for their conversions (and rows128 on gfx942 has no register for a lane's part).
   static constexpr bool split_tail =
-      widened && !mx_kv && Cfg::k_ways > 1 &&
-      (load_groups == 2 || load_groups == 4) && steps == load_groups*(load_rounds - 1) + 1;
+      widened && Cfg::k_ways > 1 && (load_groups == 2 || load_groups == 4 || (mx_kv && load_groups == 8)) &&
+      steps == load_groups*(load_rounds - 1) + 1;
   static constexpr int tail_part_bytes = 16 / load_groups;
-  // The part of its chunk that loader thread tid of load group `group` moves: its group's, but with
-  // 4-byte parts the rows' pairs alternate: a phase of 16 lanes (four rows) then stores its
-  // ds_write_b64s into both halves of the 16-byte LDS units (its rows' swizzles keep each pair's
-  // units apart), not into one half twice over.
+  // The bytes a part takes widened: two a byte of fp8, four of MXFP4 (two values).
+  static constexpr int tail_store_bytes = tail_part_bytes * 16 / kv_bits;
+  static constexpr int tail_scale_bytes = split_tail && mx_kv ? load_threads * 4 : 0;
+  // The part of its chunk that loader thread tid of load group `group` moves: its group's, but
+  // where two parts share a 16-byte LDS unit (8 bytes widened) the rows' pairs alternate: a phase
+  // of 16 lanes (four rows) then stores its ds_write_b64s into both halves of the units (its rows'
+  // swizzles keep each pair's units apart), not into one half twice over.
   static constexpr int tail_part(int group, int tid) {
-    return tail_part_bytes == 4 ? group ^ (tid / chunk_loader::chunks_per_row >> 1 & 1) : group;
+    return tail_store_bytes == 8 ? group ^ (tid / chunk_loader::chunks_per_row >> 1 & 1) : group;
   }
   static_assert(threads % load_threads == 0, "mla_decode: whole K steps a round of loads");
   using k_layout = tile::lds_swizzled_rows<step_bytes>;
@@ -250,7 +255,7 @@ struct decode_parts {
   static constexpr int v_bytes = fp8_products                           ? 4 * vt_plane_bytes
                                  : v_by_transposing_reads || v_in_place ? 0
                                                                         : v_half * kv_tile * 2;
-  static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes + partial_bytes;
+  static constexpr int lds_bytes = steps * k_tile_bytes + v_bytes + partial_bytes + tail_scale_bytes;
   static constexpr int regs = qk_mma::regs;
   static_assert(kv_loader::per_thread == 1 && kv_loader::chunks == load_threads && load_threads % 64 == 0,
                 "mla_decode: one 16-byte chunk of a K step a thread, whole waves of them");
@@ -512,7 +517,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
   using loader = typename Parts::kv_loader;
   const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
   if constexpr (Parts::mx_kv) {
-    const float scale = arch::e8m0_scale_operand(loaded.scale_code);
+    const float scale = loaded.scale_operand;
 #pragma unroll
     for (int w = 0; w < 4; ++w)
       arch::lds_store<16>(tile + Parts::k_layout::offset(row, 64 * k + 16 * w),
@@ -528,24 +533,33 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
                       arch::u32x4{bf16_pairs[2][0], bf16_pairs[2][1], bf16_pairs[3][0], bf16_pairs[3][1]});
 }
 
-// Part `part` of an fp8 loader's chunk (decode_parts::split_tail: Parts::tail_part_bytes of it, in
-// the low bytes of the chunk's registers) widened the same way, into its place in the chunk's.
+// Part `part` of a loader's chunk (decode_parts::split_tail: Parts::tail_part_bytes of it, in the
+// low bytes of the chunk's registers) widened the same way, into its place in the chunk's; an
+// MXFP4 part times its block's scale operand (handed on by the first load group).
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts::kv_loader& loaded, unsigned char* tile,
-                                                           int tid, int part) {
+                                                           int tid, int part, float scale_operand = 0.0f) {
   using loader = typename Parts::kv_loader;
-  constexpr int bytes = Parts::tail_part_bytes;
-  static_assert(bytes == 4 || bytes == 8, "mla_decode: 4 or 8 bytes a tail part (two or four load groups)");
-  static_assert(!Parts::mx_kv, "mla_decode: an fp8 cache's tail parts");
+  constexpr int bytes = Parts::tail_part_bytes, stored = Parts::tail_store_bytes;
   const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
   const arch::u32x4 bits = loaded.regs[0];
-  const arch::u32x2 low = arch::widen_fp8x4_to_bf16(bits[0]);
-  unsigned char* const at = tile + Parts::k_layout::offset(row, 32 * k + 2 * bytes * part);  // 2 bf16 bytes a byte
-  if constexpr (bytes == 4) {
-    arch::lds_store<8>(at, low);
+  unsigned char* const at = tile + Parts::k_layout::offset(row, 2 * Parts::step_values / loader::chunks_per_row * k +
+                                                                    stored * part);
+  if constexpr (Parts::mx_kv) {
+    static_assert(bytes == 2 || bytes == 4, "mla_decode: 2 or 4 bytes an MXFP4 tail part (eight or four load groups)");
+    if constexpr (bytes == 2)
+      arch::lds_store<8>(at, arch::widen_fp4x4_to_bf16(bits[0], scale_operand));
+    else
+      arch::lds_store<16>(at, arch::widen_fp4x8_to_bf16(bits[0], scale_operand));
   } else {
-    const arch::u32x2 high = arch::widen_fp8x4_to_bf16(bits[1]);
-    arch::lds_store<16>(at, arch::u32x4{low[0], low[1], high[0], high[1]});
+    static_assert(bytes == 4 || bytes == 8, "mla_decode: 4 or 8 bytes an fp8 tail part (four or two load groups)");
+    const arch::u32x2 low = arch::widen_fp8x4_to_bf16(bits[0]);
+    if constexpr (bytes == 4) {
+      arch::lds_store<8>(at, low);
+    } else {
+      const arch::u32x2 high = arch::widen_fp8x4_to_bf16(bits[1]);
+      arch::lds_store<16>(at, arch::u32x4{low[0], low[1], high[0], high[1]});
+    }
   }
 }
 
@@ -580,6 +594,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
   {
     unsigned char* const v_lds = k_lds + steps * parts::k_tile_bytes;
     unsigned char* const partial_lds = v_lds + parts::v_bytes;  // S^T partials (k_ways > 1)
+    // An MXFP4 cache's split tail: the scale operand of each of the last K step's chunks.
+    unsigned char* const tail_scales_lds = partial_lds + parts::partial_bytes;
     const int lane = tid % 64, wave = __builtin_amdgcn_readfirstlane(tid / 64);
     __builtin_assume(wave >= 0 && wave < Cfg::waves);  // readfirstlane hides it: no sign fix-ups
     // Values the whole workgroup shares, read from the tables: readfirstlane tells the compiler so
@@ -671,13 +687,15 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // A whole next tile in flight (whole_tile_in_flight): the page-table entry of a loader lane's
     // row is fetched a tile earlier still, by a buffer load (counted by vmcnt alone, in order behind
     // the KV loads issued before it), so no tile waits for a page-table round trip before issuing
-    // its next tile's loads. The lane's chunk is followed in bytes a tile at a time (page_cursor:
-    // its page and its place, the bytes from the page's start to the chunk; kv_tile rows are
-    // tile_pages whole pages and tile_rest_bytes more), so that a run divides by the page size
-    // once, not every tile (a division by a kernel argument is some twenty VALU a lane), and a
-    // tile's offset is entry * page_bytes + place, one multiply-add. A ragged cache is one page
-    // without end at byte 0 (entry 0, the empty table's): the place never wraps, so both layouts
-    // take the same instructions.
+    // its next tile's loads. The lane's chunk is followed a tile at a time (page_cursor: its page
+    // and its place, the bytes from the page's start to the chunk; kv_tile rows are tile_pages
+    // whole pages and tile_rest more), so that a run divides by the page size once, not every tile
+    // (a division by a kernel argument is some twenty VALU a lane), and a tile's offset is entry *
+    // page_units + place, one multiply-add. An MXFP4 cache's place counts rows, not bytes: the row
+    // in the cache gives both the chunk's bytes and its block scale's index, one multiply-add each
+    // (from bytes the scale took a division by the row's). A ragged cache is one page without end
+    // at place 0 (entry 0, the empty table's): the place never wraps, so both layouts take the same
+    // instructions.
     const arch::buffer page_table = arch::buffer::over(
         pages, pages && parts::whole_tile_in_flight ? static_cast<std::uint32_t>(p.max_pages) * 4u : 0u);
     struct page_cursor {
@@ -693,32 +711,42 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // This lane's loader row and chunk (one chunk a lane and K step).
     static_assert(loader::per_thread == 1, "mla_decode: one chunk of a K step a loader lane");
     const int loader_tid = wave % step_waves * 64 + lane, loader_row = loader_tid / loader::chunks_per_row;
-    const std::uint32_t chunk_byte = static_cast<std::uint32_t>(loader_tid % loader::chunks_per_row) * 16u;
-    // A page's bytes: below 2^31 where the cache holds a page (with none, no row is read).
-    const std::uint32_t page_bytes = static_cast<std::uint32_t>(p.page_size) * row_bytes;
+    // (chunk_byte hidden from the compiler where the place counts rows: a multiply and an or it
+    // would make of row * 288 + chunk_byte are one multiply-add.)
+    const std::uint32_t chunk = static_cast<std::uint32_t>(loader_tid % loader::chunks_per_row),
+                        chunk_byte = parts::mx_kv ? arch::opaque_copy(chunk * 16u) : chunk * 16u;
+    // The cursor's unit (a byte, or a row) and a row's units; the chunk's place in its row.
+    constexpr bool rows_placed = parts::mx_kv;
+    constexpr std::uint32_t row_units = rows_placed ? 1u : row_bytes;
+    const std::uint32_t chunk_place = rows_placed ? 0u : chunk_byte;
+    // A page's units: below 2^31 where the cache holds a page (with none, no row is read).
+    const std::uint32_t page_units = static_cast<std::uint32_t>(p.page_size) * row_units;
     const unsigned tile_pages = pages ? static_cast<unsigned>(kv_tile / p.page_size) : 0u;
-    const std::uint32_t tile_rest_bytes =
-        static_cast<std::uint32_t>(pages ? kv_tile % p.page_size : kv_tile) * row_bytes;
-    // The place of the next page's row 0, and what going back a page takes from a place: 2^31
-    // with a ragged cache (more than any place: the subtraction always wraps around).
-    const std::uint32_t wrap_at = pages ? page_bytes + chunk_byte : ~0u, wrap_bytes = pages ? page_bytes : 1u << 31;
+    const std::uint32_t tile_rest = static_cast<std::uint32_t>(pages ? kv_tile % p.page_size : kv_tile) * row_units;
+    // What going back a page takes from a place past the page's last row: 2^31 with a ragged cache
+    // (more than any place: the subtraction always borrows).
+    const std::uint32_t wrap_units = pages ? page_units : 1u << 31;
     auto cursor_at = [&](int j) {
-      if (!pages) return page_cursor{0u, static_cast<std::uint32_t>(kv_base + j) * row_bytes + chunk_byte};
+      if (!pages) return page_cursor{0u, static_cast<std::uint32_t>(kv_base + j) * row_units + chunk_place};
       const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(p.page_size);  // j >= 0
       return page_cursor{page * 4u,
-                         static_cast<std::uint32_t>(j - static_cast<int>(page) * p.page_size) * row_bytes + chunk_byte};
+                         static_cast<std::uint32_t>(j - static_cast<int>(page) * p.page_size) * row_units + chunk_place};
     };
-    // A place past its page's last row goes back a page (place - wrap_bytes, the smaller as
-    // unsigned exactly then: before it the subtraction wraps around) and the entry forward one.
+    // A place past its page's last row (the subtraction of a page does not borrow: the chunk's
+    // place in its row is below a row's units) goes back a page and the entry forward one.
     auto advance_tile = [&](page_cursor& c) {
-      const std::uint32_t next = c.place + tile_rest_bytes, back = next - wrap_bytes;
-      c.place = std::min(next, back);
-      c.entry_at += tile_pages * 4u + (next >= wrap_at ? 4u : 0u);
+      const std::uint32_t next = c.place + tile_rest;
+      std::uint32_t back;
+      const bool stays = __builtin_sub_overflow(next, wrap_units, &back);
+      c.place = stays ? next : back;
+      c.entry_at += tile_pages * 4u + (stays ? 0u : 4u);
     };
     // The entry at cursor c, unconditionally: a page past the sequence's rows reads an entry of its
     // table row that nothing uses (the chunk reads nothing there), past max_pages or with a ragged
     // cache (no bytes) the buffer's 0.
     auto fetch_page = [&](const page_cursor& c) { return page_ahead{page_table.load4(c.entry_at), c.place}; };
+    // The cache row of the chunk at `ahead`, rows_placed.
+    auto row_ahead = [&](const page_ahead& a) { return a.entry * static_cast<std::uint32_t>(p.page_size) + a.place; };
 
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
     // Scores go to the softmax in log2 units: 2^(s * score_log2 - m) is e^(scaled score - m ln 2)
@@ -734,7 +762,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // or 0 while m is -inf, so that unseen scores weigh 2^-inf = 0), and this lane's share of the
     // row's running sum.
     float m = minus_inf, offset = 0.0f;
-    float m_moves = m + parts::rescale_margin;  // what a scale past it moves the max (set with m)
+    // The raw score past which the max moves, (m + rescale_margin) / score_log2 (set with m): a
+    // lane's max is compared as it is, with no multiply a tile (score_log2 > 0; a threshold one
+    // rounding off lets a weight pass 2^rescale_margin by as little, which nothing notices).
+    float m_moves = minus_inf;
     // The row configs add a lane's eight weights to one sum (its registers are spoken for); rows16
     // keeps two partial sums, one v_pk_add_f32 a weight pair.
     std::conditional_t<k_ways == 1, float, floatx2> l{};
@@ -753,19 +784,25 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       if (ahead)
         first.locate_offsets_by(
             [&](int r, int) {
-              return inside || j0 + r < j_end ? ahead->entry * page_bytes + ahead->place : arch::out_of_range;
+              const std::uint32_t at = rows_placed ? row_ahead(*ahead) * row_bytes + chunk_byte
+                                                   : ahead->entry * page_units + ahead->place;
+              return inside || j0 + r < j_end ? at : arch::out_of_range;
             },
             load_tid);
       else
         first.locate_rows_by([&](int r) { return cache_row(j0 + r); }, qk_dim, load_tid);
       if constexpr (parts::mx_kv) {
-        // The chunk's block scale from its bytes' offset, row * 288 + 16 chunk: at / 16 is row * 18
-        // + chunk, the scale's index in an unpadded table, to which each row adds its padding. (The
-        // registers hold nothing more across the tile: the row is not kept.)
-        const std::uint32_t at = first.base[0], row = at / parts::row_bytes;
-        first.scale_at = at == arch::out_of_range
-                             ? arch::out_of_range
-                             : at / 16 + row * static_cast<std::uint32_t>(p.kv_block_scales_stride - scale_blocks);
+        // The chunk's block scale: row * stride + chunk, the row that of `ahead`, or from the
+        // chunk's bytes, row * 288 + 16 chunk (at / 16 is row * 18 + chunk, the scale's index in an
+        // unpadded table, to which each row adds its padding; the registers hold nothing more across
+        // the tile: the row is not kept). A tile inside the split has every row: no test (the
+        // others' offsets are hidden from the compiler, which would otherwise merge the two and test
+        // every tile).
+        const std::uint32_t at = inside ? first.base[0] : arch::opaque_copy(first.base[0]);
+        const std::uint32_t stride = static_cast<std::uint32_t>(p.kv_block_scales_stride);
+        const std::uint32_t scale_at =
+            ahead ? row_ahead(*ahead) * stride + chunk : at / 16 + at / parts::row_bytes * (stride - scale_blocks);
+        first.scale_at = inside || at != arch::out_of_range ? scale_at : arch::out_of_range;
       }
       return first;
     };
@@ -778,24 +815,36 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         loads[i - Begin] = first;
         if constexpr (parts::split_tail) {
           if (i == parts::load_rounds - 1) {
-            // The last K step, this lane's part of the chunk (step0: its group).
-            const std::uint32_t at = first.base[0] + static_cast<std::uint32_t>(parts::tail_part(step0, load_tid) *
-                                                                                parts::tail_part_bytes),
-                                step_at = static_cast<std::uint32_t>((steps - 1) * parts::load_bytes);
+            // The last K step, this lane's part of the chunk (step0: its group), the part's place a
+            // scalar offset where it is the group's alone.
+            constexpr bool lane_parts = parts::tail_store_bytes == 8;
+            const std::uint32_t part_at = static_cast<std::uint32_t>(
+                                    (lane_parts ? parts::tail_part(step0, load_tid) : step0) * parts::tail_part_bytes),
+                                at = first.base[0] + (lane_parts ? part_at : 0u),
+                                step_at = static_cast<std::uint32_t>((steps - 1) * parts::load_bytes) +
+                                          (lane_parts ? 0u : part_at);
             if constexpr (parts::tail_part_bytes == 8) {
               const arch::u32x2 part = cache.load8(at, step_at);
               loads[i - Begin].regs[0][0] = part[0];
               loads[i - Begin].regs[0][1] = part[1];
-            } else {
+            } else if constexpr (parts::tail_part_bytes == 4) {
               loads[i - Begin].regs[0][0] = cache.load4(at, step_at);
+            } else {
+              loads[i - Begin].regs[0][0] = cache.load2(at, step_at);
             }
+            // The chunk's block scale, by the first group alone (hand_on_tail_scales).
+            if constexpr (parts::mx_kv)
+              if (step0 == 0)
+                loads[i - Begin].scale_operand = arch::e8m0_scale_operand(
+                    block_scales.load1(first.scale_at, static_cast<std::uint32_t>(2 * (steps - 1))));
             continue;
           }
         }
         if (parts::round_full(i) || s < steps) {
           loads[i - Begin].load(cache, qk_dim, s * parts::step_values);
           if constexpr (parts::mx_kv)  // K step s holds blocks 2 s and 2 s + 1 of the row
-            loads[i - Begin].scale_code = block_scales.load1(first.scale_at, static_cast<std::uint32_t>(2 * s));
+            loads[i - Begin].scale_operand =
+                arch::e8m0_scale_operand(block_scales.load1(first.scale_at, static_cast<std::uint32_t>(2 * s)));
         }
       }
     };
@@ -807,8 +856,11 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         const int s = step0 + parts::load_groups * i;
         if constexpr (parts::split_tail) {
           if (i == parts::load_rounds - 1) {
+            float scale_operand = 0.0f;
+            if constexpr (parts::mx_kv)
+              scale_operand = __builtin_bit_cast(float, arch::lds_load<4>(tail_scales_lds + 4 * load_tid));
             store_widened_part<parts>(loads[i - Begin], k_lds + (steps - 1) * parts::k_tile_bytes, load_tid,
-                                      parts::tail_part(step0, load_tid));
+                                      parts::tail_part(step0, load_tid), scale_operand);
             continue;
           }
         }
@@ -831,6 +883,15 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         store_rounds.template operator()<begin, end>(loads, load_tid);
       });
     };
+    // An MXFP4 cache's split tail: the first group's waves, which read the last K step's block
+    // scales (one a chunk), leave their scale operands in LDS for every group's part of the chunk;
+    // a barrier between this and store_rounds hands them on (the loads of the round waited for).
+    auto hand_on_tail_scales = [&](const loader& tail, int load_tid) {
+      if constexpr (parts::tail_scale_bytes > 0)
+        if (step0 == 0)
+          arch::lds_store<4>(tail_scales_lds + 4 * load_tid,
+                             __builtin_bit_cast(std::uint32_t, tail.scale_operand));
+    };
     // The first tile, whole, before the loop, and (whole_tile_in_flight) the page entries of the
     // second's rows: this lane's loader row.
     page_ahead ahead{};
@@ -843,6 +904,11 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       const loader first = locate_tile(j_begin, loader_tid);
       loader loads[early];
       issue_rounds.template operator()<0, early>(first, loads, loader_tid);
+      if constexpr (parts::tail_scale_bytes > 0) {
+        static_assert(early == parts::load_rounds, "mla_decode: an MXFP4 split tail has the whole tile in flight");
+        hand_on_tail_scales(loads[early - 1], loader_tid);
+        __syncthreads();
+      }
       store_rounds.template operator()<0, early>(loads, loader_tid);
       load_rest(first, loader_tid);
     }
@@ -862,10 +928,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // fp8 products: this lane's bytes of V^T's column 0 in the P x V step's two tiles (read_vt_bytes),
     // V^T's offset in the LDS added once here: an immediate offset cannot reach it, and the compiler
     // would add it again every tile (the copy hides the sum's origin).
+    // (Other forms need neither: no copy is made.)
     const int v_offset = steps * parts::k_tile_bytes;
+    constexpr bool fp8_products = parts::fp8_products;
     const unsigned char* const vt_lane_at[2] = {
-        k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(lane % 16, group)),
-        k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(16 + lane % 16, group))};
+        fp8_products ? k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(lane % 16, group)) : k_lds,
+        fp8_products ? k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(16 + lane % 16, group))
+                     : k_lds};
+    // bf16 weights with k_ways > 1: how far the wave's own pair of weights turns to P^T's order
+    // (16 bits in the second tile's pairs, ordered below), held in a register: a rotate by it is one
+    // v_alignbit_b32 where a rotate by a choice of constants took a select more.
+    const unsigned own_pair_turn = k_ways > 1 && !fp8_products ? arch::opaque_copy(k_way / 2 == 0 ? 0u : 16u) : 0u;
 
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
       // The lane and what follows from it, recomputed each tile (arch::opaque_copy) where the loop's
@@ -934,7 +1007,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // weight is at most 2^rescale_margin, which bf16 P and the fp32 sums hold as exactly as 1.
       // lane_max: the largest score of the lane's (masked) scores.
       auto needs_new_max = [&](float lane_max) {
-        return __builtin_amdgcn_ballot_w64(lane_max * score_log2 > m_moves) != 0;
+        return __builtin_amdgcn_ballot_w64(lane_max > m_moves) != 0;
       };
       auto move_max = [&](float lane_max) {
         float row_max = lane_max;  // over the row's four lane groups
@@ -943,7 +1016,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         const float m_new = __builtin_fmaxf(m, row_max * score_log2);                       // -inf: nothing seen yet
         const float alpha = m_new == minus_inf ? 1.0f : arch::exp2_instruction(m - m_new);  // 0 from -inf
         m = m_new;
-        m_moves = m_new + parts::rescale_margin;
+        m_moves = (m_new + parts::rescale_margin) / score_log2;
         offset = m_new == minus_inf ? 0.0f : parts::p_shift - m_new;
         l *= alpha;
 #pragma unroll
@@ -971,17 +1044,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // Score registers of pair t's elements: slice_register(2t) and slice_register(2t + 1) of tile
       // t / 2, the pair 2 (t % 2), 2 (t % 2) + 1 (swapped in tile 1).
       auto ordered = [](int t, floatx2 e) { return t / 2 == 0 ? e : floatx2{e[1], e[0]}; };
-      // Pair t's bits, for a t known only at run time: a bf16 word in P^T's order (packed in the
-      // pair's own order and turned by 16 bits where ordered swaps: one v_alignbit_b32, not two
-      // selects and a swap), or two fp8 bytes in the low half of one in the pair's own order,
-      // whatever the high half (set_pairs' byte selectors put them in P^T's order at no cost, and
-      // no register is cleared).
-      auto pair_bits = [&](int t, floatx2 e) -> std::uint32_t {
+      // The bits of the wave's own pair (k_way, known only at run time): a bf16 word in P^T's order
+      // (packed in the pair's own order and turned by own_pair_turn bits where ordered swaps: one
+      // v_alignbit_b32, not two selects and a swap), or two fp8 bytes in the low half of one in the
+      // pair's own order, whatever the high half (set_pairs' byte selectors put them in P^T's order
+      // at no cost, and no register is cleared).
+      auto own_pair_bits = [&](floatx2 e) -> std::uint32_t {
         if constexpr (parts::fp8_products)
           return static_cast<std::uint32_t>(
               __builtin_amdgcn_cvt_pk_fp8_f32(e[0], e[1], __builtin_nondeterministic_value(0), false));
         else
-          return std::rotr(arch::pack_bf16x2_rne_numbers(e[0], e[1]), t / 2 == 0 ? 0 : 16);
+          return std::rotr(arch::pack_bf16x2_rne_numbers(e[0], e[1]), own_pair_turn);
       };
       // P^T from the four pairs' weights (fp8: two converts a word, the second into its high half).
       auto set_weights = [&](const floatx2(&e)[4]) {
@@ -1087,7 +1160,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
           own_max = arch::opaque_copy(__builtin_fmaxf(own[0], own[1]));
         }
         floatx2 e = weights(own[0], own[1]);
-        arch::lds_store<4>(word_at(words_lds, wave), pair_bits(k_way, e));
+        arch::lds_store<4>(word_at(words_lds, wave), own_pair_bits(e));
         arch::lds_store<4>(word_at(max_lds, wave), __builtin_bit_cast(std::uint32_t, own_max));
         __syncthreads();  // the group's words and maxima
         float lane_max = minus_inf;
@@ -1180,6 +1253,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       }
       // Every wave done with the K steps: the next tile's stores (fp8 products with k_ways 1: the
       // barrier after the transposes was the K steps' last use).
+      if constexpr (parts::tail_scale_bytes > 0)
+        if (next_tile) hand_on_tail_scales(next_early[early - 1], load_tid);
       if constexpr (!parts::fp8_products || k_ways > 1) __syncthreads();
       if (next_tile) {
         store_rounds.template operator()<0, early>(next_early, load_tid);
