@@ -29,4 +29,30 @@ WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE std::uint32_t pack_bf16x2_rne_numbers(fl
 #endif
 }
 
+// The same pair turned by 16 bits (hi in the low half) where `turn` says so: a turn made once
+// (make_bf16x2_turn, outside a loop) and held in a register. gfx942 folds it into its v_perm_b32's
+// byte selector (no instruction more); gfx950 and the emulator rotate the packed word by it (one
+// v_alignbit_b32 where a turn chosen between constants took a select more).
+struct bf16x2_turn {
+  std::uint32_t bits;  // gfx942: the perm's selector; else the rotate's bits
+};
+
+WAVEKIT_HOST_DEVICE constexpr bf16x2_turn make_bf16x2_turn(bool turned) {
+#if WAVEKIT_TARGET_GFX942 && defined(__HIP_DEVICE_COMPILE__)
+  return {turned ? 0x03020706u : 0x07060302u};
+#else
+  return {turned ? 16u : 0u};
+#endif
+}
+
+WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE std::uint32_t pack_bf16x2_rne_numbers(float lo, float hi, bf16x2_turn turn) {
+#if WAVEKIT_TARGET_GFX942 && defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_amdgcn_perm(bf16_rne_in_high_half(__builtin_bit_cast(std::uint32_t, hi)),
+                               bf16_rne_in_high_half(__builtin_bit_cast(std::uint32_t, lo)), turn.bits);
+#else
+  const std::uint32_t word = pack_bf16x2_rne_numbers(lo, hi);
+  return turn.bits == 0 ? word : word >> turn.bits | word << (32 - turn.bits);
+#endif
+}
+
 }  // namespace wavekit::arch

@@ -172,13 +172,25 @@ TEST_CASE("mla_decode: the balanced schedule (workers sharing the batch's KV til
       run_case(cache, &plan, "balanced, fp8 cache, paged, rows32");
     }
   });
-  // The row configs (more than 32 rows a sequence) run the grid of chunks.
-  test::mla_case<bf16> wide(64, {40}, {1}, 0, 92);
-  const mla::split_plan balanced = mla::split_plan::balanced_over(4);
-  CHECK(wavekit::mla_decode(wide.p, wide.view(), wide.args(balanced), balanced, nullptr).message() ==
-        "mla_decode " + wide.p.str() +
-            ": a balanced plan runs the configs of 32 (query row, head) rows or fewer a sequence and this batch has a "
-            "sequence of 64: plan with the grid of chunks");
+  // The row configs too: rows64 (40 and 64 heads; 48 rows of three query rows) and rows128 (128
+  // heads), uneven lengths with an empty sequence, ragged and paged, runs whole and cut.
+  test::mla_case<bf16> r64(40, {70, 0, 33, 130}, {1, 1, 1, 1}, 0, 92);
+  REQUIRE(mla::choose_config(r64.p, r64.view()) == mla::config_id::rows64);
+  test::mla_case<bf16> r128(128, {45, 100, 3}, {1, 1, 1}, 16, 93);
+  REQUIRE(mla::choose_config(r128.p, r128.view()) == mla::config_id::rows128);
+  for (int workers : {1, 3, 7}) {
+    const mla::split_plan plan = mla::split_plan::balanced_over(workers);
+    run_case(r64, &plan, "balanced, rows64");
+    run_case(r128, &plan, "balanced, rows128, paged");
+  }
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    test::mla_case<fp8, fp8> both(16, {90, 40}, {3, 1}, 0, 94);  // 48 rows: rows64
+    test::mla_case<fp8> cache(128, {64, 9}, {1, 1}, 16, 95);
+    const mla::split_plan plan = mla::split_plan::balanced_over(3);
+    run_case(both, &plan, "balanced, fp8 cache and queries, rows64");
+    run_case(cache, &plan, "balanced, fp8 cache, paged, rows128");
+  });
 }
 
 TEST_CASE("mla_decode: a balanced plan counts the batch's units in 32 bits", "[emu][mla]") {
@@ -388,6 +400,15 @@ TEST_CASE("mla_decode: an MXFP4 cache with its e8m0 block scales (gfx950)", "[em
   run_case(r64, &many, "MXFP4, rows64, 3 splits");
   test::mla_case<fp4x2_e2m1> r128(128, {50, 3}, {1, 1}, 0, 83);
   run_case(r128, nullptr, "MXFP4, rows128");
+  // The balanced schedule: the split tail's block scales handed on in the first tile and each next.
+  for (int workers : {2, 5}) {
+    const mla::split_plan plan = mla::split_plan::balanced_over(workers);
+    run_case(r16, &plan, "MXFP4, rows16, balanced");
+    run_case(r32, &plan, "MXFP4, rows32, paged, balanced");
+  }
+  run_case(r128, &many, "MXFP4, rows128, 3 splits");
+  const mla::split_plan three = mla::split_plan::balanced_over(3);
+  run_case(r64, &three, "MXFP4, rows64, balanced");
   test::mla_case<fp4x2_e2m1, fp8_e4m3fn> q8(16, {100}, {1}, 16, 84);
   run_case(q8, nullptr, "MXFP4, fp8 queries");
   // The plan records the cache's 4 bits; a bf16 cache's plan is refused.

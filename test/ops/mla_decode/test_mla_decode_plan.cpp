@@ -271,33 +271,35 @@ TEST_CASE("mla_decode: the balanced cut (every unit once, every run's pieces in 
 
 TEST_CASE("mla_decode: the launch's plan, the grid of chunks or the balanced schedule", "[unit][mla]") {
   using arch::target;
-  // Lengths that differ (the grid's chunk is sized by the longest sequence) at 16 heads: the
-  // model rates the balanced schedule; whichever it takes is within its error of the other, and a
-  // balanced plan records what it was chosen for. More than 32 rows a sequence: the grid.
-  for (target t : {target::gfx942, target::gfx950}) {
-    std::vector<int> lens;
-    for (int i = 0; i < 64; ++i) lens.push_back(i % 8 == 0 ? 16384 : 200 + 37 * i);
-    int rows = 0;
-    for (int len : lens) rows += len;
-    ragged_batch b(lens);
-    const mla::problem p = ragged(64, 16, rows);
-    const mla::split_plan chosen = mla::choose_plan(p, b.view(), t, 8, 8);
-    const mla::split_plan grid = mla::choose_splits(p, b.view(), t, 8, 8);
-    const double chosen_us = planning::predict(mla::model_launches(p, b.view(), 8, t, chosen, 8), t).us;
-    const double grid_us = planning::predict(mla::model_launches(p, b.view(), 8, t, grid, 8), t).us;
-    CHECK(planning::within_model_error(chosen_us, std::min(chosen_us, grid_us)));
-    if (chosen.balanced()) {
-      CHECK(chosen.workers <= mla::max_workers);
-      CHECK(chosen.heads == 16);
-      CHECK(chosen.compute_units == arch::facts_for(t).compute_units);
-      const auto launches = mla::model_launches(p, b.view(), 8, t, chosen, 8);
+  // Lengths that differ (the grid's chunk is sized by the longest sequence) at 16 and 128 heads
+  // (rows16 and rows128): the model rates the balanced schedule; whichever it takes is within its
+  // error of the other, and a balanced plan records what it was chosen for and has its kernel's
+  // codegen figures.
+  for (target t : {target::gfx942, target::gfx950})
+    for (int heads : {16, 128}) {
+      std::vector<int> lens;
+      for (int i = 0; i < 64; ++i) lens.push_back(i % 8 == 0 ? 16384 : 200 + 37 * i);
+      int rows = 0;
+      for (int len : lens) rows += len;
+      ragged_batch b(lens);
+      const mla::problem p = ragged(64, heads, rows);
+      const mla::split_plan chosen = mla::choose_plan(p, b.view(), t, 8, 8);
+      const mla::split_plan grid = mla::choose_splits(p, b.view(), t, 8, 8);
+      const double chosen_us = planning::predict(mla::model_launches(p, b.view(), 8, t, chosen, 8), t).us;
+      const double grid_us = planning::predict(mla::model_launches(p, b.view(), 8, t, grid, 8), t).us;
+      INFO(arch::to_string(t) << ", " << heads << " heads: chosen " << chosen_us << " us, grid " << grid_us << " us");
+      CHECK(planning::within_model_error(chosen_us, std::min(chosen_us, grid_us)));
+      const mla::split_plan balanced = mla::split_plan::balanced_over(arch::facts_for(t).compute_units);
+      const auto launches = mla::model_launches(p, b.view(), 8, t, balanced, 8);
       REQUIRE(launches.size() >= 2);
       CHECK(launches[0].what == "balanced schedule");
       CHECK(launches[1].profile != nullptr);  // the balanced kernel's codegen figures
+      if (chosen.balanced()) {
+        CHECK(chosen.workers <= mla::max_workers);
+        CHECK(chosen.heads == heads);
+        CHECK(chosen.compute_units == arch::facts_for(t).compute_units);
+      }
     }
-    ragged_batch wide(std::vector<int>(4, 4096));
-    CHECK(!mla::choose_plan(ragged(4, 64, 4 * 4096), wide.view(), t).balanced());
-  }
   // What a balanced plan writes and reads beyond the output: each cut run's pieces, once each way.
   {
     ragged_batch b({100, 100});  // 2 sequences x 4 tiles at 16 heads: one group each

@@ -935,10 +935,12 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         fp8_products ? k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(lane % 16, group)) : k_lds,
         fp8_products ? k_lds + arch::opaque_copy(v_offset + vt_bytes_layout<parts>::offset(16 + lane % 16, group))
                      : k_lds};
-    // bf16 weights with k_ways > 1: how far the wave's own pair of weights turns to P^T's order
-    // (16 bits in the second tile's pairs, ordered below), held in a register: a rotate by it is one
-    // v_alignbit_b32 where a rotate by a choice of constants took a select more.
-    const unsigned own_pair_turn = k_ways > 1 && !fp8_products ? arch::opaque_copy(k_way / 2 == 0 ? 0u : 16u) : 0u;
+    // bf16 weights with k_ways > 1: whether the wave's own pair of weights turns to P^T's order (the
+    // second tile's pairs, ordered below), held in a register (arch::bf16x2_turn: no instruction
+    // more on gfx942, a rotate on gfx950).
+    const arch::bf16x2_turn own_pair_turn{k_ways > 1 && !fp8_products
+                                              ? arch::opaque_copy(arch::make_bf16x2_turn(k_way / 2 != 0).bits)
+                                              : 0u};
 
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
       // The lane and what follows from it, recomputed each tile (arch::opaque_copy) where the loop's
@@ -1045,8 +1047,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // t / 2, the pair 2 (t % 2), 2 (t % 2) + 1 (swapped in tile 1).
       auto ordered = [](int t, floatx2 e) { return t / 2 == 0 ? e : floatx2{e[1], e[0]}; };
       // The bits of the wave's own pair (k_way, known only at run time): a bf16 word in P^T's order
-      // (packed in the pair's own order and turned by own_pair_turn bits where ordered swaps: one
-      // v_alignbit_b32, not two selects and a swap), or two fp8 bytes in the low half of one in the
+      // (packed in the pair's own order and turned by own_pair_turn where ordered swaps), or two fp8
+      // bytes in the low half of one in the
       // pair's own order, whatever the high half (set_pairs' byte selectors put them in P^T's order
       // at no cost, and no register is cleared).
       auto own_pair_bits = [&](floatx2 e) -> std::uint32_t {
@@ -1054,7 +1056,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
           return static_cast<std::uint32_t>(
               __builtin_amdgcn_cvt_pk_fp8_f32(e[0], e[1], __builtin_nondeterministic_value(0), false));
         else
-          return std::rotr(arch::pack_bf16x2_rne_numbers(e[0], e[1]), own_pair_turn);
+          return arch::pack_bf16x2_rne_numbers(e[0], e[1], own_pair_turn);
       };
       // P^T from the four pairs' weights (fp8: two converts a word, the second into its high half).
       auto set_weights = [&](const floatx2(&e)[4]) {
@@ -1427,7 +1429,6 @@ template <class Cfg, class KV, class Q = bf16>
 __global__ __launch_bounds__(Cfg::threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(2) void mla_decode_balanced_kernel(decode_params params) {
   using parts = decode_parts<Cfg, KV, Q>;
-  static_assert(Cfg::k_ways > 1, "mla_decode: the balanced kernel runs the configs that share rows (balanced_config)");
   static_assert(Cfg::threads / block::lse_merge<v_dim, max_workers>::threads * max_workers * 4 <= parts::lds_bytes,
                 "mla_decode: the merge's LSEs (a row's merge: max_workers of them) fit the decode's LDS");
   arch::declare_codegen_targets<parts::lds_bytes, 64 * Cfg::waves / 256>();
@@ -1587,18 +1588,8 @@ status validate_args(const problem& p, const sequences_view& s, const args<KV, Q
     if (!plan.covers(s.kv_len(b)))
       return {status_code::bad_config, what + "the split plan does not cover sequence " + std::to_string(b) + "'s " +
                                            std::to_string(s.kv_len(b)) + " KV rows"};
-  if (plan.balanced()) {  // the few-row configs; the schedule counts units in 32 bits
-    const config_id id = choose_config(p, s);
-    if (!balanced_config(id)) {
-      int most = 0;
-      for (int b = 0; b < p.batch; ++b) most = std::max(most, (s.qo_indptr[b + 1] - s.qo_indptr[b]) * p.heads);
-      return {status_code::bad_config,
-              what +
-                  "a balanced plan runs the configs of 32 (query row, head) rows or fewer a sequence and this "
-                  "batch has a sequence of " +
-                  std::to_string(most) + ": plan with the grid of chunks"};
-    }
-    const config_sizes c = sizes_of(id);
+  if (plan.balanced()) {  // the schedule counts units in 32 bits
+    const config_sizes c = sizes_of(choose_config(p, s));
     const std::int64_t units = batch_units(p, s, c.rows, c.kv_tile);
     if (units > std::numeric_limits<std::int32_t>::max())
       return {status_code::too_large, what + "a balanced plan counts the batch's KV tiles of each row group (" +
@@ -1637,33 +1628,31 @@ status launch(const problem& p, const sequences_view& s, const args<KV, Q>& a, c
                    nullptr,      nullptr,           nullptr,
                    p.batch,      plan.workers};
   if (plan.balanced()) {
-    if constexpr (Cfg::k_ways > 1) {  // the other configs' balanced plans validate_args refused
-      const balanced_workspace ws(p.batch, p.heads, plan.workers, Cfg::rows);
-      auto region = [&](std::size_t at) { return reinterpret_cast<int*>(workspace + at); };
-      kp.partial_out = reinterpret_cast<float*>(workspace + ws.partial_out);
-      kp.partial_lse = reinterpret_cast<float*>(workspace + ws.partial_lse);
-      kp.segment_begin = region(ws.segment_begin), kp.counters = region(ws.counters);
-      kp.segments = reinterpret_cast<const segment_entry*>(workspace + ws.segments);
-      if (!a.schedule_ready) {
-        const schedule_params sp{a.qo_indptr,
-                                 p.layout == kv_layout::ragged ? a.kv_indptr : nullptr,
-                                 p.layout == kv_layout::paged ? a.kv_lens : nullptr,
-                                 p.batch,
-                                 p.heads,
-                                 Cfg::rows,
-                                 Cfg::kv_tile,
-                                 plan.workers,
-                                 ws.segment_capacity,
-                                 region(ws.unit_begin),
-                                 region(ws.run_begin),
-                                 region(ws.segment_begin),
-                                 region(ws.counters),
-                                 reinterpret_cast<segment_entry*>(workspace + ws.segments)};
-        hipLaunchKernelGGL(mla_schedule_kernel<64>, dim3(1), dim3(64), 0, stream, sp);
-      }
-      hipLaunchKernelGGL((mla_decode_balanced_kernel<Cfg, KV, Q>), dim3(static_cast<unsigned>(plan.workers)),
-                         dim3(Cfg::threads), 0, stream, kp);
+    const balanced_workspace ws(p.batch, p.heads, plan.workers, Cfg::rows);
+    auto region = [&](std::size_t at) { return reinterpret_cast<int*>(workspace + at); };
+    kp.partial_out = reinterpret_cast<float*>(workspace + ws.partial_out);
+    kp.partial_lse = reinterpret_cast<float*>(workspace + ws.partial_lse);
+    kp.segment_begin = region(ws.segment_begin), kp.counters = region(ws.counters);
+    kp.segments = reinterpret_cast<const segment_entry*>(workspace + ws.segments);
+    if (!a.schedule_ready) {
+      const schedule_params sp{a.qo_indptr,
+                               p.layout == kv_layout::ragged ? a.kv_indptr : nullptr,
+                               p.layout == kv_layout::paged ? a.kv_lens : nullptr,
+                               p.batch,
+                               p.heads,
+                               Cfg::rows,
+                               Cfg::kv_tile,
+                               plan.workers,
+                               ws.segment_capacity,
+                               region(ws.unit_begin),
+                               region(ws.run_begin),
+                               region(ws.segment_begin),
+                               region(ws.counters),
+                               reinterpret_cast<segment_entry*>(workspace + ws.segments)};
+      hipLaunchKernelGGL(mla_schedule_kernel<64>, dim3(1), dim3(64), 0, stream, sp);
     }
+    hipLaunchKernelGGL((mla_decode_balanced_kernel<Cfg, KV, Q>), dim3(static_cast<unsigned>(plan.workers)),
+                       dim3(Cfg::threads), 0, stream, kp);
   } else {
     const std::size_t partial_rows = std::size_t(s.q_rows()) * p.heads * plan.splits;
     kp.partial_out = plan.reduce() ? reinterpret_cast<float*>(workspace) : nullptr;

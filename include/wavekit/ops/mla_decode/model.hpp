@@ -212,10 +212,9 @@ inline split_plan choose_splits(const problem& p, const sequences_view& s, arch:
   return planning::choose_within_model_error(candidates);
 }
 
-// The plan a launch takes (mla_decode_plan): the grid of chunks choose_splits picks, or (rows16,
-// rows32: balanced_config) the balanced schedule over 1/4 to 4 workers a CU (at most one a unit, at
-// most max_workers), as the
-// model weighs them (among plans within its error of the fastest, the most robust:
+// The plan a launch takes (mla_decode_plan): the grid of chunks choose_splits picks, or the balanced
+// schedule over 1/4 to 4 workers a CU (at most one a unit, at most max_workers), as the model
+// weighs them (among plans within its error of the fastest, the most robust:
 // planning/model/plan_choice.hpp). The balanced schedule pays its schedule launch and its merges'
 // tail; it gains where lengths differ (the grid's chunks are sized by the longest sequence) and
 // where a reduce launch is saved.
@@ -228,7 +227,7 @@ inline split_plan choose_plan(const problem& p, const sequences_view& s, arch::t
   const config_id id = choose_config(p, s);
   const config_sizes c = sizes_of(id);
   const double units = double(batch_units(p, s, c.rows, c.kv_tile));
-  if (!balanced_config(id) || units < 1 || units > std::numeric_limits<std::int32_t>::max()) return grid;
+  if (units < 1 || units > std::numeric_limits<std::int32_t>::max()) return grid;
   const int cus = arch::facts_for(t).compute_units;
   int last = 0;
   for (int quarters : {1, 2, 4, 8, 12, 16}) {

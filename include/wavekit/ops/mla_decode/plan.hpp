@@ -16,7 +16,7 @@
 // with another cache type, heads or device is refused (check_plan, check_plan_device): such a plan
 // would still compute the right output, with splits sized for another problem.
 //
-// Or, for the few-row configs (balanced_config), the balanced schedule (workers > 0,
+// Or the balanced schedule (workers > 0,
 // balanced_split.hpp): resident workers sharing the batch's KV tiles evenly, listed on the device
 // from the lengths, a sequence cut between workers merged by the last of them; it serves any
 // lengths (covers), and model.hpp's choose_plan weighs it against the best chunk.
@@ -127,13 +127,6 @@ inline config_id choose_config(const problem& p, const sequences_view& s) {
          : max_rows <= config_rows32::rows ? config_id::rows32
          : max_rows <= config_rows64::rows ? config_id::rows64
                                            : config_id::rows128;
-}
-
-// Whether a balanced plan runs config id: the configs whose waves share their rows (rows16,
-// rows32: 32 (query row, head) rows or fewer a sequence). The others hold 256 VGPRs a lane in
-// their one run already; a worker's loop around it spills (gfx950) or costs SGPRs it lacks.
-inline bool balanced_config(config_id id) {
-  return with_config(id, [](auto c) { return decltype(c)::k_ways > 1; });
 }
 
 // A shipped config's sizes, for host code that has its id.
