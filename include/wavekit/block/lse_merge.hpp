@@ -72,28 +72,30 @@ struct lse_merge {
     }
     __syncthreads();
     // The LSEs are read from LDS in each pass (all lanes one address: a broadcast), not kept in a
-    // register array a run-time split count would index.
+    // register array a run-time split count would index; once a split a pass.
     auto lse_of = [&](int s) { return __builtin_bit_cast(float, arch::lds_load<4>(lds + s)); };
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
     float m = minus_inf;
-    for (int s = 0; s < splits; ++s) m = lse_of(s) > m ? lse_of(s) : m;
+    for (int s = 0; s < splits; ++s) {
+      const float ls = lse_of(s);
+      m = ls > m ? ls : m;
+    }
     float sum = 0.0f;
     if (m != minus_inf)
       for (int s = 0; s < splits; ++s) sum += arch::device_expf(lse_of(s) - m);
     const float lse = m != minus_inf ? m + arch::device_logf(sum) : minus_inf;
     float acc[4] = {};
     const arch::buffer partials = arch::buffer::over(partial_out, entries * V * 4);
-    // Split s's four values and their weighted add. A split that saw no row (lse -inf) is not
-    // read (an out-of-range load: zeros) and adds 0 x 0 (+0: the sums' bits as if it were
-    // skipped), whatever its partial holds.
-    auto values_of = [&](int s) {
-      const bool seen = lse_of(s) != minus_inf;
+    // Split s's four values and their weighted add (ls: its LSE). A split that saw no row (lse
+    // -inf) is not read (an out-of-range load: zeros) and adds 0 x 0 (+0: the sums' bits as if it
+    // were skipped), whatever its partial holds.
+    auto values_of = [&](int s, float ls) {
+      const bool seen = ls != minus_inf;
       return partials.load16(
           seen ? (static_cast<std::uint32_t>(entry_of(s)) * V + 4 * static_cast<std::uint32_t>(tid)) * 4
                : arch::out_of_range);
     };
-    auto add = [&](int s, const arch::u32x4& v) {
-      const float ls = lse_of(s);
+    auto add = [&](float ls, const arch::u32x4& v) {
       const float w = ls != minus_inf ? arch::device_expf(ls - lse) : 0.0f;
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[e] += w * __builtin_bit_cast(float, static_cast<std::uint32_t>(v[e]));
@@ -102,13 +104,20 @@ struct lse_merge {
     // same sums as one at a time), so a pass waits for one round trip, not one a split.
     int s = 0;
     for (; s + in_flight <= splits; s += in_flight) {
+      float ls[in_flight];
       arch::u32x4 v[in_flight];
 #pragma unroll
-      for (int i = 0; i < in_flight; ++i) v[i] = values_of(s + i);
+      for (int i = 0; i < in_flight; ++i) {
+        ls[i] = lse_of(s + i);
+        v[i] = values_of(s + i, ls[i]);
+      }
 #pragma unroll
-      for (int i = 0; i < in_flight; ++i) add(s + i, v[i]);
+      for (int i = 0; i < in_flight; ++i) add(ls[i], v[i]);
     }
-    for (; s < splits; ++s) add(s, values_of(s));
+    for (; s < splits; ++s) {
+      const float ls = lse_of(s);
+      add(ls, values_of(s, ls));
+    }
     if (!out) return;
     store4(out, tid, acc);
     if (lse_out && tid == 0) *lse_out = lse;

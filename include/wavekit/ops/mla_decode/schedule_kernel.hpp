@@ -69,14 +69,21 @@ __global__ __launch_bounds__(Lanes) void mla_schedule_kernel(schedule_params p) 
   {
     const int per_lane = (p.batch + Lanes - 1) / Lanes, first = lane * per_lane;
     const int last = first + per_lane < p.batch ? first + per_lane : p.batch;
+    // Each sequence's units and runs left in its entries, then turned into the prefixes there (the
+    // tables are read once: the lane's own stores are what it reads back).
     int units = 0, runs = 0;
-    for (int b = first; b < last; ++b) units += groups_of(b) * tiles_of(b), runs += groups_of(b);
+    for (int b = first; b < last; ++b) {
+      const int groups = groups_of(b), sequence_units = groups * tiles_of(b);
+      p.unit_begin[b] = sequence_units, p.run_begin[b] = groups;
+      units += sequence_units, runs += groups;
+    }
     const int units_through = detail::wave_inclusive_sum<Lanes>(units, lane);
     const int runs_through = detail::wave_inclusive_sum<Lanes>(runs, lane);
     int unit_at = units_through - units, run_at = runs_through - runs;
     for (int b = first; b < last; ++b) {
+      const int sequence_units = p.unit_begin[b], groups = p.run_begin[b];
       p.unit_begin[b] = unit_at, p.run_begin[b] = run_at;
-      unit_at += groups_of(b) * tiles_of(b), run_at += groups_of(b);
+      unit_at += sequence_units, run_at += groups;
     }
     if (lane == Lanes - 1) p.unit_begin[p.batch] = units_through, p.run_begin[p.batch] = runs_through;
   }
@@ -102,12 +109,17 @@ __global__ __launch_bounds__(Lanes) void mla_schedule_kernel(schedule_params p) 
   const int w_last = w_first + per_lane < p.workers ? w_first + per_lane : p.workers;
   {
     int own = 0;
-    for (int w = w_first; w < w_last; ++w) own += segments_of(w);
+    for (int w = w_first; w < w_last; ++w) {  // counted once, left in the entries as above
+      const int segments = segments_of(w);
+      p.segment_begin[w] = segments;
+      own += segments;
+    }
     const int through = detail::wave_inclusive_sum<Lanes>(own, lane);
     int at = through - own;
     for (int w = w_first; w < w_last; ++w) {
+      const int segments = p.segment_begin[w];
       p.segment_begin[w] = at;
-      at += segments_of(w);
+      at += segments;
       p.counters[w] = 0;
     }
     if (lane == Lanes - 1) p.segment_begin[p.workers] = through;
