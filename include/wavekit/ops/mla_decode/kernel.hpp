@@ -150,7 +150,7 @@ struct decode_parts {
   static constexpr int load_threads = kv_tile * load_bytes / 16, load_groups = threads / load_threads;
   using chunk_loader = tile::tile_loader_k_contiguous<kv_tile, load_bytes, load_threads, kv_bits>;
   struct scaled_chunk_loader : chunk_loader {
-    std::uint32_t scale_at;    // the chunk's block scale at K = 0: row * stride + chunk (out_of_range: none)
+    std::uint32_t scale_at;  // the chunk's block scale at K = 0: row * stride + chunk (out_of_range: none)
     // The block's scale operand (arch::e8m0_scale_operand of its e8m0 code), made as it is loaded:
     // a code carried to its use would be widened from 16 bits first (one VALU more).
     float scale_operand;
@@ -182,9 +182,9 @@ struct decode_parts {
   // through LDS (tail_scale_bytes: its fp32 scale operand a chunk) before the tile's stores. Nothing
   // to convert in a bf16 cache's tail. The few-row configs only: the row configs' MFMAs leave room
   // for their conversions (and rows128 on gfx942 has no register for a lane's part).
-  static constexpr bool split_tail =
-      widened && Cfg::k_ways > 1 && (load_groups == 2 || load_groups == 4 || (mx_kv && load_groups == 8)) &&
-      steps == load_groups*(load_rounds - 1) + 1;
+  static constexpr bool split_tail = widened && Cfg::k_ways > 1 &&
+                                     (load_groups == 2 || load_groups == 4 || (mx_kv && load_groups == 8)) &&
+                                     steps == load_groups*(load_rounds - 1) + 1;
   static constexpr int tail_part_bytes = 16 / load_groups;
   // The bytes a part takes widened: two a byte of fp8, four of MXFP4 (two values).
   static constexpr int tail_store_bytes = tail_part_bytes * 16 / kv_bits;
@@ -543,8 +543,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts:
   constexpr int bytes = Parts::tail_part_bytes, stored = Parts::tail_store_bytes;
   const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
   const arch::u32x4 bits = loaded.regs[0];
-  unsigned char* const at = tile + Parts::k_layout::offset(row, 2 * Parts::step_values / loader::chunks_per_row * k +
-                                                                    stored * part);
+  unsigned char* const at =
+      tile + Parts::k_layout::offset(row, 2 * Parts::step_values / loader::chunks_per_row * k + stored * part);
   if constexpr (Parts::mx_kv) {
     static_assert(bytes == 2 || bytes == 4, "mla_decode: 2 or 4 bytes an MXFP4 tail part (eight or four load groups)");
     if constexpr (bytes == 2)
@@ -729,8 +729,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     auto cursor_at = [&](int j) {
       if (!pages) return page_cursor{0u, static_cast<std::uint32_t>(kv_base + j) * row_units + chunk_place};
       const unsigned page = static_cast<unsigned>(j) / static_cast<unsigned>(p.page_size);  // j >= 0
-      return page_cursor{page * 4u,
-                         static_cast<std::uint32_t>(j - static_cast<int>(page) * p.page_size) * row_units + chunk_place};
+      return page_cursor{
+          page * 4u, static_cast<std::uint32_t>(j - static_cast<int>(page) * p.page_size) * row_units + chunk_place};
     };
     // A place past its page's last row (the subtraction of a page does not borrow: the chunk's
     // place in its row is below a row's units) goes back a page and the entry forward one.
@@ -784,8 +784,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       if (ahead)
         first.locate_offsets_by(
             [&](int r, int) {
-              const std::uint32_t at = rows_placed ? row_ahead(*ahead) * row_bytes + chunk_byte
-                                                   : ahead->entry * page_units + ahead->place;
+              const std::uint32_t at =
+                  rows_placed ? row_ahead(*ahead) * row_bytes + chunk_byte : ahead->entry * page_units + ahead->place;
               return inside || j0 + r < j_end ? at : arch::out_of_range;
             },
             load_tid);
@@ -889,8 +889,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     auto hand_on_tail_scales = [&](const loader& tail, int load_tid) {
       if constexpr (parts::tail_scale_bytes > 0)
         if (step0 == 0)
-          arch::lds_store<4>(tail_scales_lds + 4 * load_tid,
-                             __builtin_bit_cast(std::uint32_t, tail.scale_operand));
+          arch::lds_store<4>(tail_scales_lds + 4 * load_tid, __builtin_bit_cast(std::uint32_t, tail.scale_operand));
     };
     // The first tile, whole, before the loop, and (whole_tile_in_flight) the page entries of the
     // second's rows: this lane's loader row.
@@ -938,9 +937,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // bf16 weights with k_ways > 1: whether the wave's own pair of weights turns to P^T's order (the
     // second tile's pairs, ordered below), held in a register (arch::bf16x2_turn: no instruction
     // more on gfx942, a rotate on gfx950).
-    const arch::bf16x2_turn own_pair_turn{k_ways > 1 && !fp8_products
-                                              ? arch::opaque_copy(arch::make_bf16x2_turn(k_way / 2 != 0).bits)
-                                              : 0u};
+    const arch::bf16x2_turn own_pair_turn{
+        k_ways > 1 && !fp8_products ? arch::opaque_copy(arch::make_bf16x2_turn(k_way / 2 != 0).bits) : 0u};
 
     for (int j0 = j_begin; j0 < j_end; j0 += kv_tile) {
       // The lane and what follows from it, recomputed each tile (arch::opaque_copy) where the loop's
@@ -1008,9 +1006,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       // most tiles leave the outputs as they are: no pass over O, no shuffles. Between moves a
       // weight is at most 2^rescale_margin, which bf16 P and the fp32 sums hold as exactly as 1.
       // lane_max: the largest score of the lane's (masked) scores.
-      auto needs_new_max = [&](float lane_max) {
-        return __builtin_amdgcn_ballot_w64(lane_max > m_moves) != 0;
-      };
+      auto needs_new_max = [&](float lane_max) { return __builtin_amdgcn_ballot_w64(lane_max > m_moves) != 0; };
       auto move_max = [&](float lane_max) {
         float row_max = lane_max;  // over the row's four lane groups
 #pragma unroll
