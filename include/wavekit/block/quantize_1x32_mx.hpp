@@ -26,7 +26,8 @@
 // them (missing rows load zeros and store nothing): no divergence around them. An optional row
 // table (rows_in_use[r] < 0: row r is skipped) lets a pipeline quantize only the rows a later GEMM
 // reads (MoE's padding rows are never written). A GEMM that quantizes its A tile as it loads it
-// calls quantize_fp4_octet on registers; the kernel form here runs the item over a whole tensor.
+// calls arch::quantize_fp4_octet on registers (arch/mx_quantize_lanes.hpp: the lanes' part of this
+// rule, below the tile loaders); the kernel form here runs the item over a whole tensor.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -38,20 +39,14 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
-#include "wavekit/arch/fp8_convert.hpp"
-#include "wavekit/arch/gfx950.hpp"
+#include "wavekit/arch/mx_quantize_lanes.hpp"
 #include "wavekit/arch/target.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/mx_rounding.hpp"
-#include "wavekit/core/mx_scale.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 
 namespace wavekit::block {
-
-inline constexpr int mx_group = 32;                  // columns per scale
-inline constexpr int mx_quantize_lane_elements = 8;  // elements per work item
-inline constexpr int mx_quantize_group_lanes = 4;    // work items per scale
 
 // Elem: fp4_e2m1 (MXFP4) or fp8_e4m3fn (MXFP8).
 template <class T, class Elem = fp4_e2m1>
@@ -66,112 +61,35 @@ struct quantize_1x32_mx_args {
   const int* rows_in_use = nullptr;  // null, or [rows]: rows with a negative entry are skipped
 
   // Work items (threads) the whole tensor needs.
-  WAVEKIT_HOST_DEVICE int items() const { return rows * (cols / mx_quantize_lane_elements); }
+  WAVEKIT_HOST_DEVICE int items() const { return rows * (cols / arch::mx_quantize_lane_elements); }
 };
-
-// Eight values of a 32-column block (the block's other 24 in the three neighbouring lanes of the
-// group of four) to four bytes of e2m1, and the block's e8m0 exponent + 127.
-struct fp4_octet {
-  std::uint32_t bytes;
-  std::uint32_t scale;
-};
-// The amax of a 32-column block from a lane's 8 values: DPP moves within each quad of lanes (VALU,
-// no LDS): lanes swapped by 1 (quad_perm [1, 0, 3, 2]), then by 2 ([2, 3, 0, 1]).
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float block_amax(const float (&v)[mx_quantize_lane_elements]) {
-  float amax = 0.0f;
-#pragma unroll
-  for (int h = 0; h < mx_quantize_lane_elements; ++h) {
-    const float m = v[h] < 0.0f ? -v[h] : v[h];
-    amax = m > amax ? m : amax;  // a NaN element is not the amax
-  }
-  auto quad_max = [&amax]<int Ctrl>() {
-    const float other =
-        __builtin_bit_cast(float, __builtin_amdgcn_mov_dpp(__builtin_bit_cast(int, amax), Ctrl, 0xF, 0xF, false));
-    amax = other > amax ? other : amax;
-  };
-  quad_max.template operator()<0xB1>();
-  quad_max.template operator()<0x4E>();
-  return amax;
-}
-
-// (A template so that only gfx950 code instantiates the conversion.)
-template <class Elem = fp4_e2m1, mx_rounding R = mx_rounding::nearest_even>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp4_octet quantize_fp4_octet(const float (&v)[mx_quantize_lane_elements]) {
-  static_assert(std::is_same_v<Elem, fp4_e2m1>, "quantize_fp4_octet: fp4 e2m1");
-  if constexpr (R == mx_rounding::ties_away_from_zero) {
-    const int exponent = mx_scale_exponent<Elem>(block_amax(v));
-    float y[mx_quantize_lane_elements];
-#pragma unroll
-    for (int h = 0; h < mx_quantize_lane_elements; ++h)
-      y[h] = round_to_grid_ties_away<Elem>(__builtin_ldexpf(v[h], -exponent));
-    std::uint32_t bytes = 0;
-    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<0>(bytes, y[0], y[1], 1.0f);
-    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<1>(bytes, y[2], y[3], 1.0f);
-    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<2>(bytes, y[4], y[5], 1.0f);
-    bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<3>(bytes, y[6], y[7], 1.0f);
-    return {bytes, static_cast<std::uint32_t>(exponent + 127)};
-  }
-  const std::uint32_t code = static_cast<std::uint32_t>(mx_scale_exponent<Elem>(block_amax(v)) + 127);
-  const float scale = __builtin_bit_cast(float, code << 23);  // the conversion reads its exponent field
-  std::uint32_t bytes = 0;
-  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<0>(bytes, v[0], v[1], scale);
-  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<1>(bytes, v[2], v[3], scale);
-  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<2>(bytes, v[4], v[5], scale);
-  bytes = arch::gfx950::cvt_scalef32_pk_fp4_f32<3>(bytes, v[6], v[7], scale);
-  return {bytes, code};
-}
-
-// The same to eight bytes of e4m3fn: x * 2^-exponent (2^-exponent is a normal fp32 for every
-// exponent the rule gives e4m3fn, at most 127 - 8), saturating.
-struct fp8_octet {
-  arch::u32x2 bytes;
-  std::uint32_t scale;
-};
-template <class Elem = fp8_e4m3fn, mx_rounding R = mx_rounding::nearest_even>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp8_octet quantize_fp8_octet(const float (&v)[mx_quantize_lane_elements]) {
-  static_assert(std::is_same_v<Elem, fp8_e4m3fn>, "quantize_fp8_octet: OCP fp8 e4m3fn");
-  const int exponent = mx_scale_exponent<Elem>(block_amax(v));
-  const float inverse = __builtin_ldexpf(1.0f, -exponent);
-  if constexpr (R == mx_rounding::ties_away_from_zero) {
-    float y[mx_quantize_lane_elements];
-#pragma unroll
-    for (int h = 0; h < mx_quantize_lane_elements; ++h) y[h] = round_to_grid_ties_away<Elem>(v[h] * inverse);
-    return {arch::u32x2{arch::pack_fp8x4_saturating<Elem>(y[0], y[1], y[2], y[3]),
-                        arch::pack_fp8x4_saturating<Elem>(y[4], y[5], y[6], y[7])},
-            static_cast<std::uint32_t>(exponent + 127)};
-  }
-  return {
-      arch::u32x2{arch::pack_fp8x4_saturating<Elem>(v[0] * inverse, v[1] * inverse, v[2] * inverse, v[3] * inverse),
-                  arch::pack_fp8x4_saturating<Elem>(v[4] * inverse, v[5] * inverse, v[6] * inverse, v[7] * inverse)},
-      static_cast<std::uint32_t>(exponent + 127)};
-}
 
 // Quantizes work item `item` (every lane of a wave calls it; items past the tensor do nothing).
 template <class T, class Elem, mx_rounding R = mx_rounding::nearest_even>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_mx_item(const quantize_1x32_mx_args<T, Elem>& a, int item) {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "quantize_1x32_mx: activations are bf16 or fp16");
-  const int per_row = a.cols / mx_quantize_lane_elements;
-  const int row = item / per_row, col = item % per_row * mx_quantize_lane_elements;
+  const int per_row = a.cols / arch::mx_quantize_lane_elements;
+  const int row = item / per_row, col = item % per_row * arch::mx_quantize_lane_elements;
   const bool active = row < a.rows && (!a.rows_in_use || a.rows_in_use[row] >= 0);
   const std::uint32_t elements = static_cast<std::uint32_t>(a.rows) * static_cast<std::uint32_t>(a.cols);
   const std::uint32_t at = static_cast<std::uint32_t>(row) * a.cols + col;  // used only when active
   const arch::u32x4 raw = arch::buffer::over(a.x, elements * 2).load16(active ? at * 2 : arch::out_of_range);
-  float v[mx_quantize_lane_elements];
+  float v[arch::mx_quantize_lane_elements];
 #pragma unroll
-  for (int h = 0; h < mx_quantize_lane_elements; ++h)
+  for (int h = 0; h < arch::mx_quantize_lane_elements; ++h)
     v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(raw[h / 2] >> (16 * (h % 2)))));
   const arch::buffer q = arch::buffer::over(a.q, elements / 8 * a.element_bits);
   std::uint32_t scale;
   if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
-    const fp4_octet o = quantize_fp4_octet<Elem, R>(v);
+    const arch::fp4_octet o = arch::quantize_fp4_octet<Elem, R>(v);
     q.store4(o.bytes, active ? at / 2 : arch::out_of_range), scale = o.scale;
   } else {
-    const fp8_octet o = quantize_fp8_octet<Elem, R>(v);
+    const arch::fp8_octet o = arch::quantize_fp8_octet<Elem, R>(v);
     q.store8(o.bytes, active ? at : arch::out_of_range), scale = o.scale;
   }
-  if (col % mx_group == 0)
-    arch::buffer::over(a.scale, elements / mx_group)
-        .store1(static_cast<std::uint8_t>(scale), active ? at / mx_group : arch::out_of_range);
+  if (col % arch::mx_group == 0)
+    arch::buffer::over(a.scale, elements / arch::mx_group)
+        .store1(static_cast<std::uint8_t>(scale), active ? at / arch::mx_group : arch::out_of_range);
 }
 
 // The whole tensor: launch ceil(items / 256) workgroups of 256 threads.

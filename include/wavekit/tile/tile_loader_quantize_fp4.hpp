@@ -1,5 +1,6 @@
 // Global -> LDS mover that quantizes on the way: a tile of bf16 / fp16 rows stored K-contiguous is
-// read and written to LDS as MXFP4 (block/quantize_1x32_mx.hpp's rule: the host quantizer's bits),
+// read and written to LDS as MXFP4 (block/quantize_1x32_mx.hpp's rule, arch/mx_quantize_lanes.hpp's
+// lanes: the host quantizer's bits),
 // so a GEMM takes a 16-bit A and multiplies it in fp4 without the quantized A ever reaching memory
 // (amd-mxfp4-mm: gfx950's scaled MFMAs). In tile_loader's steps: locate() once, load(k0) the K
 // step's 16-bit values into registers, wait_for_loads(), store() quantizes and writes.
@@ -21,7 +22,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
-#include "wavekit/block/quantize_1x32_mx.hpp"
+#include "wavekit/arch/mx_quantize_lanes.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
@@ -38,7 +39,7 @@ struct tile_loader_quantize_fp4 {
   static constexpr int chunks = Rows * chunks_per_row;
   static constexpr int per_thread = chunks / Threads;
   static constexpr int work_items = chunks;
-  static constexpr int scales_per_row = RowBytes * 2 / block::mx_group;
+  static constexpr int scales_per_row = RowBytes * 2 / arch::mx_group;
   static constexpr int scale_offset = Rows * RowBytes;  // the scales follow the fp4 rows
   static constexpr int tile_bytes = scale_offset + Rows * scales_per_row;
   static constexpr bool gathers_rows = false;
@@ -86,11 +87,11 @@ struct tile_loader_quantize_fp4 {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const int c = tid + i * Threads, row = c / chunks_per_row, chunk = c % chunks_per_row;
-      float v[block::mx_quantize_lane_elements];
+      float v[arch::mx_quantize_lane_elements];
 #pragma unroll
-      for (int h = 0; h < block::mx_quantize_lane_elements; ++h)
+      for (int h = 0; h < arch::mx_quantize_lane_elements; ++h)
         v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(regs[i][h / 2] >> (16 * (h % 2)))));
-      const block::fp4_octet q = block::quantize_fp4_octet(v);
+      const arch::fp4_octet q = arch::quantize_fp4_octet(v);
       arch::lds_store<4>(lds + layout::offset(row, chunk * 4), q.bytes);
       // Lanes 4, 8 and 12 of the 16 (a DPP row) to its first: row_shl by 4, 8, 12.
       std::uint32_t word = q.scale;
