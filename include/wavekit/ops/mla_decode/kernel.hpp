@@ -688,7 +688,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     // row is fetched a tile earlier still, by a buffer load (counted by vmcnt alone, in order behind
     // the KV loads issued before it), so no tile waits for a page-table round trip before issuing
     // its next tile's loads. The lane's chunk is followed a tile at a time (page_cursor: its page
-    // and its place, the bytes from the page's start to the chunk; kv_tile rows are tile_pages
+    // and its place, the units from the page's start to the chunk; kv_tile rows are tile_pages
     // whole pages and tile_rest more), so that a run divides by the page size once, not every tile
     // (a division by a kernel argument is some twenty VALU a lane), and a tile's offset is entry *
     // page_units + place, one multiply-add. An MXFP4 cache's place counts rows, not bytes: the row
@@ -764,7 +764,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
     float m = minus_inf, offset = 0.0f;
     // The raw score past which the max moves, (m + rescale_margin) / score_log2 (set with m): a
     // lane's max is compared as it is, with no multiply a tile (score_log2 > 0; a threshold one
-    // rounding off lets a weight pass 2^rescale_margin by as little, which nothing notices).
+    // rounding off lets a weight pass 2^rescale_margin by a few ulp, inside the bounds it sets).
     float m_moves = minus_inf;
     // The row configs add a lane's eight weights to one sum (its registers are spoken for); rows16
     // keeps two partial sums, one v_pk_add_f32 a weight pair.
