@@ -8,6 +8,7 @@
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
+#include <bit>
 #include <cstdint>
 
 #include "wavekit/arch/target.hpp"
@@ -51,7 +52,7 @@ WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE std::uint32_t pack_bf16x2_rne_numbers(fl
                                bf16_rne_in_high_half(__builtin_bit_cast(std::uint32_t, lo)), turn.bits);
 #else
   const std::uint32_t word = pack_bf16x2_rne_numbers(lo, hi);
-  return turn.bits == 0 ? word : word >> turn.bits | word << (32 - turn.bits);
+  return std::rotr(word, static_cast<int>(turn.bits));
 #endif
 }
 

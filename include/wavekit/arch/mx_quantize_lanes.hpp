@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/fp4_convert.hpp"  // e8m0_scale_operand
 #include "wavekit/arch/fp8_convert.hpp"
 #include "wavekit/arch/gfx950.hpp"
 #include "wavekit/core/mx_rounding.hpp"
@@ -70,7 +71,7 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE fp4_octet quantize_fp4_octet(const float (&v)
     return {bytes, static_cast<std::uint32_t>(exponent + 127)};
   }
   const std::uint32_t code = static_cast<std::uint32_t>(mx_scale_exponent<Elem>(block_amax(v)) + 127);
-  const float scale = __builtin_bit_cast(float, code << 23);  // the conversion reads its exponent field
+  const float scale = e8m0_scale_operand(code);
   std::uint32_t bytes = 0;
   bytes = gfx950::cvt_scalef32_pk_fp4_f32<0>(bytes, v[0], v[1], scale);
   bytes = gfx950::cvt_scalef32_pk_fp4_f32<1>(bytes, v[2], v[3], scale);

@@ -535,10 +535,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened(const typename Parts::kv_l
 
 // Part `part` of a loader's chunk (decode_parts::split_tail: Parts::tail_part_bytes of it, in the
 // low bytes of the chunk's registers) widened the same way, into its place in the chunk's; an
-// MXFP4 part times its block's scale operand (handed on by the first load group).
+// MXFP4 part times the loader's scale operand (the first load group's, handed on to every group).
 template <class Parts>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts::kv_loader& loaded, unsigned char* tile,
-                                                           int tid, int part, float scale_operand = 0.0f) {
+                                                           int tid, int part) {
   using loader = typename Parts::kv_loader;
   constexpr int bytes = Parts::tail_part_bytes, stored = Parts::tail_store_bytes;
   const int row = tid / loader::chunks_per_row, k = tid % loader::chunks_per_row;
@@ -548,9 +548,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store_widened_part(const typename Parts:
   if constexpr (Parts::mx_kv) {
     static_assert(bytes == 2 || bytes == 4, "mla_decode: 2 or 4 bytes an MXFP4 tail part (eight or four load groups)");
     if constexpr (bytes == 2)
-      arch::lds_store<8>(at, arch::widen_fp4x4_to_bf16(bits[0], scale_operand));
+      arch::lds_store<8>(at, arch::widen_fp4x4_to_bf16(bits[0], loaded.scale_operand));
     else
-      arch::lds_store<16>(at, arch::widen_fp4x8_to_bf16(bits[0], scale_operand));
+      arch::lds_store<16>(at, arch::widen_fp4x8_to_bf16(bits[0], loaded.scale_operand));
   } else {
     static_assert(bytes == 4 || bytes == 8, "mla_decode: 4 or 8 bytes an fp8 tail part (four or two load groups)");
     const arch::u32x2 low = arch::widen_fp8x4_to_bf16(bits[0]);
@@ -856,11 +856,11 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
         const int s = step0 + parts::load_groups * i;
         if constexpr (parts::split_tail) {
           if (i == parts::load_rounds - 1) {
-            float scale_operand = 0.0f;
-            if constexpr (parts::mx_kv)
-              scale_operand = __builtin_bit_cast(float, arch::lds_load<4>(tail_scales_lds + 4 * load_tid));
+            if constexpr (parts::mx_kv)  // the first group's, handed on (hand_on_tail_scales)
+              loads[i - Begin].scale_operand =
+                  __builtin_bit_cast(float, arch::lds_load<4>(tail_scales_lds + 4 * load_tid));
             store_widened_part<parts>(loads[i - Begin], k_lds + (steps - 1) * parts::k_tile_bytes, load_tid,
-                                      parts::tail_part(step0, load_tid), scale_operand);
+                                      parts::tail_part(step0, load_tid));
             continue;
           }
         }
@@ -1044,9 +1044,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void decode_run(const decode_params& p, unsig
       auto ordered = [](int t, floatx2 e) { return t / 2 == 0 ? e : floatx2{e[1], e[0]}; };
       // The bits of the wave's own pair (k_way, known only at run time): a bf16 word in P^T's order
       // (packed in the pair's own order and turned by own_pair_turn where ordered swaps), or two fp8
-      // bytes in the low half of one in the
-      // pair's own order, whatever the high half (set_pairs' byte selectors put them in P^T's order
-      // at no cost, and no register is cleared).
+      // bytes in the low half of one in the pair's own order, whatever the high half (set_pairs'
+      // byte selectors put them in P^T's order at no cost, and no register is cleared).
       auto own_pair_bits = [&](floatx2 e) -> std::uint32_t {
         if constexpr (parts::fp8_products)
           return static_cast<std::uint32_t>(
