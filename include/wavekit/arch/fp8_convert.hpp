@@ -44,6 +44,12 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t pack_fp8x4_saturating(float v0,
       __builtin_amdgcn_cvt_pk_fp8_f32(clamp_to_finite<Fp8>(v2), clamp_to_finite<Fp8>(v3), low, true));
 }
 
+// One fp32 value to its fp8 byte (the low 8 bits), saturating: a one-byte store's value.
+template <class Fp8>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE std::uint32_t fp8_bits_saturating(float v) {
+  return static_cast<std::uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(clamp_to_finite<Fp8>(v), 0.0f, 0, false)) & 0xFFu;
+}
+
 // Four fp8 bytes (the lowest first) to four bf16 values, two a word (the first in the low half).
 // gfx950 converts a pair to bf16 in one instruction (v_cvt_scalef32_pk_bf16_fp8 at scale 1: exact,
 // docs/hardware.md 2.3); gfx942 widens it to fp32 (v_cvt_pk_f32_fp8) and keeps the top halves.

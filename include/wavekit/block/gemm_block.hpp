@@ -27,13 +27,14 @@
 namespace wavekit::block {
 
 // A GEMM's kernel argument: C = A x B^T over K (storage order fixed by the kernel), with the scale
-// policy's arguments and the epilogue's.
-template <class A, class B, class ScaleArgs, class Out>
+// policy's arguments and the epilogue's (epilogue_store's by default; an epilogue_fused's carry its
+// D tensors: block/epilogue_fused.hpp).
+template <class A, class B, class ScaleArgs, class Out, class EpilogueArgs = epilogue_args<Out>>
 struct gemm_params {
   const A* a;
   const B* b;
   ScaleArgs scales;
-  epilogue_args<Out> out;
+  EpilogueArgs out;
   int m, n, k;
   int groups_per_split;  // K groups (the policy's unit) per split
   int skip;              // K elements the first step starts early (mainloop KTail), else 0
@@ -94,9 +95,9 @@ struct gemm_block {
       "gemm_block: the epilogue's exchange between waves must fit in the mainloop's LDS");
 
   // lds: Mainloop::lds_bytes, 16-byte aligned.
-  template <class A, class B, class Out>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const gemm_params<A, B, typename policy::args, Out>& p,
-                                                     unsigned char* lds) {
+  template <class A, class B, class Out, class EpilogueArgs>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(
+      const gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
     run_with(p, lds);
   }
   template <class A, class B, class Out>

@@ -13,6 +13,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/codegen_targets.hpp"
+#include "wavekit/block/epilogue_fused.hpp"
 #include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/math.hpp"
@@ -52,11 +53,62 @@ __global__ __launch_bounds__(Threads) void splitk_reduce(const float* partials, 
   }
 }
 
+// The same sum, then an epilogue_fused's inputs, activation and conversion (block/epilogue_fused.hpp)
+// on each output: the fusion runs once, on the summed value. n % 4 == 0 (a thread's 4 outputs are
+// one row's).
+template <class Epilogue, int Threads = 256>
+__global__ __launch_bounds__(Threads) void splitk_reduce_fused(const float* partials, typename Epilogue::args p, int m,
+                                                               int n, int splits) {
+  using Out = typename Epilogue::out_type;
+  arch::declare_codegen_targets<0, 8>();
+  const long count = static_cast<long>(m) * n;
+  const long i = (static_cast<long>(blockIdx.x) * Threads + threadIdx.x) * 4;
+  if (i >= count) return;
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int s = 0; s < splits; ++s) {
+    const arch::buffer src = arch::buffer::over(partials + s * count, static_cast<std::uint32_t>(count * 4));
+    const arch::u32x4 v = src.load16(static_cast<std::uint32_t>(i * 4));
+#pragma unroll
+    for (int t = 0; t < 4; ++t) sum[t] += __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
+  }
+  const auto row = static_cast<std::uint32_t>(i / n), col = static_cast<std::uint32_t>(i % n);
+  const typename Epilogue::d_buffers d(p, m, n);
+  std::uint32_t bits[4];
+#pragma unroll
+  for (int t = 0; t < 4; ++t) {
+    float x[Epilogue::slots];
+    Epilogue::for_each_input([&]<int q, class In>() {
+      const std::uint32_t at = In::index == input_index::column ? col + t
+                               : In::index == input_index::row  ? row
+                                                                : static_cast<std::uint32_t>(i) + t;
+      x[q] = load_as_float<typename In::element>(d.at[q], at);
+    });
+    bits[t] = Epilogue::out_bits(Epilogue::finish(sum[t], x), p.out_scale);
+  }
+  const arch::buffer dst = arch::buffer::over(p.c, static_cast<std::uint32_t>(count * sizeof(Out)));
+  if constexpr (sizeof(Out) == 4)
+    dst.store16(arch::u32x4{bits[0], bits[1], bits[2], bits[3]}, static_cast<std::uint32_t>(i * 4));
+  else if constexpr (sizeof(Out) == 2)
+    dst.store8(arch::u32x2{bits[0] | (bits[1] << 16), bits[2] | (bits[3] << 16)}, static_cast<std::uint32_t>(i * 2));
+  else
+    dst.store4(bits[0] | (bits[1] << 8) | (bits[2] << 16) | (bits[3] << 24), static_cast<std::uint32_t>(i));
+}
+
 // Launches the reduction of `splits` partial sums of `count` outputs on `stream`.
 template <class Out>
 hipError_t launch_splitk_reduce(const float* partials, Out* c, long count, int splits, hipStream_t stream) {
   hipLaunchKernelGGL(splitk_reduce<Out>, dim3(static_cast<unsigned>(ceil_div(count / 4, 256L))), dim3(256), 0, stream,
                      partials, c, count, splits);
+  return hipGetLastError();
+}
+
+// Launches the fused reduction of `splits` partials of an m x n output in `partials`.
+template <class Epilogue>
+hipError_t launch_splitk_reduce_fused(const float* partials, const typename Epilogue::args& p, int m, int n, int splits,
+                                      hipStream_t stream) {
+  const long count = static_cast<long>(m) * n;
+  hipLaunchKernelGGL(splitk_reduce_fused<Epilogue>, dim3(static_cast<unsigned>(ceil_div(count / 4, 256L))), dim3(256),
+                     0, stream, partials, p, m, n, splits);
   return hipGetLastError();
 }
 
@@ -90,20 +142,26 @@ inline status check_splitk_launch(text_ref name, text_ref problem, int splits, i
   return status::success();
 }
 
-// After a GEMM's main kernel was launched: its launch status, then (with split-K) the reduction of
-// `used_splits` partials in `workspace` into the m x n output c.
-template <class Out>
-status finish_splitk_launch(text_ref name, bool split, const void* workspace, Out* c, int m, int n, int used_splits,
-                            hipStream_t stream) {
+// After a GEMM's main kernel was launched: its launch status, then (with split-K) `reduce(stream)`,
+// which launches the reduction and returns its hipError_t.
+template <class Reduce>
+status finish_launch_then_reduce(text_ref name, bool split, hipStream_t stream, Reduce&& reduce) {
   if (hipError_t e = hipGetLastError(); e != hipSuccess)
     return {status_code::launch_failed, name + ": " + hipGetErrorString(e)};
   if (split) {
-    if (hipError_t e = launch_splitk_reduce(static_cast<const float*>(workspace), c, static_cast<long>(m) * n,
-                                            used_splits, stream);
-        e != hipSuccess)
+    if (hipError_t e = reduce(stream); e != hipSuccess)
       return {status_code::launch_failed, name + " (split-K reduction): " + hipGetErrorString(e)};
   }
   return status::success();
+}
+
+// The same with the plain reduction of `used_splits` partials in `workspace` into the m x n output c.
+template <class Out>
+status finish_splitk_launch(text_ref name, bool split, const void* workspace, Out* c, int m, int n, int used_splits,
+                            hipStream_t stream) {
+  return finish_launch_then_reduce(name, split, stream, [&](hipStream_t s) {
+    return launch_splitk_reduce(static_cast<const float*>(workspace), c, static_cast<long>(m) * n, used_splits, s);
+  });
 }
 
 }  // namespace wavekit::block

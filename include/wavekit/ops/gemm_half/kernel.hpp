@@ -28,7 +28,8 @@
 
 namespace wavekit::ops::gemm_half {
 
-template <class Cfg, class T, class Out, layout Order>
+// Epilogue: the plain store, or a fusion (block/epilogue_fused.hpp: ops/gemm_bias_act/).
+template <class Cfg, class T, class Out, layout Order, class Epilogue = block::epilogue_store<Out>>
 struct parts {
   template <int Rows>
   using loader = std::conditional_t<Order == layout::k_contiguous,
@@ -42,7 +43,7 @@ struct parts {
   using policy = block::scale_none<mma, Cfg::block_k>;
   using mainloop = block::gemm_mainloop<Cfg, mma, a_loader, b_loader, policy, /*KTail=*/true>;
   using scheduler = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>;
-  using body = block::gemm_block<Cfg, Order, scheduler, mainloop, block::epilogue_store<Out>>;
+  using body = block::gemm_block<Cfg, Order, scheduler, mainloop, Epilogue>;
   static_assert(mainloop::lds_bytes == Cfg::lds_bytes, "gemm_half::parts: the config's LDS budget is the mainloop's");
 };
 

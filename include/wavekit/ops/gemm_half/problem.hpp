@@ -54,9 +54,10 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
   return block::splitk_workspace_bytes(p.m, p.n, splits);
 }
 
-// The problem's own rules; queries (plan, workspace) answer only problems that pass them.
-inline status validate_shape(const problem& p) {
-  const auto what = lazy([&] { return "gemm_half " + p.str() + ": "; });
+// The problem's own rules; queries (plan, workspace) answer only problems that pass them. `op`
+// names the op in the statuses (an op built on this GEMM: ops/gemm_bias_act/).
+inline status validate_shape(const problem& p, const char* op = "gemm_half") {
+  const auto what = lazy([&] { return std::string(op) + " " + p.str() + ": "; });
   if (p.m < 0 || p.n <= 0 || p.k <= 0)
     return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
   if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};

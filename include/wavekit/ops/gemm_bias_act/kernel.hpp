@@ -1,0 +1,69 @@
+// GEMM + bias + activation's kernel and launcher: gemm_half's parts with a fused epilogue (the
+// bias per column, the activation, C's conversion), split-K through the fused reduction.
+#pragma once
+
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
+#include <hip/hip_runtime.h>
+
+#include "wavekit/block/epilogue_fused.hpp"
+#include "wavekit/ops/gemm_bias_act/problem.hpp"
+#include "wavekit/ops/gemm_half/kernel.hpp"
+
+namespace wavekit::ops::gemm_bias_act {
+
+template <class T, class Out, activation Act>
+using epilogue = block::epilogue_fused<Out, Act, block::column_bias<T>>;
+template <class T, class Out, activation Act>
+using params = block::gemm_params<T, T, block::scale_none_args, Out, typename epilogue<T, Out, Act>::args>;
+
+template <class Cfg, class T, class Out, activation Act, layout Order>
+__global__ __launch_bounds__(Cfg::threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void gemm_bias_act_kernel(params<T, Out, Act> p) {
+  using composed = gemm_half::parts<Cfg, T, Out, Order, epilogue<T, Out, Act>>;
+  arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, 0>();
+  if constexpr (!arch::runs_on_current_target<typename composed::atom> ||
+                (block::is_fp8_v<Out> && !arch::reads_fp8<Out>(arch::current_target) &&
+                 arch::current_target != arch::target::host)) {
+    __builtin_trap();  // an fp8 C is the target's own format (the one-call API checks it)
+  } else {
+    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
+    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
+  }
+}
+
+// Validates, then launches gemm_half's config Cfg with `splits` K splits.
+template <class Cfg, class T, class Out>
+status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t stream) {
+  using K = typename Cfg::kernel_config;
+  if (status s = validate(p, a); !s.ok()) return s;
+  const gemm_half::problem& g = p.gemm;
+  const auto name = lazy([&] { return "gemm_bias_act with " + Cfg::name(splits); });
+  const int steps = ceil_div(g.k, Cfg::block_k);
+  const std::size_t need = gemm_half::workspace_bytes(g, splits);
+  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
+                                            a.workspace_bytes);
+      !s.ok())
+    return s;
+  if (g.m == 0) return status::success();
+  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
+  return with_activation(p.act, [&](auto act) {
+    using E = epilogue<T, Out, decltype(act)::value>;
+    const typename E::args out{a.c, need ? static_cast<float*>(a.workspace) : nullptr, {a.bias}, a.out_scale};
+    const params<T, Out, decltype(act)::value> kp{
+        a.a, a.b, {}, out, g.m, g.n, g.k, per_split, steps * Cfg::block_k - g.k};
+    const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(g.m, g.n, used_splits);
+    if (g.order == layout::k_contiguous)
+      hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, decltype(act)::value, layout::k_contiguous>), grid,
+                         dim3(K::threads), 0, stream, kp);
+    else
+      hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, decltype(act)::value, layout::mn_contiguous>), grid,
+                         dim3(K::threads), 0, stream, kp);
+    return block::finish_launch_then_reduce(name, need > 0, stream, [&](hipStream_t s) {
+      return block::launch_splitk_reduce_fused<E>(static_cast<const float*>(a.workspace), out, g.m, g.n, used_splits,
+                                                  s);
+    });
+  });
+}
+
+}  // namespace wavekit::ops::gemm_bias_act
