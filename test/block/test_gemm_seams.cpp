@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/block/epilogue_fused.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/gemm_mainloop.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"

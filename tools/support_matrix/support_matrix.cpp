@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "wavekit/arch/matrix_formats.hpp"
+#include "wavekit/ops/gemm_bias_act/supports.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/supports.hpp"
 #include "wavekit/ops/gemm_fp8_direct/supports.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/supports.hpp"
@@ -76,6 +77,14 @@ void add_scaled(std::vector<row>& rows) {
            [order, g](target t) { return ops::gemm_fp8_scaled::supports<Fp8>({512, 4096, 4096, order, g, g}, t); }});
 }
 
+template <class Fp8>
+void add_bias_act_fp8(std::vector<row>& rows, layout order) {
+  rows.push_back({"gemm_bias_act", "bf16 / fp16 -> " + fp8_name<Fp8>() + ", + bias, activation", to_string(order),
+                  "C per tensor fp32", [order](target t) {
+                    return ops::gemm_bias_act::supports<Fp8>({{512, 4096, 4096, order}, activation::gelu_tanh}, t);
+                  }});
+}
+
 std::vector<row> gemm_rows() {
   std::vector<row> rows;
   add_direct<fp8_e4m3fnuz>(rows), add_direct<fp8_e4m3fn>(rows);
@@ -84,6 +93,13 @@ std::vector<row> gemm_rows() {
   for (layout order : {layout::k_contiguous, layout::mn_contiguous})
     rows.push_back({"gemm_half", "bf16 / fp16 -> bf16 / fp16 / fp32", to_string(order), "none",
                     [order](target t) { return ops::gemm_half::supports({512, 4096, 4096, order}, t); }});
+  for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
+    rows.push_back({"gemm_bias_act", "bf16 / fp16 -> bf16 / fp16 / fp32, + bias, activation", to_string(order), "none",
+                    [order](target t) {
+                      return ops::gemm_bias_act::supports<bf16>({{512, 4096, 4096, order}, activation::gelu_tanh}, t);
+                    }});
+    add_bias_act_fp8<fp8_e4m3fnuz>(rows, order), add_bias_act_fp8<fp8_e4m3fn>(rows, order);
+  }
   namespace gx = ops::gemm_mx;
   struct mx_form {
     gx::mx_format format;

@@ -15,7 +15,8 @@
 //
 // The epilogue (epilogue_gate_up) meets the halves in LDS: after the K loop the gate waves write
 // their fp32 results (after the policy's transform) to LDS, a barrier, and each up wave reads its
-// partner's values for the same registers, forms core/silu.hpp's SiLU(g) * u and stores C. The
+// partner's values for the same registers, forms the gated value (core/activation.hpp: SiLU(g) * u
+// or gpt-oss's clamped SwiGLU) and stores C. The
 // exchange is [wave pair][register][lane] words: every access is 64 consecutive words (no bank
 // conflicts); it reuses the mainloop's LDS (BlockM x BlockN / 2 x 4 bytes must fit in it).
 #pragma once
@@ -31,6 +32,7 @@
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
+#include "wavekit/core/activation.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/core/silu.hpp"
 
@@ -67,11 +69,18 @@ struct gate_up_halves : Policy {
   }
 };
 
-// C = SiLU(gate) * up from a pair block's two halves, stored as Out (bf16, fp16 or fp32). No split-K
-// (the gate's nonlinearity does not commute with a sum of partials).
-template <class Out>
+// The arguments of a gated epilogue whose form has parameters (gate_swiglu_clamped's alpha, limit).
+template <class Out, class Gate>
+struct gated_args : epilogue_args<Out> {
+  Gate gate;
+};
+
+// C = gate(G, U) from a pair block's two halves (core/activation.hpp's gated forms: SiLU(G) * U by
+// default), stored as Out (bf16, fp16 or fp32). No split-K (the gate's nonlinearity does not commute
+// with a sum of partials).
+template <class Out, class Gate = gate_silu>
 struct epilogue_gate_up {
-  using args = epilogue_args<Out>;
+  using args = std::conditional_t<std::is_empty_v<Gate>, epilogue_args<Out>, gated_args<Out, Gate>>;
   static constexpr bool exchanges_between_waves = true;
 
   // The LDS the exchange takes (gemm_block checks it fits in the mainloop's).
@@ -97,7 +106,7 @@ struct epilogue_gate_up {
         for (int j = 0; j < Mma::tiles_n; ++j)
 #pragma unroll
           for (int r = 0; r < Mma::regs; ++r) {
-            const float v = acc[i][j][r];  // a copy: see epilogue_store
+            const float v = acc[i][j][r];  // a copy: see epilogue_fused::store
             arch::lds_store<4>(slot(i, j, r), __builtin_bit_cast(std::uint32_t, transform(i, j, r, v)));
           }
     }
@@ -108,9 +117,17 @@ struct epilogue_gate_up {
                            [&](int i, int j, int r, std::uint32_t o) {
                              const float v = acc[i][j][r];
                              const float gate = __builtin_bit_cast(float, arch::lds_load<4>(slot(i, j, r)));
-                             out.store(o, silu_times(gate, transform(i, j, r, v), arch::device_exp{}));
+                             out.store(o, gate_of(p)(gate, transform(i, j, r, v), arch::device_exp{}));
                            });
     }
+  }
+
+ private:
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static Gate gate_of(const args& p) {
+    if constexpr (std::is_empty_v<Gate>)
+      return Gate{};
+    else
+      return p.gate;
   }
 };
 

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
+#include "wavekit/block/epilogue_fused.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/gemm_mainloop.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
@@ -44,8 +45,8 @@ struct gemm_params {
 // M tiles), b is unused: tile i of group g = tile_group[i] multiplies B operand b_groups[g]
 // (group -1: the tile has no work). With a_rows, C row r multiplies A row a_rows[r] (-1: zeros)
 // of an A of a_rows_total rows; without, A row r.
-template <class A, class B, class ScaleArgs, class Out>
-struct grouped_gemm_params : gemm_params<A, B, ScaleArgs, Out> {
+template <class A, class B, class ScaleArgs, class Out, class EpilogueArgs = epilogue_args<Out>>
+struct grouped_gemm_params : gemm_params<A, B, ScaleArgs, Out, EpilogueArgs> {
   const B* const* b_groups;
   const int* tile_group;
   const int* a_rows;
@@ -61,8 +62,8 @@ concept grouped_params = requires(const P& p) {
 // A grouped GEMM over pairs of B operands (block/gate_up_pair.hpp: a gated linear unit's gate and
 // up weights): group g's B is b_groups[g] and b_second_groups[g] side by side, each n / 2 rows, and
 // each N tile holds BlockN / 2 columns of both (B's loader is a tile::tile_loader_pair).
-template <class A, class B, class ScaleArgs, class Out>
-struct paired_gemm_params : grouped_gemm_params<A, B, ScaleArgs, Out> {
+template <class A, class B, class ScaleArgs, class Out, class EpilogueArgs = epilogue_args<Out>>
+struct paired_gemm_params : grouped_gemm_params<A, B, ScaleArgs, Out, EpilogueArgs> {
   const B* const* b_second_groups;
 };
 
@@ -100,14 +101,14 @@ struct gemm_block {
       const gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
     run_with(p, lds);
   }
-  template <class A, class B, class Out>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const grouped_gemm_params<A, B, typename policy::args, Out>& p,
-                                                     unsigned char* lds) {
+  template <class A, class B, class Out, class EpilogueArgs>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(
+      const grouped_gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
     run_with(p, lds);
   }
-  template <class A, class B, class Out>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const paired_gemm_params<A, B, typename policy::args, Out>& p,
-                                                     unsigned char* lds) {
+  template <class A, class B, class Out, class EpilogueArgs>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(
+      const paired_gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
     run_with(p, lds);
   }
   template <class Params>

@@ -1,9 +1,10 @@
-// GEMM epilogues: what happens to a block's accumulators after its K loop. epilogue_store writes
-// C (bf16, fp16 or fp32, [M][N] row-major), or with split-K the fp32 partials of its split
-// ([split][M][N]) for splitk_reduce.hpp to sum. A value transform from the scale policy (identity
-// by default) sees each accumulator first, which is where per-row / per-column / per-tensor scales
-// apply (a scaling: applied to each split's partials, it commutes with their sum). SiLU(gate)*up, routing weights, fp8
-// requantisation and output + LSE are further epilogues of the same shape.
+// GEMM epilogues: what happens to a block's accumulators after its K loop, and what every epilogue
+// shares: its arguments' C and split-K partials, the walk over a wave's outputs, where a block
+// epilogue's waves meet. A value transform from the scale policy (identity by default) sees each
+// accumulator first, which is where per-row / per-column / per-tensor scales apply (a scaling:
+// applied to each split's partials, it commutes with their sum). The epilogues themselves:
+// block/epilogue_fused.hpp (the plain store, epilogue_store, and its fusions: D inputs, an
+// activation, C's conversion) and block/gate_up_pair.hpp (SiLU(gate) * up across a pair block).
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -84,26 +85,6 @@ struct output_buffers {
       c.store2(static_cast<std::uint16_t>(bf16_bits_rne(out)), at * 2);
     else  // round to nearest even; beyond fp16's range, +-Inf (IEEE)
       c.store2(__builtin_bit_cast(std::uint16_t, static_cast<_Float16>(out)), at * 2);
-  }
-};
-
-template <class Out>
-struct epilogue_store {
-  static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
-                "epilogue_store: C is bf16, fp16 or fp32");
-  using args = epilogue_args<Out>;
-
-  // acc: a warp MMA's accumulator set (Mma's layout) for the wave's tiles at (row0, col0).
-  template <class Mma, class Acc, class Transform = identity_transform>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void store(const args& p, int m, int n,
-                                                       const Acc (&acc)[Mma::tiles_m][Mma::tiles_n], int row0, int col0,
-                                                       int lane, int split, Transform transform = {}) {
-    const output_buffers<Out> out(p, m, n, split);
-    for_each_output<Mma>(m, n, row0, col0, lane, [&](int i, int j, int r, std::uint32_t at) {
-      // A copy first: __builtin_bit_cast of a vector-element lvalue reads element 0 (clang).
-      const float v = acc[i][j][r];
-      out.store(at, transform(i, j, r, v));
-    });
   }
 };
 

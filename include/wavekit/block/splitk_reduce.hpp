@@ -18,9 +18,23 @@
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/platform.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::block {
+
+// sum[t] = output i + t summed over the splits of partials ([splits][count] fp32), in split order.
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void sum_partials4(const float* partials, long count, long i, int splits,
+                                                      float (&sum)[4]) {
+#pragma unroll
+  for (int t = 0; t < 4; ++t) sum[t] = 0.0f;
+  for (int s = 0; s < splits; ++s) {
+    const arch::buffer src = arch::buffer::over(partials + s * count, static_cast<std::uint32_t>(count * 4));
+    const arch::u32x4 v = src.load16(static_cast<std::uint32_t>(i * 4));
+#pragma unroll
+    for (int t = 0; t < 4; ++t) sum[t] += __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
+  }
+}
 
 // partials: [splits][count] fp32, count % 4 == 0; each thread reduces 4 consecutive outputs.
 // (A template so that the kernel can live in a header included by several translation units.)
@@ -31,13 +45,8 @@ __global__ __launch_bounds__(Threads) void splitk_reduce(const float* partials, 
   arch::declare_codegen_targets<0, 8>();
   const long i = (static_cast<long>(blockIdx.x) * Threads + threadIdx.x) * 4;
   if (i >= count) return;
-  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int s = 0; s < splits; ++s) {
-    const arch::buffer src = arch::buffer::over(partials + s * count, static_cast<std::uint32_t>(count * 4));
-    const arch::u32x4 v = src.load16(static_cast<std::uint32_t>(i * 4));
-#pragma unroll
-    for (int t = 0; t < 4; ++t) sum[t] += __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
-  }
+  float sum[4];
+  sum_partials4(partials, count, i, splits, sum);
   const arch::buffer dst = arch::buffer::over(c, static_cast<std::uint32_t>(count * sizeof(Out)));
   if constexpr (std::is_same_v<Out, float>) {
     dst.store16(arch::u32x4{__builtin_bit_cast(std::uint32_t, sum[0]), __builtin_bit_cast(std::uint32_t, sum[1]),
@@ -64,26 +73,16 @@ __global__ __launch_bounds__(Threads) void splitk_reduce_fused(const float* part
   const long count = static_cast<long>(m) * n;
   const long i = (static_cast<long>(blockIdx.x) * Threads + threadIdx.x) * 4;
   if (i >= count) return;
-  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int s = 0; s < splits; ++s) {
-    const arch::buffer src = arch::buffer::over(partials + s * count, static_cast<std::uint32_t>(count * 4));
-    const arch::u32x4 v = src.load16(static_cast<std::uint32_t>(i * 4));
-#pragma unroll
-    for (int t = 0; t < 4; ++t) sum[t] += __builtin_bit_cast(float, static_cast<std::uint32_t>(v[t]));
-  }
+  float sum[4];
+  sum_partials4(partials, count, i, splits, sum);
   const auto row = static_cast<std::uint32_t>(i / n), col = static_cast<std::uint32_t>(i % n);
-  const typename Epilogue::d_buffers d(p, m, n);
   std::uint32_t bits[4];
 #pragma unroll
   for (int t = 0; t < 4; ++t) {
     float x[Epilogue::slots];
-    Epilogue::for_each_input([&]<int q, class In>() {
-      const std::uint32_t at = In::index == input_index::column ? col + t
-                               : In::index == input_index::row  ? row
-                                                                : static_cast<std::uint32_t>(i) + t;
-      x[q] = load_as_float<typename In::element>(d.at[q], at);
-    });
-    bits[t] = Epilogue::out_bits(Epilogue::finish(sum[t], x), p.out_scale);
+    if constexpr (Epilogue::inputs > 0)
+      Epilogue::for_each_input([&]<int q, class In>() { x[q] = In::at_output(p.d[q], m, n, row, col + t); });
+    bits[t] = Epilogue::finish(sum[t], x, p);
   }
   const arch::buffer dst = arch::buffer::over(p.c, static_cast<std::uint32_t>(count * sizeof(Out)));
   if constexpr (sizeof(Out) == 4)

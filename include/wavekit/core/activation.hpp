@@ -54,6 +54,32 @@ WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float activate(float x, Exp exp = {}) {
   }
 }
 
+// The gated forms y = f(gate, up) of a pair block's epilogue (block/gate_up_pair.hpp), in fp32 and
+// in the order written:
+//
+//   gate_silu            SiLU(g) * u                         core/silu.hpp: g / (1 + e^-g) * u
+//   gate_swiglu_clamped  g' = min(g, limit), u' = clamp(u, -limit, limit),
+//                        (g' * s) * (u' + 1), s = 1 / (1 + e^(-alpha g'))
+//
+// gate_swiglu_clamped is gpt-oss's SwiGLU (its published model definition: alpha 1.702, limit 7,
+// sigmoid then two products); the clamps keep NaN (as torch.clamp does).
+struct gate_silu {
+  template <class Exp = plain_expf>
+  WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float operator()(float g, float u, Exp exp = {}) const {
+    return silu_times(g, u, exp);
+  }
+};
+struct gate_swiglu_clamped {
+  float alpha, limit;
+  template <class Exp = plain_expf>
+  WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE float operator()(float g, float u, Exp exp = {}) const {
+    const float gc = g > limit ? limit : g;
+    const float uc = u > limit ? limit : (u < -limit ? -limit : u);
+    const float s = 1.0f / (1.0f + exp(-alpha * gc));
+    return (gc * s) * (uc + 1.0f);
+  }
+};
+
 // f(std::integral_constant<activation, a>) for a run-time a.
 template <class F>
 decltype(auto) with_activation(activation a, F&& f) {

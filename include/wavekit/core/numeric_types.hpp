@@ -60,6 +60,10 @@ using bf16 = small_float<format::bf16>;
 
 static_assert(sizeof(fp8_e4m3fnuz) == 1 && sizeof(bf16) == 2 && sizeof(e8m0) == 1);
 
+// The e4m3 fp8 formats a kernel writes as its output (each target's: arch/matrix_formats.hpp).
+template <class T>
+inline constexpr bool is_fp8_e4m3_v = std::is_same_v<T, fp8_e4m3fnuz> || std::is_same_v<T, fp8_e4m3fn>;
+
 // Two fp4 values in one byte: element 0 in bits [3:0], element 1 in bits [7:4] (docs/hardware.md 2.1).
 struct fp4x2_e2m1 {
   std::uint8_t bits;

@@ -9,7 +9,8 @@
 //   wavekit::status s = wavekit::gemm_bias_act(p, args, stream);
 //
 // The plan is gemm_half's for the GEMM (ops/gemm_half/plan.hpp); experts pick a config:
-// gba::launch<wavekit::ops::gemm_half::config_medium>(p, args, splits, stream).
+// gba::launch<wavekit::ops::gemm_half::config_medium>(p, args, splits, stream). Without HIP,
+// gba::supports<Out>(p, target) answers whether a problem runs (ops/gemm_bias_act/supports.hpp).
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -18,6 +19,7 @@
 
 #include "wavekit/arch/device.hpp"
 #include "wavekit/ops/gemm_bias_act/kernel.hpp"
+#include "wavekit/ops/gemm_bias_act/supports.hpp"
 #include "wavekit/ops/gemm_half/plan.hpp"
 
 namespace wavekit {
@@ -26,7 +28,7 @@ namespace ops::gemm_bias_act {
 // The tuned tables' element types for the GEMM: gemm_half's, with an fp8 C planned as a 16-bit one.
 template <class T, class Out>
 std::string tuning_dtypes_of(const args<T, Out>&) {
-  return gemm_half::tuning_dtypes<T, std::conditional_t<block::is_fp8_v<Out>, T, Out>>();
+  return gemm_half::tuning_dtypes<T, std::conditional_t<is_fp8_e4m3_v<Out>, T, Out>>();
 }
 }  // namespace ops::gemm_bias_act
 
@@ -43,11 +45,8 @@ status gemm_bias_act(const ops::gemm_bias_act::problem& p, const ops::gemm_bias_
   namespace gba = ops::gemm_bias_act;
   if (status s = gba::validate(p, args); !s.ok()) return s;
   const arch::device_arch& device = arch::current_device_arch();
-  if constexpr (block::is_fp8_v<Out>) {
-    if (status s = arch::check_device_fp8_format<Out>(device, "gemm_bias_act"); !s.ok()) return s;
-  } else if (status s = arch::check_device_queried(device, "gemm_bias_act"); !s.ok()) {
-    return s;
-  }
+  if (status s = arch::check_device_queried(device, "gemm_bias_act"); !s.ok()) return s;
+  if (status s = gba::supports<Out>(p, device.kind); !s.ok()) return s;
   const result<ops::gemm_half::plan_info> plan = ops::gemm_half::select_plan(
       p.gemm, args.workspace ? args.workspace_bytes : 0, device.kind, gba::tuning_dtypes_of(args));
   if (!plan) return plan.error();

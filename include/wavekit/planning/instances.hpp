@@ -40,6 +40,7 @@ inline constexpr instance_family instance_families[] = {
     {"gemm_fp8_blockscale", "gemm_fp8_blockscale_custom_one_stage_bk128_32x64", "", "", ""},
     {"gemm_fp8_blockscale", "gemm_fp8_blockscale_custom_wide_64x256", "", "", ""},
     {"gemm_half", "gemm_half", "ops/gemm_half/configs.hpp", "k_contiguous mn_contiguous", ""},
+    {"gemm_half", "gemm_bias_act", "", "", ""},
     {"gemm_fp8_scaled", "gemm_fp8_scaled", "ops/gemm_fp8_scaled/configs.hpp", "k_contiguous mn_contiguous", ""},
     {"gemm_fp8_direct", "gemm_fp8_direct_fnuz", "", "", ""},
     {"gemm_fp8_direct", "gemm_fp8_direct_ocp", "", "", ""},

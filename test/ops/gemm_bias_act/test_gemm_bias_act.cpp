@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "support/device_fp8.hpp"
+#include "support/device_upload.hpp"
+#include "support/supports_check.hpp"
 #include "wavekit/host/reference_gemm_bias_act.hpp"
 #include "wavekit/host/transpose.hpp"
 #include "wavekit/ops/gemm_bias_act.hpp"
@@ -26,14 +28,6 @@ namespace {
 
 constexpr activation all_activations[] = {activation::identity, activation::relu, activation::silu,
                                           activation::gelu_erf, activation::gelu_tanh};
-
-template <class U>
-U* upload(const std::vector<U>& v) {
-  U* d = nullptr;
-  hipMalloc(&d, v.size() * sizeof(U));
-  hipMemcpy(d, v.data(), v.size() * sizeof(U), hipMemcpyHostToDevice);
-  return d;
-}
 
 // A random problem on the device (A, B normal; the bias normal times 4), C filled with NaN bits.
 template <class T, class Out>
@@ -59,7 +53,7 @@ struct bias_act_case {
     };
     std::vector<T> ha = values(std::size_t(g.m) * g.k, 1.0f, xa), hb = values(std::size_t(g.n) * g.k, 1.0f, xb);
     if (g.order == layout::mn_contiguous) ha = host::transposed(ha, g.m, g.k), hb = host::transposed(hb, g.n, g.k);
-    a = upload(ha), b = upload(hb), bias = upload(values(g.n, 4.0f, xbias));
+    a = test::upload(ha), b = test::upload(hb), bias = test::upload(values(g.n, 4.0f, xbias));
     hipMalloc(&c, std::size_t(g.m) * g.n * sizeof(Out) + 16);
     hipMemset(c, 0xff, std::size_t(g.m) * g.n * sizeof(Out) + 16);
     workspace_bytes = std::size_t(max_splits) * g.m * g.n * sizeof(float);
@@ -211,4 +205,34 @@ TEST_CASE("gemm_bias_act: bad arguments get a status naming the op, the argument
   CHECK(gemm_bias_act(gba::problem{{0, 64, 256, layout::k_contiguous}, activation::silu}, gba::args<bf16, bf16>{},
                       nullptr)
             .ok());
+}
+
+TEST_CASE("gemm_bias_act: supports() gives the one-call API's status", "[emu][gemm]") {
+  const arch::target t = arch::current_device_arch().kind;
+  auto* any = test::dummy_pointer();
+  auto args_for = [&](auto out) {
+    using Out = decltype(out);
+    return gba::args<bf16, Out>{static_cast<const bf16*>(any),
+                                static_cast<const bf16*>(any),
+                                static_cast<const bf16*>(any),
+                                static_cast<Out*>(any),
+                                1.0f,
+                                nullptr,
+                                0};
+  };
+  for (const gba::problem& p : {gba::problem{{32, 40, 256, layout::k_contiguous}, activation::relu},
+                                gba::problem{{32, 64, 12, layout::k_contiguous}, activation::silu},
+                                gba::problem{{24, 64, 256, layout::mn_contiguous}, activation::identity},
+                                gba::problem{{32, 64, 256, layout::k_contiguous}, static_cast<activation>(9)}})
+    test::check_same_refusal(gba::supports<bf16>(p, t), gemm_bias_act(p, args_for(bf16{}), nullptr));
+  const gba::problem fine{{32, 64, 256, layout::k_contiguous}, activation::gelu_tanh};
+  CHECK(gba::supports<bf16>(fine, t).ok());
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    CHECK(gba::supports<fp8>(fine, t).ok());
+    using other = test::other_fp8_t<fp8>;
+    test::check_same_refusal(gba::supports<other>(fine, t), gemm_bias_act(fine, args_for(other{}), nullptr));
+  });
+  for (arch::target target : test::kernel_targets) CHECK(gba::supports<float>(fine, target).ok());
+  CHECK(gba::supports<bf16>(fine, arch::target::host).code() == status_code::unsupported_target);
 }

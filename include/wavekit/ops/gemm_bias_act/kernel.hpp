@@ -20,16 +20,7 @@ using params = block::gemm_params<T, T, block::scale_none_args, Out, typename ep
 template <class Cfg, class T, class Out, activation Act, layout Order>
 __global__ __launch_bounds__(Cfg::threads)
     WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void gemm_bias_act_kernel(params<T, Out, Act> p) {
-  using composed = gemm_half::parts<Cfg, T, Out, Order, epilogue<T, Out, Act>>;
-  arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, 0>();
-  if constexpr (!arch::runs_on_current_target<typename composed::atom> ||
-                (block::is_fp8_v<Out> && !arch::reads_fp8<Out>(arch::current_target) &&
-                 arch::current_target != arch::target::host)) {
-    __builtin_trap();  // an fp8 C is the target's own format (the one-call API checks it)
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
-    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  gemm_half::run_kernel<Cfg, T, Out, Order, epilogue<T, Out, Act>>(p);
 }
 
 // Validates, then launches gemm_half's config Cfg with `splits` K splits.
@@ -49,7 +40,8 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   return with_activation(p.act, [&](auto act) {
     using E = epilogue<T, Out, decltype(act)::value>;
-    const typename E::args out{a.c, need ? static_cast<float*>(a.workspace) : nullptr, {a.bias}, a.out_scale};
+    typename E::args out{{a.c, need ? static_cast<float*>(a.workspace) : nullptr}, {{a.bias}}};
+    if constexpr (is_fp8_e4m3_v<Out>) out.out_scale = a.out_scale;
     const params<T, Out, decltype(act)::value> kp{
         a.a, a.b, {}, out, g.m, g.n, g.k, per_split, steps * Cfg::block_k - g.k};
     const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(g.m, g.n, used_splits);

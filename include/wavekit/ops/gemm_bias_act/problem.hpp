@@ -13,8 +13,9 @@
 #include <cmath>
 #include <string>
 
-#include "wavekit/block/epilogue_fused.hpp"
 #include "wavekit/core/activation.hpp"
+#include "wavekit/core/half_convert.hpp"
+#include "wavekit/core/numeric_types.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
 
 namespace wavekit::ops::gemm_bias_act {
@@ -28,7 +29,7 @@ struct problem {
 template <class T, class Out>
 struct args {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "gemm_bias_act: A, B and bias are bf16 or fp16");
-  static_assert(is_half_or_float_v<Out> || block::is_fp8_v<Out>, "gemm_bias_act: C is bf16, fp16, fp32 or fp8");
+  static_assert(is_half_or_float_v<Out> || is_fp8_e4m3_v<Out>, "gemm_bias_act: C is bf16, fp16, fp32 or fp8");
   const T* a = nullptr;
   const T* b = nullptr;
   const T* bias = nullptr;  // [N]
@@ -38,14 +39,20 @@ struct args {
   std::size_t workspace_bytes = 0;
 };
 
-template <class T, class Out>
-status validate(const problem& p, const args<T, Out>& a) {
+// The problem's own rules (gemm_half's shapes under this op's name, the activation).
+inline status validate_problem(const problem& p) {
   if (status s = gemm_half::validate_shape(p.gemm, "gemm_bias_act"); !s.ok()) return s;
-  const auto what = lazy([&] { return "gemm_bias_act " + p.str() + ": "; });
   if (p.act != activation::identity && p.act != activation::relu && p.act != activation::silu &&
       p.act != activation::gelu_erf && p.act != activation::gelu_tanh)
-    return {status_code::bad_config, what + "act must be one of wavekit::activation's values"};
-  if (block::is_fp8_v<Out> && !(std::isfinite(a.out_scale) && a.out_scale > 0.0f))
+    return {status_code::bad_config, "gemm_bias_act " + p.str() + ": act must be one of wavekit::activation's values"};
+  return status::success();
+}
+
+template <class T, class Out>
+status validate(const problem& p, const args<T, Out>& a) {
+  if (status s = validate_problem(p); !s.ok()) return s;
+  const auto what = lazy([&] { return "gemm_bias_act " + p.str() + ": "; });
+  if (is_fp8_e4m3_v<Out> && !(std::isfinite(a.out_scale) && a.out_scale > 0.0f))
     return {status_code::bad_shape, what + "argument out_scale must be finite and > 0 (C is fp8)"};
   if (p.gemm.m == 0) return status::success();  // empty: nothing is read or written
   return check_pointer_arguments(what, {{"a", a.a, 16, "16-byte vector loads"},

@@ -16,6 +16,7 @@
 
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/lds.hpp"
+#include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/scale_none.hpp"
@@ -50,17 +51,27 @@ struct parts {
 template <class T, class Out>
 using params = block::gemm_params<T, T, block::scale_none_args, Out>;
 
-template <class Cfg, class T, class Out, layout Order>
-__global__ __launch_bounds__(Cfg::threads)
-    WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void gemm_half_kernel(params<T, Out> p) {
-  using composed = parts<Cfg, T, Out, Order>;
+// The body of a kernel over these parts with Epilogue (gemm_half's, ops/gemm_bias_act's): its codegen
+// targets, a trap in a device pass whose target cannot run it (no such atom; an fp8 C in another
+// target's format), else the block on the config's LDS.
+template <class Cfg, class T, class Out, layout Order, class Epilogue, class Params>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run_kernel(const Params& p) {
+  using composed = parts<Cfg, T, Out, Order, Epilogue>;
   arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, 0>();
-  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
+  constexpr bool writes_c =
+      !is_fp8_e4m3_v<Out> || arch::reads_fp8<Out>(arch::current_target) || arch::current_target == arch::target::host;
+  if constexpr (!arch::runs_on_current_target<typename composed::atom> || !writes_c) {
     __builtin_trap();
   } else {
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
     composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
   }
+}
+
+template <class Cfg, class T, class Out, layout Order>
+__global__ __launch_bounds__(Cfg::threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void gemm_half_kernel(params<T, Out> p) {
+  run_kernel<Cfg, T, Out, Order, block::epilogue_store<Out>>(p);
 }
 
 // Validates, then launches with the given configuration and number of K splits (the kernel is

@@ -6,7 +6,7 @@
 //                gathered by token (tile loader's row-gather form), B the expert's gate and up
 //                weights side by side (block/gate_up_pair.hpp), SiLU(g) * u from the fp32
 //                accumulators, rounded once to T
-//   down         Y[r] = weight(slot(r)) * (H[r] W_down[e])   block/scale_gathered_rows.hpp, in fp32;
+//   down         Y[r] = weight(slot(r)) * (H[r] W_down[e])   block/epilogue_fused.hpp, in fp32;
 //                A's padding rows are not read (row_index)
 //   combine      out[t] = sum over j of Y[row(t, j)], in choice order, fp32, rounded once
 //
@@ -37,10 +37,10 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/block/epilogue_fused.hpp"
 #include "wavekit/block/gate_up_pair.hpp"
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/quantize_1x128.hpp"
-#include "wavekit/block/scale_gathered_rows.hpp"
 #include "wavekit/block/scale_group_promotion.hpp"
 #include "wavekit/block/scale_none.hpp"
 #include "wavekit/core/half_convert.hpp"
@@ -63,14 +63,19 @@ enum class stage { gate_up, down_weighted, down };
 // What a stage stores, and how.
 template <class T, stage Stage>
 using stage_output = std::conditional_t<Stage == stage::down_weighted, float, T>;
+// down_weighted multiplies each row by its slot's routing weight in the epilogue (a row's factor
+// through the sorted slots: block::gathered_row_weights), after the K loop's own scaling.
 template <class T, stage Stage>
-using stage_epilogue = std::conditional_t<Stage == stage::gate_up, block::epilogue_gate_up<T>,
-                                          block::epilogue_store<stage_output<T, Stage>>>;
-// The K loop's policy of a stage: a policy for each half of the pair block, or the routing weights
-// after the loop.
+using stage_epilogue = std::conditional_t<
+    Stage == stage::gate_up, block::epilogue_gate_up<T>,
+    std::conditional_t<
+        Stage == stage::down_weighted,
+        block::without_split_k<block::epilogue_fused<float, activation::identity, block::gathered_row_weights>>,
+        block::epilogue_store<T>>>;
+// The K loop's policy of a stage: a policy for each half of the pair block, or the K loop's own.
 template <stage Stage, class Shape, template <class> class KPolicy>
 struct stage_policy {
-  using type = std::conditional_t<Stage == stage::down, KPolicy<Shape>, block::scale_gathered_rows<KPolicy<Shape>>>;
+  using type = KPolicy<Shape>;
 };
 template <class Shape, template <class> class KPolicy>
 struct stage_policy<stage::gate_up, Shape, KPolicy> {
@@ -84,8 +89,18 @@ using stage_b_loader =
                        Loader<Shape::block_n>>;
 // The kernel argument of a stage.
 template <stage Stage, class A, class W, class PolicyArgs, class T>
-using stage_params = std::conditional_t<Stage == stage::gate_up, block::paired_gemm_params<A, W, PolicyArgs, T>,
-                                        block::grouped_gemm_params<A, W, PolicyArgs, stage_output<T, Stage>>>;
+using stage_params = std::conditional_t<
+    Stage == stage::gate_up, block::paired_gemm_params<A, W, PolicyArgs, T>,
+    block::grouped_gemm_params<A, W, PolicyArgs, stage_output<T, Stage>, typename stage_epilogue<T, Stage>::args>>;
+
+// A stage's epilogue arguments: C, and down_weighted's routing weights through the sorted slots.
+template <class T, stage Stage>
+typename stage_epilogue<T, Stage>::args stage_output_args(stage_output<T, Stage>* c, block::input_args routing) {
+  if constexpr (Stage == stage::down_weighted)
+    return {{c, nullptr}, {routing}};
+  else
+    return {c, nullptr};
+}
 
 // The MFMA atom and the K loop's scale policy for activations T and weights W (W = T: bf16 / fp16
 // weights, unscaled; W an fp8 format: 128x128 block-scaled weights, A quantized 1x128).
@@ -242,11 +257,11 @@ struct grouped_rows {
 template <class Cfg, class T, class W, layout WeightOrder, stage Stage, class A, class ScaleArgs>
 void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_rows_total, const W* const* b, int n,
                   int k, const ScaleArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
-                  const W* const* b_up = nullptr) {
+                  const W* const* b_up = nullptr, block::input_args routing = {}) {
   using parts = grouped_parts<Cfg, T, W, WeightOrder, Stage>;
   static_assert(std::is_same_v<A, typename parts::a_type>, "moe::launch_stage: A is the stage's activation type");
   typename parts::params kp{};
-  kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = {c, nullptr};
+  kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = stage_output_args<T, Stage>(c, routing);
   kp.m = g.rows, kp.n = n, kp.k = k;
   const int steps = ceil_div(k, parts::policy::group_k);
   kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
@@ -438,10 +453,9 @@ status launch(const problem& p, const args<T>& a, hipStream_t stream) {
   with_weight_order(p.weight_order, [&]<layout O>() {
     launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, so.sorted_tokens, p.tokens, a.gate, 2 * p.expert_dim, p.hidden,
                                                block::gate_up_args<block::scale_none_args>{}, hidden, stream, a.up);
-    launch_stage<Cfg, T, T, O, stage::down_weighted>(
-        g, hidden, so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
-        block::gathered_row_scale_args<block::scale_none_args>{{}, a.weights, so.sorted_slots, p.tokens * p.top_k},
-        down, stream);
+    launch_stage<Cfg, T, T, O, stage::down_weighted>(g, hidden, so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
+                                                     block::scale_none_args{}, down, stream, nullptr,
+                                                     {a.weights, so.sorted_slots, p.tokens * p.top_k});
   });
   launch_combine(p, static_cast<const float*>(down), so.inverse, g.rows, a.out, a.out_unreduced, stream);
   return launch_status("moe " + p.str() + ": ");
@@ -476,9 +490,8 @@ status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t st
                     stream);
     launch_stage<Cfg, T, Fp8, O, stage::down_weighted>(
         g, static_cast<const Fp8*>(hidden_fp8), so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
-        block::gathered_row_scale_args<scales>{
-            {hidden_scale, a.down_scale, so.row_index, g.rows, false}, a.weights, so.sorted_slots, p.tokens * p.top_k},
-        down, stream);
+        scales{hidden_scale, a.down_scale, so.row_index, g.rows, false}, down, stream, nullptr,
+        {a.weights, so.sorted_slots, p.tokens * p.top_k});
   });
   launch_combine(p, static_cast<const float*>(down), so.inverse, g.rows, a.out, a.out_unreduced, stream);
   return launch_status("moe " + p.str() + ": ");

@@ -31,7 +31,6 @@
 #include "wavekit/block/gate_up_pair.hpp"
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/quantize_1x32_mx.hpp"
-#include "wavekit/block/scale_gathered_rows.hpp"
 #include "wavekit/block/scale_in_instruction.hpp"
 #include "wavekit/ops/gemm_mx/kernel.hpp"
 #include "wavekit/ops/moe/configs_mx.hpp"
@@ -118,20 +117,18 @@ struct mx_operand {
 template <class Cfg, class T, class Elem, bool Shuffled, stage Stage, class PolicyArgs>
 void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const mx_storage_t<Elem>* const* b, int n,
                      int k, int ld, const PolicyArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
-                     const mx_storage_t<Elem>* const* b_up = nullptr) {
+                     const mx_storage_t<Elem>* const* b_up = nullptr, block::input_args routing = {}) {
   using parts = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
   typename parts::params kp{};
-  kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = {c, nullptr};
+  kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = stage_output_args<T, Stage>(c, routing);
   kp.m = g.rows, kp.n = n, kp.k = k, kp.b_ld = ld;
   const int steps = ceil_div(k, parts::policy::group_k);
   kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   const block::grouped_mx_scale_args& mx = [&]() -> const block::grouped_mx_scale_args& {
     if constexpr (Stage == stage::gate_up)
       return scales.gate;
-    else if constexpr (std::is_same_v<PolicyArgs, block::grouped_mx_scale_args>)
-      return scales;
     else
-      return scales.scales;
+      return scales;
   }();
   kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = mx.a_rows, kp.a_rows_total = mx.a_rows_total;
   if constexpr (Stage == stage::gate_up) kp.b_second_groups = b_up;
@@ -216,11 +213,8 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
                              ws.at<void>(w.hidden_fp8), ws.at<void>(w.hidden_scale), a.rounding, stream);
     launch_mx_stage<Cfg, T, Elem, Shuffled, stage::down_weighted>(
         g, h.data, a.down, p.hidden, p.expert_dim, stored.expert_dim,
-        block::gathered_row_scale_args<mx_scales>{{h.scale, a.down_scale, so.row_index, g.rows, stored.expert_dim / 32},
-                                                  a.weights,
-                                                  so.sorted_slots,
-                                                  p.tokens * p.top_k},
-        down, stream);
+        mx_scales{h.scale, a.down_scale, so.row_index, g.rows, stored.expert_dim / 32}, down, stream, nullptr,
+        {a.weights, so.sorted_slots, p.tokens * p.top_k});
   };
   if constexpr (std::is_same_v<Elem, fp4_e2m1>) {
     if (a.weight_layout == b_layout::preshuffled) {

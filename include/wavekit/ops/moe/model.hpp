@@ -99,7 +99,7 @@ struct grouped_stage {
 };
 
 // What the epilogue reads beyond C's stores: nothing; a row index and a routing weight per row
-// (down, weighted: block/scale_gathered_rows.hpp).
+// (down, weighted: block/epilogue_fused.hpp's gathered_row_weights).
 enum class epilogue_reads { none, row_weights };
 
 // One grouped GEMM over `rows` per expert, its A rows gathered from a_rows_once distinct rows.
