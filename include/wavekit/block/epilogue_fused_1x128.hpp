@@ -12,7 +12,7 @@
 // epilogue (its waves meet in LDS); N must be a multiple of 128 and the block's N tile too.
 //
 // With split-K the main kernel writes the scaled partials as every epilogue does and
-// splitk_reduce_fused_1x128 (block/splitk_reduce.hpp) sums them, then runs the same value and
+// splitk_reduce_fused_1x128 (below) sums them, then runs the same value and
 // quantize_1x128_octet on 8 outputs a thread: the same rule on the summed value.
 #pragma once
 
