@@ -17,4 +17,5 @@ template __global__ void gba::gemm_bias_act_kernel<gh::config_large, wavekit::bf
     gba::params<wavekit::bf16, wavekit::bf16, activation::gelu_erf>);
 template __global__ void
 wavekit::block::splitk_reduce_fused<gba::epilogue<wavekit::bf16, fp8, activation::gelu_tanh>, 256>(
-    const float*, typename gba::epilogue<wavekit::bf16, fp8, activation::gelu_tanh>::args, int, int, int);
+    const float*, typename gba::epilogue<wavekit::bf16, fp8, activation::gelu_tanh>::args, wavekit::block::reduce_view,
+    int);

@@ -8,15 +8,17 @@
 //           and the attention cache's row: its rope part rotated at its position, as serving
 //           engines store it (the absorbed kernel cannot rotate per row)
 //   q = q_lora Wq_up^T; per head: q_nope W_UK (W_UK absorbed into the query: 128 -> 512 columns)
-//       and q_rope rotated at position prefill            gemm_half, one per head
+//       and q_rope rotated at position prefill            gemm_half, one batched call over the heads
 //   attention over the latent rows                        wavekit::mla_decode (bf16 cache, pages
 //                                                         of max_seq rows: one per sequence)
-//   per head: o_latent W_UV^T (W_UV absorbed after it)    gemm_half, one per head
+//   per head: o_latent W_UV^T (W_UV absorbed after it)    gemm_half, one batched call over the heads
 //   y = o Wo^T                                            gemm_half
 //
-// Between them, copies that regroup rows by head or by sequence for the dense GEMMs, and the RoPE
-// (as the problem's reference computes it, in bf16 steps, from the host's table): the glue
-// kernels below. W_UK is transposed once on the host, a weight preparation like an engine's at load.
+// The per-head GEMMs read and write the heads where they lie ([sequence][head][width] rows): row
+// strides and a batch over the heads (core/gemm_view.hpp), no copies between them. Between the ops,
+// copies for the cache rows and the RoPE (as the problem's reference computes it, in bf16 steps,
+// from the host's table): the glue kernels below. W_UK is transposed once on the host, a weight
+// preparation like an engine's at load.
 //
 //   mla_decode_layer [batch dim q_lora heads prefill max_seq]   default: 4 512 256 16 100 256
 //   mla_decode_layer 128 7168 1536 128 512 8192                  the problem's size (on a GPU)
@@ -89,12 +91,15 @@ U* device_array(std::size_t n) {
 }
 std::uint16_t* bits(bf16* p) { return reinterpret_cast<std::uint16_t*>(p); }
 
-// C [m][n] = A [m][k] B [n][k]^T in bf16, through one split-K workspace that grows as needed.
+// C [m][n] = A [m][k] B [n][k]^T in bf16 (or p's batch of them), through one split-K workspace that
+// grows as needed.
 struct gemm_runner {
   void* workspace = nullptr;
   std::size_t bytes = 0;
   status operator()(int m, int n, int k, const bf16* a, const bf16* b, bf16* c) {
-    const gh::problem p{m, n, k, layout::k_contiguous};
+    return (*this)(gh::problem{m, n, k, layout::k_contiguous}, a, b, c);
+  }
+  status operator()(const gh::problem& p, const bf16* a, const bf16* b, bf16* c) {
     const result<std::size_t> need = gemm_half_workspace_bytes<gh::args<bf16, bf16>>(p);
     if (!need) return need.error();
     if (need.value() > bytes) {
@@ -125,6 +130,24 @@ mla::problem attention_problem(const layer& c) {
   return {c.batch, c.heads, mla::kv_layout::paged, c.max_seq, c.batch * c.max_seq, /*max_pages=*/1, sm_scale};
 }
 
+// The heads' q_nope W_UK: A is q [sequence][head][q_head] (head h's first nope columns), B W_UK^T
+// [head][512][nope], C the attention's queries [sequence][head][576] (head h's first 512 columns).
+gh::problem absorbed_query_problem(const layer& c) {
+  gh::problem p{c.batch, layer::kv_lora, c.nope, layout::k_contiguous};
+  const int row = layer::kv_lora + layer::rope;
+  p.strides = {.lda = c.heads * c.q_head(), .ldc = c.heads * row};
+  p.batch = {c.heads, c.q_head(), layer::kv_lora * c.nope, row};
+  return p;
+}
+// The heads' o_latent W_UV^T: A is the attention's output [sequence][head][512], B head h's W_UV
+// rows of kv_up ([head][kv_head][512], rows nope.. of each head), C [sequence][head][v].
+gh::problem value_problem(const layer& c) {
+  gh::problem p{c.batch, c.v, layer::kv_lora, layout::k_contiguous};
+  p.strides = {.lda = c.heads * layer::kv_lora, .ldc = c.heads * c.v};
+  p.batch = {c.heads, layer::kv_lora, c.kv_head() * layer::kv_lora, c.v};
+  return p;
+}
+
 // The ops' own rules for the layer on device t: every GEMM's shape (C [m][n] = A [m][k] B [n][k]^T,
 // as run() calls them), then the attention's problem with a bf16 cache.
 status layer_supports(const layer& c, arch::target t) {
@@ -132,8 +155,8 @@ status layer_supports(const layer& c, arch::target t) {
   const gh::problem gemms[] = {{bs, c.q_lora, c.dim, layout::k_contiguous},           // q_lora = x Wq_down^T
                                {bs, row, c.dim, layout::k_contiguous},                // kv_lora = x Wkv_down^T
                                {bs, H * c.q_head(), c.q_lora, layout::k_contiguous},  // q = q_lora Wq_up^T
-                               {bs, layer::kv_lora, c.nope, layout::k_contiguous},    // per head: q_nope W_UK
-                               {bs, c.v, layer::kv_lora, layout::k_contiguous},       // per head: o_latent W_UV^T
+                               absorbed_query_problem(c),                             // per head: q_nope W_UK
+                               value_problem(c),                                      // per head: o_latent W_UV^T
                                {bs, c.dim, H * c.v, layout::k_contiguous}};           // y = o Wo^T
   for (const gh::problem& p : gemms)
     if (status s = gh::supports(p, t); !s.ok()) return s;
@@ -184,10 +207,9 @@ int run(const layer& c) {
   bf16* d_att = device_array<bf16>(cache.size());  // the attention cache: rope parts rotated
   bf16 *d_q_lora = device_array<bf16>(std::size_t(bs) * c.q_lora),
        *d_kv_lora = device_array<bf16>(std::size_t(bs) * row);
-  bf16 *d_q = device_array<bf16>(std::size_t(bs) * H * qh), *d_qn = device_array<bf16>(std::size_t(H) * bs * c.nope);
-  bf16 *d_qa = device_array<bf16>(std::size_t(H) * bs * 512), *d_q_att = device_array<bf16>(std::size_t(bs) * H * row);
-  bf16 *d_o_lat = device_array<bf16>(std::size_t(bs) * H * 512), *d_ol = device_array<bf16>(std::size_t(H) * bs * 512);
-  bf16 *d_ov = device_array<bf16>(std::size_t(H) * bs * c.v), *d_attn = device_array<bf16>(std::size_t(bs) * H * c.v);
+  bf16 *d_q = device_array<bf16>(std::size_t(bs) * H * qh), *d_q_att = device_array<bf16>(std::size_t(bs) * H * row);
+  bf16 *d_o_lat = device_array<bf16>(std::size_t(bs) * H * 512),
+       *d_attn = device_array<bf16>(std::size_t(bs) * H * c.v);
   bf16* d_y = device_array<bf16>(std::size_t(bs) * c.dim);
   const long seq = long(c.max_seq) * row;  // a sequence's cache rows
   auto copy = [](dim3 grid, const bf16* src, long sg, long sr, bf16* dst, long dg, long dr, int width) {
@@ -215,13 +237,10 @@ int run(const layer& c) {
   copy(dim3(1, bs), d_kv_lora, row, 0, d_att + at, seq, 0, layer::kv_lora);
   rotate(dim3(1, bs), d_kv_lora + layer::kv_lora, row, 0, d_att + at + layer::kv_lora, seq, 0, c.prefill, false);
   WAVEKIT_TRY(gemm(bs, H * qh, c.q_lora, d_q_lora, d_wq_up, d_q));
-  // q_nope by head ([head][sequence][128]) for W_UK; q_rope rotated into the attention's queries.
-  copy(dim3(bs, H), d_q, qh, long(H) * qh, d_qn, long(bs) * c.nope, c.nope, c.nope);
+  // q_rope rotated into the attention's queries; q_nope W_UK into their first 512 columns, every
+  // head in one call.
   rotate(dim3(H, bs), d_q + c.nope, long(H) * qh, qh, d_q_att + layer::kv_lora, long(H) * row, row, c.prefill, false);
-  for (int h = 0; h < H; ++h)
-    WAVEKIT_TRY(gemm(bs, layer::kv_lora, c.nope, d_qn + std::size_t(h) * bs * c.nope,
-                     d_w_uk_t + std::size_t(h) * layer::kv_lora * c.nope, d_qa + std::size_t(h) * bs * 512));
-  copy(dim3(bs, H), d_qa, long(bs) * 512, 512, d_q_att, row, long(H) * row, layer::kv_lora);
+  WAVEKIT_TRY(gemm(absorbed_query_problem(c), d_q, d_w_uk_t, d_q_att));
 
   // Attention: one page of max_seq rows a sequence, prefill + 1 of them in use.
   std::vector<int> qo(bs + 1), lens(bs, c.prefill + 1), pages(bs);
@@ -238,12 +257,8 @@ int run(const layer& c) {
       mla_decode(p, s, mla::args<bf16>{d_q_att, d_att, d_qo, nullptr, d_lens, d_pages, d_o_lat, nullptr, workspace, ws},
                  plan.value(), nullptr));
 
-  // W_UV per head (rows [h * 256 + 128, + 128) of kv_up, [128][512]: K-contiguous as it is).
-  copy(dim3(bs, H), d_o_lat, 512, long(H) * 512, d_ol, long(bs) * 512, 512, 512);
-  for (int h = 0; h < H; ++h)
-    WAVEKIT_TRY(gemm(bs, c.v, layer::kv_lora, d_ol + std::size_t(h) * bs * 512,
-                     d_wkv_up + (std::size_t(h) * kvh + c.nope) * layer::kv_lora, d_ov + std::size_t(h) * bs * c.v));
-  copy(dim3(bs, H), d_ov, long(bs) * c.v, c.v, d_attn, c.v, long(H) * c.v, c.v);
+  // W_UV per head: rows [h * kv_head + nope, + v) of kv_up, K-contiguous as they are, every head in one call.
+  WAVEKIT_TRY(gemm(value_problem(c), d_o_lat, d_wkv_up + std::size_t(c.nope) * layer::kv_lora, d_attn));
   WAVEKIT_TRY(gemm(bs, c.dim, H * c.v, d_attn, d_wo, d_y));
   if (hipDeviceSynchronize() != hipSuccess) return std::fprintf(stderr, "the device failed\n"), cli::exit_mismatch;
 
@@ -284,8 +299,8 @@ int run(const layer& c) {
               worst_cache, bad_cache);
   std::printf("%s the problem's tolerance (rtol 2e-2, atol 8e-3)\n",
               bad_y + bad_cache ? "FAILED: not within" : "ok: within");
-  for (bf16* d : {d_x,      d_wq_down, d_wkv_down, d_wq_up, d_wkv_up, d_wo,    d_w_uk_t, d_cache, d_cos, d_sin,  d_att,
-                  d_q_lora, d_kv_lora, d_q,        d_qn,    d_qa,     d_q_att, d_o_lat,  d_ol,    d_ov,  d_attn, d_y})
+  for (bf16* d : {d_x, d_wq_down, d_wkv_down, d_wq_up, d_wkv_up, d_wo, d_w_uk_t, d_cache, d_cos, d_sin, d_att, d_q_lora,
+                  d_kv_lora, d_q, d_q_att, d_o_lat, d_attn, d_y})
     hipFree(d);
   hipFree(workspace), hipFree(d_qo), hipFree(d_lens), hipFree(d_pages);
   return bad_y + bad_cache ? cli::exit_mismatch : cli::exit_ok;

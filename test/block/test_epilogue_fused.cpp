@@ -66,8 +66,10 @@ int run(int m, int n, int k, int splits, std::uint32_t seed, Fill&& fill, Refere
   hipMalloc(&partials, std::size_t(splits) * m * n * sizeof(float));
   typename E::args out{{c, splits > 1 ? partials : nullptr}, {}};
   fill(out, rng);
-  test::run_fused_gemm<Cfg, E, Out>(a.device, b.device, out, m, n, k, splits,
-                                    [](auto... r) { return block::launch_splitk_reduce_fused<E>(r..., nullptr); });
+  test::run_fused_gemm<Cfg, E, Out>(
+      a.device, b.device, out, m, n, k, splits, [](const float* partials, const auto& o, int rows, int cols, int used) {
+        return block::launch_splitk_reduce_fused<E>(partials, o, block::reduce_view::packed(rows, cols), used, nullptr);
+      });
   std::vector<Out> got(std::size_t(m) * n);
   hipMemcpy(got.data(), c, got.size() * sizeof(Out), hipMemcpyDeviceToHost);
   hipFree(c), hipFree(partials);

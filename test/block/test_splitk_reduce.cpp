@@ -20,8 +20,9 @@ TEST_CASE("split-K reduction sums in split order and rounds to bf16 once", "[emu
     std::mt19937 rng(splits);
     std::normal_distribution<float> dist(0.0f, 100.0f);
     for (long i = 0; i < count * splits; ++i) partials[i] = dist(rng);
-    hipLaunchKernelGGL(block::splitk_reduce<bf16>, dim3((count / 4 + 255) / 256), dim3(256), 0, nullptr,
-                       static_cast<const float*>(partials), c, count, splits);
+    const block::reduce_view v = block::reduce_view::packed(12, 100);  // count outputs
+    hipLaunchKernelGGL(block::splitk_reduce<bf16>, block::splitk_reduce_grid(v), dim3(256), 0, nullptr,
+                       static_cast<const float*>(partials), c, v, splits);
     REQUIRE(hipGetLastError() == hipSuccess);
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
     for (long i = 0; i < count; ++i) {
@@ -35,4 +36,36 @@ TEST_CASE("split-K reduction sums in split order and rounds to bf16 once", "[emu
 #endif
     hipFree(partials), hipFree(c);
   }
+}
+
+// Strided and batched outputs (block/gemm_epilogue.hpp): 3 GEMMs of 5 x 12 outputs, rows 20 apart,
+// GEMMs 100 apart; the partials have C's layout once a split. Only the views' outputs are written.
+TEST_CASE("split-K reduction of strided, batched outputs writes their views only", "[emu][block]") {
+  const block::reduce_view v{5, 12, 20, 3, 100};
+  const long split_stride = v.split_stride(), span = 2 * 100 + 4 * 20 + 12;
+  REQUIRE(split_stride == span);
+  const int splits = 3;
+  float* partials;
+  float* c;
+  hipMallocManaged(&partials, split_stride * splits * sizeof(float)), hipMallocManaged(&c, span * sizeof(float));
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.0f, 10.0f);
+  for (long i = 0; i < split_stride * splits; ++i) partials[i] = dist(rng);
+  for (long i = 0; i < span; ++i) c[i] = -1234.5f;
+  REQUIRE(block::launch_splitk_reduce(static_cast<const float*>(partials), c, v, splits, nullptr) == hipSuccess);
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  std::vector<bool> in_view(span, false);
+  for (int b = 0; b < v.batches; ++b)
+    for (int r = 0; r < v.m; ++r)
+      for (int j = 0; j < v.n; ++j) {
+        const long at = b * v.batch_stride + long(r) * v.ldc + j;
+        in_view[at] = true;
+        float sum = 0.0f;
+        for (int s = 0; s < splits; ++s) sum += partials[s * split_stride + at];
+        INFO("GEMM " << b << " row " << r << " column " << j);
+        REQUIRE(c[at] == sum);
+      }
+  for (long i = 0; i < span; ++i)
+    if (!in_view[i]) REQUIRE(c[i] == -1234.5f);
+  hipFree(partials), hipFree(c);
 }

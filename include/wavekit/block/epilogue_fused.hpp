@@ -11,11 +11,10 @@
 //                                               per-tensor rule; Out the target's fp8)
 //
 // all in fp32 with one rounding, at the end. With split-K the main kernel writes only the scaled
-// partials ([split][M][N] fp32) and splitk_reduce_fused (block/splitk_reduce.hpp) runs the whole
-// fusion once, after the partials' sum in split order: every fusion keeps split-K, and a bias is
-// added once, not once a split. The plain store, epilogue_store<Out>, is the fusion of nothing:
-// epilogue_fused<Out, activation::identity>. An fp8 C with 1x128 scales computed in the epilogue:
-// block/epilogue_fused_1x128.hpp.
+// partials (fp32 in C's layout a split: block/gemm_epilogue.hpp) and splitk_reduce_fused (block/splitk_reduce.hpp) runs
+// the whole fusion once, after the partials' sum in split order: every fusion keeps split-K, and a bias is added once,
+// not once a split. The plain store, epilogue_store<Out>, is the fusion of nothing: epilogue_fused<Out,
+// activation::identity>. An fp8 C with 1x128 scales computed in the epilogue: block/epilogue_fused_1x128.hpp.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -69,14 +68,16 @@ enum class input_combine { add, multiply };
 template <class T, input_index Index, input_combine Combine>
 struct epilogue_input {
   static_assert(is_half_or_float_v<T>, "epilogue_input: D tensors are bf16, fp16 or fp32");
+  using value_type = T;
   WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE static float apply(float v, float x) {
     return Combine == input_combine::add ? v + x : v * x;
   }
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer over(const input_args& a, int m, int n) {
+  static constexpr bool per_element = Index == input_index::element;
+  // An element input has C's layout (rows ldc apart, C's batch stride: epilogue_fused::place).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer over(const input_args& a, int m, int n, int ldc) {
     const std::uint32_t count = Index == input_index::column ? static_cast<std::uint32_t>(n)
-                                : Index == input_index::row
-                                    ? static_cast<std::uint32_t>(m)
-                                    : static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(n);
+                                : Index == input_index::row  ? static_cast<std::uint32_t>(m)
+                                                             : static_cast<std::uint32_t>(view_extent(m, n, ldc));
     return arch::buffer::over(a.values, count * sizeof(T));
   }
 
@@ -84,8 +85,9 @@ struct epilogue_input {
   struct lane_values {
     arch::buffer d;
     float x[Index == input_index::column ? Mma::tiles_n : Index == input_index::row ? Mma::tiles_m * Mma::regs : 1];
-    WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const input_args& a, int m, int n, int row0, int col0, int lane) {
-      d = over(a, m, n);
+    WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const input_args& a, int m, int n, int ldc, int row0, int col0,
+                                                 int lane) {
+      d = over(a, m, n, ldc);
       if constexpr (Index == input_index::column) {
 #pragma unroll
         for (int j = 0; j < Mma::tiles_n; ++j)
@@ -108,12 +110,12 @@ struct epilogue_input {
         return load_as_float<T>(d, output);
     }
   };
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static float at_output(const input_args& a, int m, int n, std::uint32_t row,
-                                                            std::uint32_t col) {
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static float at_output(const input_args& a, int m, int n, int ldc,
+                                                            std::uint32_t row, std::uint32_t col) {
     const std::uint32_t at = Index == input_index::column ? col
                              : Index == input_index::row  ? row
-                                                          : row * static_cast<std::uint32_t>(n) + col;
-    return load_as_float<T>(over(a, m, n), at);
+                                                          : row * static_cast<std::uint32_t>(ldc) + col;
+    return load_as_float<T>(over(a, m, n, ldc), at);
   }
 };
 template <class T>
@@ -136,7 +138,7 @@ struct gathered_row_weights {
   struct lane_values {
     static_assert(Mma::tile_m == Mma::m, "gathered_row_weights: square MFMA tiles (not a row-pair atom's 8 x 16)");
     float x[Mma::tiles_m * Mma::regs];
-    WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const input_args& a, int m, int, int row0, int, int lane) {
+    WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load(const input_args& a, int m, int, int, int row0, int, int lane) {
       const arch::buffer rows = arch::buffer::over(a.index, static_cast<std::uint32_t>(m) * 4);
       const arch::buffer factors = arch::buffer::over(a.values, static_cast<std::uint32_t>(a.count) * 4);
 #pragma unroll
@@ -152,7 +154,7 @@ struct gathered_row_weights {
     }
     WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float at(int i, int, int r, std::uint32_t) const { return x[i * Mma::regs + r]; }
   };
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static float at_output(const input_args& a, int m, int, std::uint32_t row,
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static float at_output(const input_args& a, int m, int, int, std::uint32_t row,
                                                             std::uint32_t) {
     const arch::buffer rows = arch::buffer::over(a.index, static_cast<std::uint32_t>(m) * 4);
     const int at = static_cast<int>(rows.load4(row * 4));
@@ -191,6 +193,19 @@ struct epilogue_fused {
     }(std::index_sequence_for<Inputs...>{});
   }
 
+  // The arguments of a block's outputs (gemm_block): C and the partials placed as place_outputs does,
+  // and each element input moved with C (it has C's layout: row ldc, C's batch stride).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static args place(args p, long c_offset, long split_offset) {
+    p = place_outputs(p, c_offset, split_offset);
+    if constexpr (sizeof...(Inputs) > 0)
+      for_each_input([&]<int q, class In>() {
+        if constexpr (requires { In::per_element; })
+          if constexpr (In::per_element)
+            p.d[q].values = static_cast<const typename In::value_type*>(p.d[q].values) + c_offset;
+      });
+    return p;
+  }
+
   // The value before C's conversion: v through the inputs (their D values in x), then the activation.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static float value(float v, const float (&x)[slots]) {
     for_each_input([&]<int q, class In>() { v = In::apply(v, x[q]); });
@@ -214,8 +229,8 @@ struct epilogue_fused {
   template <class Mma, class Acc, class Transform = identity_transform>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void store(const args& p, int m, int n,
                                                        const Acc (&acc)[Mma::tiles_m][Mma::tiles_n], int row0, int col0,
-                                                       int lane, int split, Transform transform = {}) {
-    store_outputs<true, Mma>(p, m, n, acc, row0, col0, lane, split, transform);
+                                                       int lane, Transform transform = {}) {
+    store_outputs<true, Mma>(p, m, n, acc, row0, col0, lane, transform);
   }
 
   // The store, with SplitK false for a GEMM that never splits K (without_split_k: one path, no
@@ -223,15 +238,15 @@ struct epilogue_fused {
   template <bool SplitK, class Mma, class Acc, class Transform>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void store_outputs(const args& p, int m, int n,
                                                                const Acc (&acc)[Mma::tiles_m][Mma::tiles_n], int row0,
-                                                               int col0, int lane, int split, Transform transform) {
+                                                               int col0, int lane, Transform transform) {
     std::tuple<typename Inputs::template lane_values<Mma>...> lanes;
     if constexpr (sizeof...(Inputs) > 0)
-      for_each_input([&]<int q, class In>() { std::get<q>(lanes).load(p.d[q], m, n, row0, col0, lane); });
-    const std::uint32_t outputs = static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(n);
+      for_each_input([&]<int q, class In>() { std::get<q>(lanes).load(p.d[q], m, n, p.ldc, row0, col0, lane); });
+    const auto outputs = static_cast<std::uint32_t>(view_extent(m, n, p.ldc));
     const arch::buffer c = arch::buffer::over(p.c, outputs * sizeof(Out));
-    const arch::buffer partials = arch::buffer::over(p.partials + static_cast<long>(split) * outputs, outputs * 4);
+    const arch::buffer partials = arch::buffer::over(p.partials, outputs * 4);
     const bool to_partials = SplitK && p.partials != nullptr;  // split-K: splitk_reduce(_fused) runs the rest
-    for_each_output<Mma>(m, n, row0, col0, lane, [&](int i, int j, int r, std::uint32_t at) {
+    for_each_output<Mma>(m, n, p.ldc, row0, col0, lane, [&](int i, int j, int r, std::uint32_t at) {
       // A copy first: __builtin_bit_cast of a vector-element lvalue reads element 0 (clang).
       const float a = acc[i][j][r];
       const float v = transform(i, j, r, a);
@@ -259,8 +274,8 @@ struct without_split_k : Epilogue {
   template <class Mma, class Acc, class Transform = identity_transform>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void store(const typename Epilogue::args& p, int m, int n,
                                                        const Acc (&acc)[Mma::tiles_m][Mma::tiles_n], int row0, int col0,
-                                                       int lane, int split, Transform transform = {}) {
-    Epilogue::template store_outputs<false, Mma>(p, m, n, acc, row0, col0, lane, split, transform);
+                                                       int lane, Transform transform = {}) {
+    Epilogue::template store_outputs<false, Mma>(p, m, n, acc, row0, col0, lane, transform);
   }
 };
 

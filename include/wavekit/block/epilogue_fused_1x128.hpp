@@ -9,7 +9,8 @@
 // (ops/gemm_fp8_blockscale/problem.hpp). A group's 128 columns lie in several waves of the block:
 // each wave takes its rows' maxima over its own columns (across its tiles, then the lanes of a row:
 // xor shuffles), leaves them in LDS, and after a barrier reads its group's. So this is a block
-// epilogue (its waves meet in LDS); N must be a multiple of 128 and the block's N tile too.
+// epilogue (its waves meet in LDS); N must be a multiple of 128 and the block's N tile too. C and
+// its scales are packed and one GEMM's (an op offering it keeps ldc = N and no batch: its ldc is not read).
 //
 // With split-K the main kernel writes the scaled partials as every epilogue does and
 // splitk_reduce_fused_1x128 (below) sums them, then runs the same value and
@@ -76,8 +77,8 @@ struct epilogue_fused_1x128 {
     const int row0 = t.m0 + at.wave_row, col0 = t.n0 + at.wave_col;
     const std::uint32_t outputs = static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(n);
     if (p.partials) {  // split-K: the scaled partials; splitk_reduce_fused_1x128 runs the rest
-      const arch::buffer part = arch::buffer::over(p.partials + static_cast<long>(t.split) * outputs, outputs * 4);
-      for_each_output<Mma>(m, n, row0, col0, at.lane, [&](int i, int j, int r, std::uint32_t o) {
+      const arch::buffer part = arch::buffer::over(p.partials, outputs * 4);
+      for_each_output<Mma>(m, n, n, row0, col0, at.lane, [&](int i, int j, int r, std::uint32_t o) {
         const float a = acc[i][j][r];
         part.store4(__builtin_bit_cast(std::uint32_t, transform(i, j, r, a)), o * 4);
       });
@@ -85,10 +86,10 @@ struct epilogue_fused_1x128 {
     }
     std::tuple<typename Inputs::template lane_values<Mma>...> lanes;
     if constexpr (sizeof...(Inputs) > 0)
-      values::for_each_input([&]<int q, class In>() { std::get<q>(lanes).load(p.d[q], m, n, row0, col0, at.lane); });
+      values::for_each_input([&]<int q, class In>() { std::get<q>(lanes).load(p.d[q], m, n, n, row0, col0, at.lane); });
     // The values, and each row's amax over the wave's columns (tiles, then the row's m lanes).
     float y[Mma::tiles_m][Mma::tiles_n][Mma::regs], amax[Mma::tiles_m][Mma::regs];
-    for_each_output<Mma>(m, n, row0, col0, at.lane, [&](int i, int j, int r, std::uint32_t o) {
+    for_each_output<Mma>(m, n, n, row0, col0, at.lane, [&](int i, int j, int r, std::uint32_t o) {
       float x[slots];
       values::for_each_input([&]<int q, class In>() { x[q] = std::get<q>(lanes).at(i, j, r, o); });
       const float a = acc[i][j][r];
@@ -133,7 +134,7 @@ struct epilogue_fused_1x128 {
       }
       amax[i][r] = most > 0.0f ? most / element_limits<Fp8>::max_finite : 1.0f;  // the scale
     });
-    for_each_output<Mma>(m, n, row0, col0, at.lane, [&](int i, int j, int r, std::uint32_t o) {
+    for_each_output<Mma>(m, n, n, row0, col0, at.lane, [&](int i, int j, int r, std::uint32_t o) {
       c.store1(static_cast<std::uint8_t>(arch::fp8_bits_saturating<Fp8>(y[i][j][r] / amax[i][r])), o);
       // The group's scale, by the lanes of its first wave that hold its first column.
       if (wave == first && j == 0 && Mma::acc_col(at.lane) == 0)
@@ -164,13 +165,14 @@ __global__ __launch_bounds__(Threads) void splitk_reduce_fused_1x128(const float
     const auto row = static_cast<std::uint32_t>(i / n), col = static_cast<std::uint32_t>(i % n);
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      sum_partials4(partials, count, i + 4 * half, splits, sum);
+      sum_partials4(partials, count, static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(i + 4 * half),
+                    splits, sum);
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
         float x[Epilogue::slots];
         if constexpr (Epilogue::inputs > 0)
           Epilogue::values::for_each_input(
-              [&]<int q, class In>() { x[q] = In::at_output(p.d[q], m, n, row, col + 4 * half + t); });
+              [&]<int q, class In>() { x[q] = In::at_output(p.d[q], m, n, n, row, col + 4 * half + t); });
         v[4 * half + t] = Epilogue::values::value(sum[t], x);
       }
     }

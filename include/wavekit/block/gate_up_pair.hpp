@@ -112,8 +112,8 @@ struct epilogue_gate_up {
     }
     __syncthreads();
     if (up) {
-      const output_buffers<Out> out(p, m, n / 2, 0);
-      for_each_output<Mma>(m, n / 2, t.m0 + at.wave_row, t.n0 / 2 + column, at.lane,
+      const output_buffers<Out> out(p, m, n / 2, n / 2);  // packed: MoE's hidden rows
+      for_each_output<Mma>(m, n / 2, n / 2, t.m0 + at.wave_row, t.n0 / 2 + column, at.lane,
                            [&](int i, int j, int r, std::uint32_t o) {
                              const float v = acc[i][j][r];
                              const float gate = __builtin_bit_cast(float, arch::lds_load<4>(slot(i, j, r)));

@@ -20,6 +20,7 @@
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/gemm_mainloop.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
+#include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
@@ -27,11 +28,23 @@
 
 namespace wavekit::block {
 
+// A batch as a kernel argument: core/gemm_view.hpp's gemm_batch, its strides below 2^31 elements
+// (check_gemm_views; 32-bit strides keep the kernels' scalar registers down).
+struct batch_args {
+  int count = 1, a = 0, b = 0, c = 0;
+};
+
 // A GEMM's kernel argument: C = A x B^T over K (storage order fixed by the kernel), with the scale
 // policy's arguments and the epilogue's (epilogue_store's by default; an epilogue_fused's carry its
-// D tensors: block/epilogue_fused.hpp).
+// D tensors: block/epilogue_fused.hpp; C's row stride is the epilogue's, out.ldc). Row strides and a
+// batch as core/gemm_view.hpp describes them: a batched GEMM's block z holds its split and GEMM
+// (tile_scheduler_2d); the scale policy's arguments are every GEMM's (the ops that batch have none).
 template <class A, class B, class ScaleArgs, class Out, class EpilogueArgs = epilogue_args<Out>>
 struct gemm_params {
+  using a_type = A;
+  using b_type = B;
+  using scale_args = ScaleArgs;
+  using epilogue_args_type = EpilogueArgs;
   const A* a;
   const B* b;
   ScaleArgs scales;
@@ -39,7 +52,29 @@ struct gemm_params {
   int m, n, k;
   int groups_per_split;  // K groups (the policy's unit) per split
   int skip;              // K elements the first step starts early (mainloop KTail), else 0
+  int lda = 0, ldb = 0;  // elements between A's and B's rows as stored; 0: packed (K, or M / N)
+  batch_args batch = {};
 };
+
+// The kernel argument of a problem p (m, n, k, strides and batch: core/gemm_view.hpp) with its
+// operands, scale and epilogue arguments, K groups per split and first-step skip.
+template <class Params, class Problem>
+Params make_gemm_params(const typename Params::a_type* a, const typename Params::b_type* b,
+                        const typename Params::scale_args& scales, const typename Params::epilogue_args_type& out,
+                        const Problem& p, int groups_per_split, int skip) {
+  Params kp{a, b, scales, out, p.m, p.n, p.k, groups_per_split, skip};
+  kp.lda = static_cast<int>(p.strides.lda), kp.ldb = static_cast<int>(p.strides.ldb);
+  kp.out.ldc = static_cast<int>(p.strides.ldc);
+  kp.batch = {p.batch.count, static_cast<int>(p.batch.a), static_cast<int>(p.batch.b), static_cast<int>(p.batch.c)};
+  return kp;
+}
+// The same without scale arguments.
+template <class Params, class Problem>
+Params plain_gemm_params(const typename Params::a_type* a, const typename Params::b_type* b,
+                         const typename Params::epilogue_args_type& out, const Problem& p, int groups_per_split,
+                         int skip) {
+  return make_gemm_params<Params>(a, b, {}, out, p, groups_per_split, skip);
+}
 
 // A grouped GEMM's kernel argument: m counts the grouped rows (every group's rows, padded to whole
 // M tiles), b is unused: tile i of group g = tile_group[i] multiplies B operand b_groups[g]
@@ -69,17 +104,6 @@ struct paired_gemm_params : grouped_gemm_params<A, B, ScaleArgs, Out, EpilogueAr
 
 template <class P>
 concept paired_params = grouped_params<P> && requires(const P& p) { p.b_second_groups; };
-
-// Any of the above with B's rows b_ld elements apart instead of k (a K-contiguous B stored with
-// padded rows: MX weights as models store them, docs/moe.md); 0: k. Only kernels whose params are
-// b_strided read it: every other kernel's B rows are k elements apart, its code unchanged.
-template <class Params>
-struct b_strided : Params {
-  int b_ld = 0;
-};
-
-template <class P>
-concept b_strided_params = requires(const P& p) { p.b_ld; };
 
 template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue,
           layout BOrder = Order>
@@ -111,22 +135,23 @@ struct gemm_block {
       const paired_gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
     run_with(p, lds);
   }
-  template <class Params>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const b_strided<Params>& p, unsigned char* lds) {
-    static_assert(BOrder == layout::k_contiguous, "gemm_block: a row stride for B (b_strided) is a K-contiguous B's");
-    run_with(p, lds);
-  }
 
  private:
-  // The buffer over rows [row0, row0 + min(block_rows, rows - row0)) of a K-contiguous tensor of
-  // `k` elements a row (its row stride); the pointer moves in 64 bits, the buffer's extent is one tile's.
+  // The buffer over rows [row0, row0 + min(block_rows, rows - row0)) of a K-contiguous tensor with
+  // rows ld elements apart; the pointer moves in 64 bits, the buffer's extent is one tile's.
   template <class T>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer tile_rows(const T* base, int row0, int rows, int block_rows,
-                                                                   int k) {
+                                                                   int ld) {
     const int tile = rows - row0 < block_rows ? rows - row0 : block_rows;
-    const std::uint64_t row_objects = static_cast<std::uint64_t>(k) / elements_per_object<T>;
+    const std::uint64_t row_objects = static_cast<std::uint64_t>(ld) / elements_per_object<T>;
     return arch::buffer::over(base + static_cast<std::uint64_t>(row0) * row_objects,
                               static_cast<std::uint32_t>(static_cast<std::uint64_t>(tile) * row_objects * sizeof(T)));
+  }
+  // The buffer over a whole tensor of `rows` rows of `cols` elements, rows ld apart.
+  template <class T>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer whole(const T* base, int rows, int cols, int ld) {
+    return arch::buffer::over(base, static_cast<std::uint32_t>(static_cast<std::uint64_t>(view_extent(rows, cols, ld)) *
+                                                               sizeof(T) / elements_per_object<T>));
   }
 
   template <class Params>
@@ -143,30 +168,30 @@ struct gemm_block {
     const int skip = Mainloop::k_tail ? p.skip : 0;
     tile_context context;
     if constexpr (grouped) context.tile_group = p.tile_group;
+    context.batches = p.batch.count;
     const gemm_tile t = Scheduler::at((p.k + skip) / policy::group_k, p.groups_per_split, context);
     if constexpr (grouped)
       if (t.group < 0) return;  // a tile past the groups' rows: the whole block
+    // The tile's GEMM of a batch: its A, B and C a batch stride on (in elements; 64-bit).
+    const long batch = t.batch;
+    const A* a = p.a + batch * p.batch.a / elements_per_object<A>;
     const B* b = [&] {
       if constexpr (grouped)
         return arch::uniform_pointer(p.b_groups[t.group]);
       else
-        return p.b;
+        return p.b + batch * p.batch.b / elements_per_object<B>;
     }();
-    // B's row stride (K-contiguous): k, or b_ld where the params carry one.
-    const int b_ld = [&] {
-      if constexpr (b_strided_params<Params>)
-        return p.b_ld ? p.b_ld : p.k;
-      else
-        return p.k;
-    }();
+    // The row strides (0: packed). A pair's B tensors have n / 2 rows each.
+    const int b_rows = paired ? p.n / 2 : p.n;
+    const int lda = p.lda ? p.lda : (Order == layout::k_contiguous ? p.k : p.m);
+    const int ldb = p.ldb ? p.ldb : (BOrder == layout::k_contiguous ? p.k : b_rows);
     // B's buffer: one tensor of n rows, or (paired) each of the two tensors of n / 2 rows, over the
     // tile's rows (K-contiguous) or the whole tensor.
     auto b_buffer = [&](const B* base, int n0, int n, int block_rows) {
       if constexpr (BOrder == layout::k_contiguous)
-        return tile_rows(base, n0, n, block_rows, b_ld);
+        return tile_rows(base, n0, n, block_rows, ldb);
       else
-        return arch::buffer::over(
-            base, static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(p.k) * sizeof(B) / elements_per_object<B>);
+        return whole(base, p.k, n, ldb);
     };
     const auto b_source = [&] {
       if constexpr (paired)
@@ -175,12 +200,6 @@ struct gemm_block {
             b_buffer(arch::uniform_pointer(p.b_second_groups[t.group]), t.n0 / 2, p.n / 2, Cfg::block_n / 2)};
       else
         return b_buffer(b, t.n0, p.n, Cfg::block_n);
-    }();
-    const std::uint32_t a_rows_total = [&] {
-      if constexpr (grouped)
-        return static_cast<std::uint32_t>(p.a_rows ? p.a_rows_total : p.m);
-      else
-        return static_cast<std::uint32_t>(p.m);
     }();
     // A K-contiguous operand's buffer starts at the tile's first row and spans only its rows, so
     // every offset stays below block rows x K bytes however large the tensor is (buffer offsets
@@ -191,33 +210,51 @@ struct gemm_block {
     gemm_tile local = t;
     if constexpr (rebase_a) local.m0 = 0;
     if constexpr (rebase_b) local.n0 = 0;
-    const typename Mainloop::sources src{
-        rebase_a ? tile_rows(p.a, t.m0, p.m, Cfg::block_m, p.k)
-                 : arch::buffer::over(
-                       p.a, a_rows_total * static_cast<std::uint32_t>(p.k) * sizeof(A) / elements_per_object<A>),
-        b_source,
-        Order == layout::k_contiguous ? p.k : p.m,
-        BOrder == layout::k_contiguous ? b_ld : (paired ? p.n / 2 : p.n),  // a pair's tensors have n / 2 rows each
-        rebase_a ? p.m - t.m0 : p.m,
-        rebase_b ? p.n - t.n0 : p.n,
-        skip,
-        [&]() -> const int* {
-          if constexpr (grouped)
-            return p.a_rows;
-          else
-            return nullptr;
-        }()};
+    const typename Mainloop::sources src{rebase_a                        ? tile_rows(a, t.m0, p.m, Cfg::block_m, lda)
+                                         : Order == layout::k_contiguous ? whole(a, a_rows_of(p), p.k, lda)
+                                                                         : whole(a, p.k, p.m, lda),
+                                         b_source,
+                                         lda,
+                                         ldb,
+                                         rebase_a ? p.m - t.m0 : p.m,
+                                         rebase_b ? p.n - t.n0 : p.n,
+                                         skip,
+                                         [&]() -> const int* {
+                                           if constexpr (grouped)
+                                             return p.a_rows;
+                                           else
+                                             return nullptr;
+                                         }()};
     policy scale_state;
     scale_state.begin(p.scales, p.m, p.n, p.k, t, reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset), tid,
                       wave_row, wave_col, lane);
     mma w;
     Mainloop::run(src, local, tid, lane, wave_row, wave_col, w, scale_state, lds);
+    // C and the split's partials at the tile's GEMM (block/gemm_epilogue.hpp: the partials are C's
+    // layout once a split, over the whole batch).
+    auto out = p.out;
+    out.ldc = p.out.ldc ? p.out.ldc : (paired ? p.n / 2 : p.n);
+    const long c_extent = view_extent(p.m, paired ? p.n / 2 : p.n, out.ldc);
+    const long c_offset = batch * p.batch.c, split_offset = t.split * ((p.batch.count - 1) * p.batch.c + c_extent);
+    if constexpr (requires { Epilogue::place(out, c_offset, split_offset); })
+      out = Epilogue::place(out, c_offset, split_offset);
+    else
+      out = place_outputs(out, c_offset, split_offset);
     if constexpr (block_epilogue<Epilogue>)  // waves exchange values through LDS (the tiles' LDS, done with)
-      Epilogue::template store<Cfg, mma>(p.out, p.m, p.n, scale_state.result(w), t,
+      Epilogue::template store<Cfg, mma>(out, p.m, p.n, scale_state.result(w), t,
                                          wave_place{lds, wave_row, wave_col, lane}, scale_state.epilogue_transform());
     else
-      Epilogue::template store<mma>(p.out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
-                                    t.split, scale_state.epilogue_transform());
+      Epilogue::template store<mma>(out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
+                                    scale_state.epilogue_transform());
+  }
+
+  // A's rows: a gathered A's table's tensor (a_rows_total rows), else M.
+  template <class Params>
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static int a_rows_of(const Params& p) {
+    if constexpr (grouped_params<Params>)
+      return p.a_rows ? p.a_rows_total : p.m;
+    else
+      return p.m;
   }
 };
 

@@ -14,23 +14,43 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/core/float_codec.hpp"
+#include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 
 namespace wavekit::block {
 
+// C (rows ldc elements apart; a batched GEMM's C batches apart, block/gemm_block.hpp) and, for
+// split-K, the fp32 partials: [split][C's extent] (C's own layout, a split's after another's; packed
+// C: [split][M][N]). The GEMM block hands its epilogue these moved to its batch and split
+// (place_outputs), so an epilogue addresses its outputs at row * ldc + col in both.
 template <class Out>
 struct epilogue_args {
-  Out* c;           // [M][N]; written when partials is null
-  float* partials;  // [split][M][N] fp32, for split-K
+  Out* c;           // written when partials is null
+  float* partials;  // for split-K
+  int ldc = 0;      // elements between C's rows; 0: N (packed)
 };
+
+// The arguments of a block's outputs: C and the partials moved by c_offset elements (the block's
+// batch), the partials also by split_offset (its split's). The pointers move in 64 bits.
+template <class Args>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE Args place_outputs(Args out, long c_offset, long split_offset) {
+  out.c += c_offset;
+  if (out.partials) out.partials += split_offset + c_offset;
+  return out;
+}
+
+// Elements of a view of m rows of n, rows ld apart (the last row ends at its n-th element).
+WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE constexpr long view_extent(int m, int n, int ld) {
+  return m > 0 ? static_cast<long>(m - 1) * ld + n : 0;
+}
 
 // transform(i, j, r, v): accumulator register r of MFMA tile (i, j) of the wave, value v.
 struct identity_transform {
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE float operator()(int, int, int, float v) const { return v; }
 };
 
-// An epilogue: its argument type, and store<Mma>(args, m, n, acc, row0, col0, lane, split, transform)
+// An epilogue: its argument type, and store<Mma>(args, m, n, acc, row0, col0, lane, transform)
 // (gemm_block checks the first where it takes one; the call itself is checked by the compiler).
 template <class E>
 concept gemm_epilogue = requires { typename E::args; };
@@ -47,9 +67,9 @@ template <class E>
 concept block_epilogue = gemm_epilogue<E> && E::exchanges_between_waves;
 
 // f(i, j, r, at) for each accumulator register r of the wave's MFMA tiles (i, j) at (row0, col0):
-// at is its output's index row * n + col, or out_of_range / 4 (past the output: stores drop it).
+// at is its output's index row * ldc + col, or out_of_range / 4 (past the m x n output: stores drop it).
 template <class Mma, class F>
-WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void for_each_output(int m, int n, int row0, int col0, int lane, F&& f) {
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void for_each_output(int m, int n, int ldc, int row0, int col0, int lane, F&& f) {
 #pragma unroll
   for (int i = 0; i < Mma::tiles_m; ++i)
 #pragma unroll
@@ -58,11 +78,12 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void for_each_output(int m, int n, int row0, 
       for (int r = 0; r < Mma::regs; ++r) {
         const int row = row0 + i * Mma::tile_m + Mma::acc_row(lane, r);
         const int col = col0 + j * Mma::m + Mma::acc_col(lane);
-        f(i, j, r, row < m && col < n ? static_cast<std::uint32_t>(row * n + col) : arch::out_of_range / 4);
+        f(i, j, r, row < m && col < n ? static_cast<std::uint32_t>(row * ldc + col) : arch::out_of_range / 4);
       }
 }
 
-// Where a C value goes: C (bf16, fp16 or fp32) or, with split-K, the split's fp32 partials.
+// Where a C value goes: C (bf16, fp16 or fp32) or, with split-K, the split's fp32 partials (p placed
+// at the block's batch and split: place_outputs).
 template <class Out>
 struct output_buffers {
   static_assert(std::is_same_v<Out, bf16> || std::is_same_v<Out, fp16> || std::is_same_v<Out, float>,
@@ -70,10 +91,10 @@ struct output_buffers {
   arch::buffer c, partials;
   bool to_partials;
 
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE output_buffers(const epilogue_args<Out>& p, int m, int n, int split) {
-    const std::uint32_t outputs = static_cast<std::uint32_t>(m) * static_cast<std::uint32_t>(n);
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE output_buffers(const epilogue_args<Out>& p, int m, int n, int ldc) {
+    const auto outputs = static_cast<std::uint32_t>(view_extent(m, n, ldc));
     c = arch::buffer::over(p.c, outputs * sizeof(Out));
-    partials = arch::buffer::over(p.partials + static_cast<long>(split) * outputs, outputs * 4);
+    partials = arch::buffer::over(p.partials, outputs * 4);
     to_partials = p.partials != nullptr;
   }
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(std::uint32_t at, float out) const {
@@ -81,10 +102,8 @@ struct output_buffers {
       partials.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
     else if constexpr (std::is_same_v<Out, float>)
       c.store4(__builtin_bit_cast(std::uint32_t, out), at * 4);
-    else if constexpr (std::is_same_v<Out, bf16>)
-      c.store2(static_cast<std::uint16_t>(bf16_bits_rne(out)), at * 2);
     else  // round to nearest even; beyond fp16's range, +-Inf (IEEE)
-      c.store2(__builtin_bit_cast(std::uint16_t, static_cast<_Float16>(out)), at * 2);
+      c.store2(static_cast<std::uint16_t>(half_bits_rne<Out>(out)), at * 2);
   }
 };
 

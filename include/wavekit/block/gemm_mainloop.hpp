@@ -77,7 +77,7 @@ template <class BSource = arch::buffer>
 struct gemm_sources {
   arch::buffer a;
   BSource b;
-  int a_ld, b_ld;  // K-contiguous: K; M/N-contiguous: M / N
+  int a_ld, b_ld;  // elements between rows as stored (packed K-contiguous: K; M/N-contiguous: M / N)
   int m, n;
   int skip;                     // KTail: elements the first step of the K range starts early (0 when K is whole steps)
   const int* a_rows = nullptr;  // grouped GEMMs: A row of each C row (-1: zeros), or null: the same row

@@ -116,7 +116,8 @@ struct gemv_mx_block {
       }
     }
 
-    const output_buffers<Out> out(p.out, p.m, p.n, t.split);
+    // C packed, one GEMM: the split's partials follow the others' (block/gemm_epilogue.hpp).
+    const output_buffers<Out> out(place_outputs(p.out, 0, t.split * static_cast<long>(p.m) * p.n), p.m, p.n, p.n);
 #pragma unroll
     for (int m = 0; m < BlockM; ++m)
       if (m < rows_a && has_column) out.store(static_cast<std::uint32_t>((t.m0 + m) * p.n + t.n0 + tid), acc[m]);

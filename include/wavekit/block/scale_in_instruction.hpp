@@ -25,7 +25,7 @@
 //
 // Grouped GEMMs (Args = grouped_mx_scale_args): B's scales from the tile's group's entry of a
 // table, A's scales of the rows the row table gathers (-1: scale 0, the row being zeros), B's
-// rows of scales b_scale_ld apart where B's rows are padded past K (gemm_block.hpp's b_strided).
+// rows of scales b_scale_ld apart where B's rows are padded past K (gemm_block.hpp's gemm_params::ldb).
 //
 // BShuffled: b_scale in aiter's e8m0_shuffle layout (core/mx_shuffle.hpp: padded, a row's part
 // plus a block's part), read in place; each lane adds its block's part (a few instructions a

@@ -22,6 +22,16 @@ inline status check_splits(text_ref name, text_ref problem, int splits, int step
   return status::success();
 }
 
+// A batched launch's grid holds splits x batches blocks in z (block/tile_scheduler.hpp): at most
+// 65535 of them.
+inline status check_batched_splits(text_ref name, text_ref problem, int splits, int batches) {
+  if (static_cast<long long>(splits) * batches > 65535)
+    return {status_code::bad_shape,
+            name + " on " + problem + ": " + std::to_string(splits) + " K splits x " + std::to_string(batches) +
+                " GEMMs of the batch exceed the launch grid's 65535 blocks in z; use fewer splits"};
+  return status::success();
+}
+
 // Bytes of the fp32 split-K partials ([splits][M][N]) of an m x n output; 0 without split-K.
 inline std::size_t splitk_workspace_bytes(int m, int n, int splits) {
   return splits > 1 ? std::size_t(splits) * std::size_t(m) * std::size_t(n) * sizeof(float) : 0;

@@ -2,7 +2,8 @@
 // its block index. A GEMM's K is cut into groups (the scale policy's unit: 128 K for 1x128 block
 // scales, one K step without scales); split-K gives each split a contiguous range of them.
 //
-// tile_scheduler_2d: grid (N tiles, M tiles, splits), the plain GEMM's.
+// tile_scheduler_2d: grid (N tiles, M tiles, splits x batches), the plain GEMM's (a batched GEMM's
+// block z = split * batches + batch).
 // tile_scheduler_grouped: the same grid over a grouped GEMM's rows (MoE: rows sorted by expert,
 // each expert's rows padded to whole M tiles), each M tile's group read from a device table
 // (tile_context::tile_group); a tile of group -1 has no work. Split-KV (MLA) schedulers give the
@@ -23,11 +24,14 @@ struct gemm_tile {
   int group_begin, group_end;  // its K groups: [group_begin, group_end)
   int split;                   // index of its K split (0 without split-K)
   int group = 0;               // grouped GEMMs: the tile's group (its B operand), -1: no work
+  int batch = 0;               // batched GEMMs: the tile's GEMM
 };
 
-// What a scheduler may read besides the block index: a grouped GEMM's table of M-tile groups.
+// What a scheduler may read besides the block index: a grouped GEMM's table of M-tile groups, a
+// batched GEMM's count.
 struct tile_context {
   const int* tile_group = nullptr;
+  int batches = 1;
 };
 
 template <class S>
@@ -37,16 +41,23 @@ concept tile_scheduler = requires(int i, const tile_context& context) {
 
 template <int BlockM, int BlockN>
 struct tile_scheduler_2d {
-  // The launch grid for an m x n output cut into `splits` K splits.
-  static dim3 grid(int m, int n, int splits) {
+  // The launch grid for `batches` m x n outputs, each cut into `splits` K splits.
+  static dim3 grid(int m, int n, int splits, int batches = 1) {
     return dim3(static_cast<unsigned>(ceil_div(n, BlockN)), static_cast<unsigned>(ceil_div(m, BlockM)),
-                static_cast<unsigned>(splits));
+                static_cast<unsigned>(splits) * static_cast<unsigned>(batches));
   }
   // groups: K groups of the problem; groups_per_split: of each split (the last may have fewer).
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static gemm_tile at(int groups, int groups_per_split, const tile_context& = {}) {
-    const int split = static_cast<int>(blockIdx.z), begin = split * groups_per_split;
-    return {static_cast<int>(blockIdx.y) * BlockM, static_cast<int>(blockIdx.x) * BlockN, begin,
-            begin + groups_per_split < groups ? begin + groups_per_split : groups, split};
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static gemm_tile at(int groups, int groups_per_split,
+                                                         const tile_context& context = {}) {
+    const unsigned z = blockIdx.z, batches = static_cast<unsigned>(context.batches);
+    const int split = static_cast<int>(z / batches), begin = split * groups_per_split;
+    return {static_cast<int>(blockIdx.y) * BlockM,
+            static_cast<int>(blockIdx.x) * BlockN,
+            begin,
+            begin + groups_per_split < groups ? begin + groups_per_split : groups,
+            split,
+            0,
+            static_cast<int>(z - static_cast<unsigned>(split) * batches)};
   }
 };
 

@@ -90,9 +90,10 @@ struct split_gemm_descriptor {
   static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
     return gemm_key(std::string(D::family.op), t, cus, std::move(dtypes), D::table_layout(p), p.m, p.n, p.k);
   }
+  // (A descriptor whose problems have strides or a batch gives its own.)
   static std::size_t workspace(const problem& p, int splits) { return block::splitk_workspace_bytes(p.m, p.n, splits); }
   static bool fits(const problem& p, plan pl, std::size_t workspace_bytes) {
-    return workspace(p, pl.splits) <= workspace_bytes;
+    return D::workspace(p, pl.splits) <= workspace_bytes;
   }
   static value to_value(plan pl) { return split_plan_value(pl); }
   static std::optional<plan> from_value(const value& v) { return split_plan_named<plan>(v, All); }

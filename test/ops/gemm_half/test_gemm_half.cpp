@@ -46,7 +46,9 @@ int run_config(const gh::problem& p, int splits, std::uint32_t seed) {
   CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
   const planning::gemm_tile tile{Cfg::block_m, Cfg::block_n, Cfg::block_k, Cfg::wave_m, Cfg::wave_n, Cfg::threads};
   test::check_model_traffic_summed(
-      planning::gemm_launches(p.m, p.n, p.k, tile, {2, 2, double(sizeof(Out))}, splits, nullptr, nullptr),
+      planning::batched_launches(
+          planning::gemm_launches(p.m, p.n, p.k, tile, {2, 2, double(sizeof(Out))}, splits, nullptr, nullptr),
+          p.batch.count, gh::shared_read_bytes(p)),
       emu::accumulated_counters());
 #endif
   return t.check(splits, Cfg::name(splits).c_str());
@@ -70,6 +72,101 @@ TEMPLATE_LIST_TEST_CASE("gemm_half: each shipped config on shapes derived from i
     CHECK(run_config<C, fp16, fp16>(gh::problem{m, 16, 5 * bk, layout::mn_contiguous}, 3, 9 + m) == 0);
   }
   CHECK(run_config<C, bf16, float>(gh::problem{bm - 1, bn, 5 * bk - 8, layout::k_contiguous}, 2, 3) == 0);
+}
+
+// A problem with strides and a batch (core/gemm_view.hpp).
+gh::problem viewed(gh::problem p, gemm_strides strides, gemm_batch batch = {}) {
+  p.strides = strides, p.batch = batch;
+  return p;
+}
+
+TEST_CASE("gemm_half: row strides and batches, both orders, split-K, shared and interleaved tensors", "[emu][gemm]") {
+  using C = gh::config_small;
+  const int bm = C::block_m, bn = C::block_n, bk = C::block_k;
+  // Padded rows in every tensor, one GEMM; M and N a tile and a part.
+  const gh::problem one{bm + 1, bn + 16, 2 * bk + 8, layout::k_contiguous};
+  CHECK(run_config<C, bf16, bf16>(viewed(one, {.lda = one.k + 8, .ldb = one.k + 24, .ldc = one.n + 4}), 1, 1) == 0);
+  // A batch of 3 with gaps between the GEMMs' tensors; the same with split-K (partials in C's layout).
+  const gemm_views v = one.views();
+  const gemm_batch gaps{3, v.a_extent + 8, v.b_extent + 16, v.c_extent + 4};
+  CHECK(run_config<C, bf16, bf16>(viewed(one, {}, gaps), 1, 2) == 0);
+  const gh::problem wide_c = viewed(one, {.ldc = one.n + 8});
+  CHECK(run_config<C, bf16, float>(viewed(wide_c, wide_c.strides, {3, v.a_extent, v.b_extent, wide_c.views().c_extent}),
+                                   3, 3) == 0);
+  // One B for every GEMM of the batch (weights shared: batch.b = 0).
+  CHECK(run_config<C, fp16, fp16>(viewed(one, {}, {4, v.a_extent, 0, v.c_extent}), 2, 4) == 0);
+  // Heads interleaved in the rows, as a projection per head over [tokens][heads][width]: A's head h
+  // at column h * 192 of 576, C's at column h * 80 of 240 (what the MLA layer example runs).
+  const gh::problem heads{5, 64, 128, layout::k_contiguous};
+  CHECK(run_config<C, bf16, bf16>(viewed(heads, {.lda = 576, .ldc = 240}, {3, 192, 64 * 128, 80}), 1, 5) == 0);
+  CHECK(run_config<C, bf16, bf16>(viewed(heads, {.lda = 576, .ldc = 240}, {3, 192, 64 * 128, 80}), 2, 6) == 0);
+  // M/N-contiguous: A [K][lda], B [K][ldb], a batch of 2.
+  const gh::problem mn{bm + 16, bn, 3 * bk, layout::mn_contiguous};
+  const gh::problem mn_padded = viewed(mn, {.lda = mn.m + 16, .ldb = mn.n + 8});
+  const gemm_views w = mn_padded.views();
+  CHECK(run_config<C, bf16, bf16>(viewed(mn, mn_padded.strides, {2, w.a_extent, w.b_extent, w.c_extent}), 1, 7) == 0);
+  CHECK(run_config<C, fp16, float>(viewed(mn, mn_padded.strides, {2, w.a_extent, w.b_extent, w.c_extent}), 3, 8) == 0);
+}
+
+TEST_CASE("gemm_half: the one-call API on a batch of views runs the model's plan", "[emu][gemm]") {
+  const gh::problem p =
+      viewed(gh::problem{5, 128, 512, layout::k_contiguous}, {.lda = 1536, .ldc = 576}, {3, 512, 128 * 512, 192});
+  test::gemm_half_case<bf16, bf16> t(p, 31, 16);
+  gh::plan_info ran;
+  const status s = gemm_half(p, t.args(), nullptr, &ran);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  CHECK(ran.name == gh::plan_name(gh::model_plan(p, t.workspace_bytes, arch::current_device_arch().kind)));
+  CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
+  CHECK(gh::workspace_bytes(p, 2) == 2 * std::size_t(2 * 192 + 4 * 576 + 128) * 4);
+}
+
+TEST_CASE("gemm_half: every bad stride and batch gets its status before any launch", "[emu][gemm]") {
+  const gh::problem p{64, 64, 256, layout::k_contiguous};
+  test::gemm_half_case<bf16, bf16> t(p, 1);
+  auto status_of = [&](gemm_strides s, gemm_batch b = {}, int splits = 1) {
+    return gh::launch<gh::config_narrow>(viewed(p, s, b), t.args(), splits, nullptr);
+  };
+  CHECK(status_of({.lda = 248}).message() ==
+        "gemm_half 64x64x256 k_contiguous lda 248: lda (248) must be 0 (packed) or at least K (256)");
+  CHECK(status_of({.ldb = 260}).message() ==
+        "gemm_half 64x64x256 k_contiguous ldb 260: ldb must be a multiple of 8 elements (vector loads and stores stay "
+        "aligned)");
+  CHECK(status_of({.ldc = 48}).code() == status_code::bad_shape);
+  CHECK(status_of({.ldc = 66}).code() == status_code::bad_alignment);
+  CHECK(status_of({.lda = std::int64_t{1} << 31}).code() == status_code::too_large);
+  CHECK(status_of({.lda = 1 << 25}).code() == status_code::too_large);  // 63 rows of 2^25 elements: 2^32 bytes
+  CHECK(viewed(gh::problem{64, 64, 256, layout::mn_contiguous}, {.lda = 56}).views().lda == 56);
+  CHECK(gh::launch<gh::config_narrow>(viewed(gh::problem{64, 64, 256, layout::mn_contiguous}, {.lda = 56}), t.args(), 1,
+                                      nullptr)
+            .message() == "gemm_half 64x64x256 mn_contiguous lda 56: lda (56) must be 0 (packed) or at least M (64)");
+  CHECK(status_of({}, {0}).message() ==
+        "gemm_half 64x64x256 k_contiguous batch 0 (strides a 0, b 0, c 0): batch.count must be 1 to 65535 (the launch "
+        "grid's z)");
+  CHECK(status_of({}, {70000, 0, 0, 4096}).code() == status_code::bad_shape);
+  CHECK(status_of({}, {2, -8, 0, 4096}).message() ==
+        "gemm_half 64x64x256 k_contiguous batch 2 (strides a -8, b 0, c 4096): batch.a must be 0 to 2^31 - 1 elements");
+  CHECK(status_of({}, {2, 0, std::int64_t{1} << 31, 4096}).code() == status_code::too_large);
+  CHECK(status_of({}, {2, 4, 0, 4096}).code() == status_code::bad_alignment);
+  CHECK(status_of({}, {2, 0, 0, 4098}).code() == status_code::bad_alignment);
+  // C's GEMMs may not overlap: stacked (batch.c >= 63 * 64 + 64) or interleaved (ldc >= batch.c + 64).
+  CHECK(status_of({}, {2, 0, 0, 0}).code() == status_code::bad_shape);
+  CHECK(status_of({}, {2, 0, 0, 4092}).message() ==
+        "gemm_half 64x64x256 k_contiguous batch 2 (strides a 0, b 0, c 4092): the batch's C tensors would overlap: "
+        "batch.c must be at least C's extent ((M - 1) * ldc + N = 4096), or at least N with ldc >= (batch.count - 1) "
+        "* batch.c + N");
+  CHECK(status_of({.ldc = 124}, {2, 0, 0, 64}).code() == status_code::bad_shape);
+  CHECK(gh::validate_shape(viewed(p, {.ldc = 128}, {2, 0, 0, 64})).ok());
+  // The grid's z holds splits x batch.count blocks.
+  gh::problem many = viewed(p, {}, {40000, 0, 0, 4096});
+  CHECK(
+      gh::launch<gh::config_narrow>(many, gh::args<bf16, bf16>{t.a, t.b, t.c, t.workspace, ~std::size_t{0}}, 2, nullptr)
+          .message() == "gemm_half<64x128x32, w2x2, mfma16, sk2> on " + many.str() +
+                            ": 2 K splits x 40000 GEMMs of the batch exceed the launch grid's 65535 blocks in z; use "
+                            "fewer splits");
+  for (arch::target tg : {arch::target::gfx942, arch::target::gfx950})
+    CHECK(gh::choose_plan(many, ~std::size_t{0}, tg).splits == 1);
 }
 
 TEST_CASE("gemm_half: the one-call API runs the plan it reports, workspace fallback included", "[emu][gemm]") {
@@ -159,7 +256,7 @@ void check_query_sizes_call(const gh::problem& p) {
 }
 
 TEST_CASE("gemm_half: each workspace query sizes its call, for every element-type set", "[emu][gemm]") {
-  for (const gh::problem p :
+  for (const gh::problem& p :
        {gh::problem{16, 128, 4096, layout::k_contiguous}, gh::problem{64, 64, 256, layout::mn_contiguous}}) {
     check_query_sizes_call<bf16, bf16>(p);
     check_query_sizes_call<bf16, fp16>(p);

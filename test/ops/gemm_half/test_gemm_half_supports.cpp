@@ -28,7 +28,7 @@ void check_refusal(const gh::problem& p, arch::target t) {
 TEST_CASE("gemm_half supports legal shapes on each target", "[ops][supports]") {
   for (arch::target t : test::kernel_targets)
     for (layout order : {layout::k_contiguous, layout::mn_contiguous})
-      for (const gh::problem p : {gh::problem{16, 16, 8, order}, gh::problem{4096, 4096, 4096, order}})
+      for (const gh::problem& p : {gh::problem{16, 16, 8, order}, gh::problem{4096, 4096, 4096, order}})
         CHECK(gh::supports(p, t).ok());
   CHECK(gh::supports({1, 16, 8, layout::k_contiguous}, arch::target::gfx942).ok());
 }

@@ -38,13 +38,14 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
     return s;
   if (g.m == 0) return status::success();
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
+  if (status s = block::check_batched_splits(name, p.str(), used_splits, g.batch.count); !s.ok()) return s;
   return with_activation(p.act, [&](auto act) {
     using E = epilogue<T, Out, decltype(act)::value>;
     typename E::args out{{a.c, need ? static_cast<float*>(a.workspace) : nullptr}, {{a.bias}}};
     if constexpr (is_fp8_e4m3_v<Out>) out.out_scale = a.out_scale;
-    const params<T, Out, decltype(act)::value> kp{
-        a.a, a.b, {}, out, g.m, g.n, g.k, per_split, steps * Cfg::block_k - g.k};
-    const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(g.m, g.n, used_splits);
+    const auto kp = block::plain_gemm_params<params<T, Out, decltype(act)::value>>(a.a, a.b, out, g, per_split,
+                                                                                   steps * Cfg::block_k - g.k);
+    const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(g.m, g.n, used_splits, g.batch.count);
     if (g.order == layout::k_contiguous)
       hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, decltype(act)::value, layout::k_contiguous>), grid,
                          dim3(K::threads), 0, stream, kp);
@@ -52,8 +53,8 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
       hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, decltype(act)::value, layout::mn_contiguous>), grid,
                          dim3(K::threads), 0, stream, kp);
     return block::finish_launch_then_reduce(name, need > 0, stream, [&](hipStream_t s) {
-      return block::launch_splitk_reduce_fused<E>(static_cast<const float*>(a.workspace), out, g.m, g.n, used_splits,
-                                                  s);
+      return block::launch_splitk_reduce_fused<E>(static_cast<const float*>(a.workspace), kp.out,
+                                                  block::reduce_view_of(g), used_splits, s);
     });
   });
 }

@@ -5,7 +5,8 @@
 // The GEMM is gemm_half's (its shapes, storage orders, configs and plans); the bias, the activation
 // (core/activation.hpp) and C's conversion run in fp32 in its epilogue (block/epilogue_fused.hpp), once
 // on the summed value with split-K. C is bf16, fp16, fp32 or the target's fp8 (saturate(y / out_scale),
-// out_scale a finite positive fp32).
+// out_scale a finite positive fp32). Strides and batches are the GEMM problem's (gemm.strides,
+// gemm.batch: core/gemm_view.hpp); one bias serves every GEMM of a batch.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first

@@ -102,7 +102,8 @@ status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stre
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream,
                        params);
   }
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view::packed(p.m, p.n),
+                                     used_splits, stream);
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

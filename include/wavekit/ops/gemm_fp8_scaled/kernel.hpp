@@ -120,7 +120,8 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
     with_scales.template operator()<layout::k_contiguous>();
   else
     with_scales.template operator()<layout::mn_contiguous>();
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view::packed(p.m, p.n),
+                                     used_splits, stream);
 }
 
 // The same on the current device's target.

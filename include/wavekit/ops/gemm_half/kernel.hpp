@@ -89,21 +89,15 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  const params<T, Out> kp{a.a,
-                          a.b,
-                          {},
-                          {a.c, need ? static_cast<float*>(a.workspace) : nullptr},
-                          p.m,
-                          p.n,
-                          p.k,
-                          per_split,
-                          steps * Cfg::block_k - p.k};
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
+  const params<T, Out> kp = block::plain_gemm_params<params<T, Out>>(
+      a.a, a.b, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, per_split, steps * Cfg::block_k - p.k);
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
   if (p.order == layout::k_contiguous)
     hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::k_contiguous>), grid, dim3(K::threads), 0, stream, kp);
   else
     hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream, kp);
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

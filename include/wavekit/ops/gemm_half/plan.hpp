@@ -58,27 +58,35 @@ std::string tuning_dtypes_of(const args<T, Out>&) {
   return tuning_dtypes<T, Out>();
 }
 
-// Whether plan pl can run p: the launch's rule for its K splits (block::check_splits).
+// Whether plan pl can run p: the launch's rules for its K splits (block::check_splits, and the grid's
+// splits x batch).
 inline status check_plan(const problem& p, plan pl) {
-  return block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config));
+  if (status s = block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config)); !s.ok()) return s;
+  return block::check_batched_splits(plan_name(pl), p.str(), pl.splits, p.batch.count);
 }
 
 struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, problem, plan, all_configs> {
   static constexpr const planning::instance_family& family = codegen_family;
 
   static std::string dtypes(const problem&, arch::target) { return tuning_dtypes<bf16, bf16>(); }
+  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
   }
-  static std::string table_layout(const problem& p) { return to_string(p.order); }
+  // A batch is its own key: the tables hold single GEMMs (a batched problem takes the model's plan).
+  static std::string table_layout(const problem& p) {
+    return p.batch.count == 1 ? std::string(to_string(p.order))
+                              : std::string(to_string(p.order)) + " batch " + std::to_string(p.batch.count);
+  }
   template <class F>
   static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
     for (config_id id : all_configs)
       planning::for_each_split(
           k_steps(p, id), workspace, [&](int splits) { return workspace_bytes(p, splits); },
           [&](int splits) {
+            if (static_cast<long long>(splits) * p.batch.count > 65535) return;  // the grid's z
             consider(plan{id, splits}, model_time(p, {id, splits}, t),
-                     planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
+                     p.batch.count * planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
           });
   }
   static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }

@@ -10,6 +10,14 @@
 // Legal shapes: M >= 1, N a multiple of 16, K a multiple of 8; in the mn_contiguous order M must
 // also be a multiple of 16 (its rows of A are vector loads along M). The storage order has no
 // default: a problem is always constructed with one.
+//
+// Views and batches (core/gemm_view.hpp): row strides lda, ldb (multiples of 8: 16-byte loads) and
+// ldc (a multiple of 4: the split-K reduction's vector stores), and a batch of GEMMs of this shape,
+// their tensors' strides multiples of the same. One head's slice of a projection, batched over the
+// heads, is one call:
+//   problem p{tokens, 512, 128, layout::k_contiguous};
+//   p.strides = {.lda = heads * 192, .ldc = heads * 576};       // q [tokens][heads][192], out [tokens][heads][576]
+//   p.batch = {.count = heads, .a = 192, .b = 512 * 128, .c = 576};
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -21,6 +29,7 @@
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
@@ -31,9 +40,13 @@ struct problem {
   problem(int m_, int n_, int k_, layout order_) : m(m_), n(n_), k(k_), order(order_) {}
   int m, n, k;
   layout order;
+  gemm_strides strides = {};  // 0: packed
+  gemm_batch batch = {};      // one GEMM
   std::string str() const {
-    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order);
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order) +
+           to_string(strides, batch);
   }
+  gemm_views views() const { return gemm_views::of(m, n, k, order, strides); }
 };
 
 // T: bf16 or fp16 (A and B); Out: bf16, fp16 or float (C).
@@ -49,9 +62,11 @@ struct args {
   std::size_t workspace_bytes = 0;
 };
 
-// Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
+// Bytes of fp32 partials a launch with `splits` needs (0 without split-K): C's extent over the batch
+// once a split (block/gemm_epilogue.hpp).
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return block::splitk_workspace_bytes(p.m, p.n, splits);
+  return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.views().c_batch_extent(p.batch)) * 4
+                    : 0;
 }
 
 // The problem's own rules; queries (plan, workspace) answer only problems that pass them. `op`
@@ -67,12 +82,9 @@ inline status validate_shape(const problem& p, const char* op = "gemm_half") {
   if (p.order == layout::mn_contiguous && p.m % 16)
     return {status_code::bad_alignment,
             what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
-  // Buffer loads address each tensor with 32-bit byte offsets.
-  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-  const std::size_t m = p.m, n = p.n, k = p.k;
-  if (m * k * 2 > limit || n * k * 2 > limit || m * n * 4 > limit)
-    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
-  return status::success();
+  // 16-byte loads of 2-byte A and B; C's split-K partials (fp32, C's layout) take 16-byte loads and
+  // its bf16 / fp16 values 8-byte stores in the reduction.
+  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {2, 2, 4, 8, 8, 4});
 }
 
 // Shape and argument checks, before any launch. Each pointer status names the argument.

@@ -146,7 +146,8 @@ status launch_checked(const problem& p, const Args& a, int splits, arch::target 
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
   start(grid, per_split, steps * step_k - p.k, need ? static_cast<float*>(a.workspace) : nullptr);
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, p.m, p.n, used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view::packed(p.m, p.n),
+                                     used_splits, stream);
 }
 
 // Validates, then launches with the given configuration and number of K splits on `device`'s

@@ -18,7 +18,7 @@
 // Each expert's weights are read by its tiles' blocks only (once per M tile of the expert), as for
 // bf16 weights; the activations are quantized once, not once per N tile. Weights stored padded
 // (mx_args::hidden_pad, expert_dim_pad; ops/moe/mx_storage.hpp) are read in place: B's rows and
-// its scale rows at the stored strides (block::b_strided, grouped_mx_scale_args::b_scale_ld), the
+// its scale rows at the stored strides (gemm_params::ldb, grouped_mx_scale_args::b_scale_ld), the
 // logical rows and K only.
 #pragma once
 
@@ -63,9 +63,9 @@ struct mx_grouped_parts {
   using mainloop = block::gemm_mainloop<shape, mma, typename mx::a_loader, b_loader, policy, /*KTail=*/true>;
   using scheduler = block::tile_scheduler_grouped<shape::block_m, shape::block_n>;
   using body = block::gemm_block<shape, layout::k_contiguous, scheduler, mainloop, stage_epilogue<T, Stage>>;
-  // B's rows as stored: K elements apart, or more (weights padded past K: mx_args::hidden_pad,
-  // expert_dim_pad).
-  using params = block::b_strided<stage_params<Stage, storage, storage, typename policy::args, T>>;
+  // B's rows as stored (params ldb): K elements apart, or more (weights padded past K:
+  // mx_args::hidden_pad, expert_dim_pad).
+  using params = stage_params<Stage, storage, storage, typename policy::args, T>;
   static_assert(mainloop::lds_bytes == shape::lds_bytes, "moe::mx_grouped_parts: the config's LDS is the mainloop's");
 };
 
@@ -121,7 +121,7 @@ void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const m
   using parts = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
   typename parts::params kp{};
   kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = stage_output_args<T, Stage>(c, routing);
-  kp.m = g.rows, kp.n = n, kp.k = k, kp.b_ld = ld;
+  kp.m = g.rows, kp.n = n, kp.k = k, kp.ldb = ld;
   const int steps = ceil_div(k, parts::policy::group_k);
   kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   const block::grouped_mx_scale_args& mx = [&]() -> const block::grouped_mx_scale_args& {

@@ -124,4 +124,19 @@ inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_ti
   return out;
 }
 
+// The launches of a batch of `count` GEMMs (core/gemm_view.hpp) where `one` are one GEMM's: the
+// same blocks count times over, their bytes count times, but for `shared_read_bytes` of the first
+// launch's distinct reads (an A or B every GEMM of the batch reads: batch stride 0), read from DRAM
+// once. The model's calibration holds single GEMMs; a batch is this linear extension of it.
+inline std::vector<launch_work> batched_launches(std::vector<launch_work> one, int count,
+                                                 double shared_read_bytes = 0) {
+  for (launch_work& w : one) {
+    w.workgroups *= count;
+    w.loaded_bytes *= count, w.dram_read_bytes *= count, w.written_bytes *= count;
+    if (w.l2_fetch_bytes >= 0) w.l2_fetch_bytes *= count;
+  }
+  if (!one.empty()) one.front().dram_read_bytes -= (count - 1) * shared_read_bytes;
+  return one;
+}
+
 }  // namespace wavekit::planning
