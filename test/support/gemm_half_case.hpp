@@ -6,11 +6,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <type_traits>
 #include <vector>
 
+#include "support/gemm_view_storage.hpp"
 #include "wavekit/core/float_codec.hpp"
 #include "wavekit/host/reference_gemm.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
@@ -19,12 +19,12 @@ namespace wavekit::test {
 
 // The problem's strides and batch (core/gemm_view.hpp) are honoured: each tensor is allocated over
 // its whole view, the elements outside the views hold NaN (a kernel that reads one makes a NaN
-// result) and C's stay as they were (check counts any that changed).
+// result) and C's stay as they were (check counts any that changed): support/gemm_view_storage.hpp.
 template <class T, class Out>
 struct gemm_half_case {
   ops::gemm_half::problem p;
   gemm_views v;
-  std::size_t a_size, b_size, c_size;  // elements of each allocation (the whole batch's views)
+  std::size_t c_size;  // elements of C's allocation (the whole batch's views)
   T *a = nullptr, *b = nullptr;
   Out* c = nullptr;
   void* workspace = nullptr;
@@ -32,36 +32,15 @@ struct gemm_half_case {
   std::vector<float> xa, xb;  // [batch][M][K], [batch][N][K]: the values as stored
 
   gemm_half_case(ops::gemm_half::problem problem, std::uint32_t seed, int max_splits = 8)
-      : p(problem), v(problem.views()) {
-    const int batch = p.batch.count;
-    a_size = std::size_t((batch - 1) * p.batch.a + v.a_extent);
-    b_size = std::size_t((batch - 1) * p.batch.b + v.b_extent);
-    c_size = std::size_t(v.c_batch_extent(p.batch));
+      : p(problem), v(problem.views()), c_size(std::size_t(v.c_batch_extent(problem.batch))) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> n(0.0f, 1.0f);
     const T nan = T::from_bits(std::is_same_v<T, bf16> ? 0x7fc0 : 0x7e00);
-    std::vector<T> ha(a_size, nan), hb(b_size, nan);
-    xa.resize(std::size_t(batch) * p.m * p.k), xb.resize(std::size_t(batch) * p.n * p.k);
-    const bool kc = p.order == layout::k_contiguous;
-    // Element (row, kk) of GEMM g's operand of `rows` rows: its place in the allocation.
-    auto place = [&](std::int64_t base, std::int64_t ld, int row, int kk) {
-      return std::size_t(base + (kc ? std::int64_t(row) * ld + kk : std::int64_t(kk) * ld + row));
-    };
-    for (int g = 0; g < batch; ++g) {
-      for (int i = 0; i < p.m; ++i)
-        for (int kk = 0; kk < p.k; ++kk) {
-          T& x = ha[place(g * p.batch.a, v.lda, i, kk)];
-          if (p.batch.a != 0 || g == 0) x = saturate_cast<T>(n(rng));  // a shared A is drawn once
-          xa[(std::size_t(g) * p.m + i) * p.k + kk] = to_float(x);
-        }
-      for (int j = 0; j < p.n; ++j)
-        for (int kk = 0; kk < p.k; ++kk) {
-          T& x = hb[place(g * p.batch.b, v.ldb, j, kk)];
-          if (p.batch.b != 0 || g == 0) x = saturate_cast<T>(n(rng));
-          xb[(std::size_t(g) * p.n + j) * p.k + kk] = to_float(x);
-        }
-    }
-    upload(a, ha), upload(b, hb);
+    const auto draw = [&] { return saturate_cast<T>(n(rng)); };
+    viewed_operand<T> ha = viewed_operand_of(p, p.m, v.lda, v.a_extent, p.batch.a, nan, draw);
+    viewed_operand<T> hb = viewed_operand_of(p, p.n, v.ldb, v.b_extent, p.batch.b, nan, draw);
+    xa = std::move(ha.x), xb = std::move(hb.x);
+    upload(a, ha.stored), upload(b, hb.stored);
     hipMalloc(&c, c_size * sizeof(Out));
     hipMemset(c, 0xff, c_size * sizeof(Out));  // NaN everywhere a result is missing
     workspace_bytes = std::size_t(max_splits) * c_size * sizeof(float);
@@ -86,27 +65,17 @@ struct gemm_half_case {
   int check(int splits, const char* label) const {
     std::vector<Out> got(c_size);
     hipMemcpy(got.data(), c, got.size() * sizeof(Out), hipMemcpyDeviceToHost);
-    std::vector<bool> in_view(c_size, false);
     const double out_unit = std::is_same_v<Out, float> ? 0.0 : std::is_same_v<Out, bf16> ? 0x1p-8 : 0x1p-11;
     int bad = 0;
     for (int gi = 0; gi < p.batch.count; ++gi) {
-      const float* ga = xa.data() + std::size_t(gi) * p.m * p.k;
-      const float* gb = xb.data() + std::size_t(gi) * p.n * p.k;
-      const auto ref = host::reference_gemm_nt(
-          p.m, p.n, p.k, [&](int i, int k) { return double(ga[std::size_t(i) * p.k + k]); },
-          [&](int j, int k) { return double(gb[std::size_t(j) * p.k + k]); });
-      const auto abs_sum = host::reference_gemm_nt(
-          p.m, p.n, p.k, [&](int i, int k) { return std::fabs(double(ga[std::size_t(i) * p.k + k])); },
-          [&](int j, int k) { return std::fabs(double(gb[std::size_t(j) * p.k + k])); });
+      const auto [ref, abs_sum] = reference_products_of(p, xa, xb, gi);
       for (int i = 0; i < p.m; ++i)
         for (int j = 0; j < p.n; ++j) {
-          const std::size_t at = std::size_t(gi * p.batch.c + std::int64_t(i) * v.ldc + j);
-          in_view[at] = true;
           double g;
           if constexpr (std::is_same_v<Out, float>)
-            g = got[at];
+            g = got[c_place(p, v, gi, i, j)];
           else
-            g = to_float(got[at]);
+            g = to_float(got[c_place(p, v, gi, i, j)]);
           const std::size_t r = std::size_t(i) * p.n + j;
           const double e = ref[r];
           const double acc = host::mfma_fp32_error_bound(p.k, 8, abs_sum[r]) + splits * 0x1p-24 * abs_sum[r];
@@ -116,13 +85,9 @@ struct gemm_half_case {
                         j, g, e, bound);
         }
     }
-    for (std::size_t i = 0; i < c_size; ++i) {
-      unsigned char bytes[sizeof(Out)];
-      std::memcpy(bytes, &got[i], sizeof(Out));
-      bool untouched = true;
-      for (unsigned char x : bytes) untouched = untouched && x == 0xff;
-      if (!in_view[i] && !untouched && bad++ < 5)
-        std::printf("%s %s: C element %zu outside the views was written\n", label, p.str().c_str(), i);
+    if (const int outside = written_outside_views(p, got); outside > 0) {
+      std::printf("%s %s: %d elements of C outside the views were written\n", label, p.str().c_str(), outside);
+      bad += outside;
     }
     return bad;
   }

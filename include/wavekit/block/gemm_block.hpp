@@ -28,17 +28,11 @@
 
 namespace wavekit::block {
 
-// A batch as a kernel argument: core/gemm_view.hpp's gemm_batch, its strides below 2^31 elements
-// (check_gemm_views; 32-bit strides keep the kernels' scalar registers down).
-struct batch_args {
-  int count = 1, a = 0, b = 0, c = 0;
-};
-
 // A GEMM's kernel argument: C = A x B^T over K (storage order fixed by the kernel), with the scale
 // policy's arguments and the epilogue's (epilogue_store's by default; an epilogue_fused's carry its
 // D tensors: block/epilogue_fused.hpp; C's row stride is the epilogue's, out.ldc). Row strides and a
 // batch as core/gemm_view.hpp describes them: a batched GEMM's block z holds its split and GEMM
-// (tile_scheduler_2d); the scale policy's arguments are every GEMM's (the ops that batch have none).
+// (tile_scheduler_2d); a scale policy with at_batch moves its scales to the tile's GEMM.
 template <class A, class B, class ScaleArgs, class Out, class EpilogueArgs = epilogue_args<Out>>
 struct gemm_params {
   using a_type = A;
@@ -225,9 +219,14 @@ struct gemm_block {
                                            else
                                              return nullptr;
                                          }()};
+    // The GEMM's scales: a policy whose scales follow their operands moves them (at_batch).
     policy scale_state;
-    scale_state.begin(p.scales, p.m, p.n, p.k, t, reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset), tid,
-                      wave_row, wave_col, lane);
+    float* const policy_lds = reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset);
+    if constexpr (requires { policy::at_batch(p.scales, batch, p.batch, p.m, p.n, p.k); })
+      scale_state.begin(policy::at_batch(p.scales, batch, p.batch, p.m, p.n, p.k), p.m, p.n, p.k, t, policy_lds, tid,
+                        wave_row, wave_col, lane);
+    else
+      scale_state.begin(p.scales, p.m, p.n, p.k, t, policy_lds, tid, wave_row, wave_col, lane);
     mma w;
     Mainloop::run(src, local, tid, lane, wave_row, wave_col, w, scale_state, lds);
     // C and the split's partials at the tile's GEMM (block/gemm_epilogue.hpp: the partials are C's

@@ -31,6 +31,15 @@ struct scale_epilogue : scale_none<Mma, StepK> {
   args scales;
   int m, n, row0, col0, lane;
 
+  // GEMM `batch`'s scales: an operand's scales follow it (1 or M / N values a GEMM, one GEMM's after
+  // another's), shared where the operand is (its batch stride 0).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static args at_batch(args s, long batch, const batch_args& b, int m_, int n_,
+                                                          int) {
+    if (b.a) s.a_scale += batch * (AScale == scale_granularity::tensor ? 1 : m_);
+    if (b.b) s.b_scale += batch * (BScale == scale_granularity::tensor ? 1 : n_);
+    return s;
+  }
+
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void begin(const args& p, int m_, int n_, int, const gemm_tile& t, float*, int,
                                                 int wave_row, int wave_col, int lane_) {
     scales = p, m = m_, n = n_, row0 = t.m0 + wave_row, col0 = t.n0 + wave_col, lane = lane_;

@@ -75,6 +75,17 @@ struct scale_group_promotion {
   using accumulator = typename Mma::accumulator;
   static constexpr int tiles_m = Mma::tiles_m, tiles_n = Mma::tiles_n, regs = Mma::regs;
 
+  // GEMM `batch`'s scales (plain GEMMs): an operand's scales follow it (M x K/G and ceil(N/G) x K/G
+  // values a GEMM, one GEMM's after another's), shared where the operand is (batch stride 0).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static args at_batch(args s, long batch, const batch_args& b, int m, int n, int k)
+    requires(!grouped)
+  {
+    const long groups = k / GroupK, n_groups = (n + GroupK - 1) / GroupK;
+    if (b.a) s.a_scale += batch * m * groups;
+    if (b.b) s.b_scale += batch * n_groups * groups;
+    return s;
+  }
+
   // A row's scale: A's, and B's to fold in (1 when B's is applied by the waves). Loaded early,
   // multiplied where it is stored, after the wait for the step's loads.
   struct row_scale_parts {

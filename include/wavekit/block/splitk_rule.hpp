@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "wavekit/core/lazy_text.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::block {
@@ -30,6 +31,14 @@ inline status check_batched_splits(text_ref name, text_ref problem, int splits, 
             name + " on " + problem + ": " + std::to_string(splits) + " K splits x " + std::to_string(batches) +
                 " GEMMs of the batch exceed the launch grid's 65535 blocks in z; use fewer splits"};
   return status::success();
+}
+
+// The same for a problem with strides and a batch (core/gemm_view.hpp): C's extent over the batch a
+// split (the partials have C's layout, block/gemm_epilogue.hpp).
+template <class Problem>
+std::size_t splitk_view_workspace_bytes(const Problem& p, int splits) {
+  return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.views().c_batch_extent(p.batch)) * 4
+                    : 0;
 }
 
 // Bytes of the fp32 split-K partials ([splits][M][N]) of an m x n output; 0 without split-K.

@@ -27,6 +27,12 @@ struct gemm_tile {
   int batch = 0;               // batched GEMMs: the tile's GEMM
 };
 
+// A batch as a kernel argument (block::gemm_params): core/gemm_view.hpp's gemm_batch, its strides
+// below 2^31 elements (check_gemm_views; 32-bit strides keep the kernels' scalar registers down).
+struct batch_args {
+  int count = 1, a = 0, b = 0, c = 0;
+};
+
 // What a scheduler may read besides the block index: a grouped GEMM's table of M-tile groups, a
 // batched GEMM's count.
 struct tile_context {

@@ -14,6 +14,8 @@
 
 #include "wavekit/arch/target.hpp"
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_view.hpp"
+#include "wavekit/core/layout.hpp"
 #include "wavekit/core/status.hpp"
 #include "wavekit/planning/planner.hpp"
 #include "wavekit/planning/tables/key.hpp"
@@ -83,6 +85,13 @@ void for_each_split(int steps, std::size_t workspace, Bytes&& bytes_for, F&& f) 
 // the config's name and the splits (all: the op's config ids), keyed by M bucket, N and K with
 // D::table_layout(p) as the layout, and fp32 partials [splits][M][N] as their workspace. D is the
 // descriptor deriving from it.
+// The tables' layout of a problem in storage order `order` with a batch: the tables hold single
+// GEMMs, so a batch is its own key, which no entry has (a batched problem takes the model's plan).
+inline std::string table_layout_of(layout order, const gemm_batch& batch) {
+  return batch.count == 1 ? std::string(to_string(order))
+                          : std::string(to_string(order)) + " batch " + std::to_string(batch.count);
+}
+
 template <class D, class Problem, class Plan, auto& All>
 struct split_gemm_descriptor {
   using problem = Problem;
@@ -90,8 +99,13 @@ struct split_gemm_descriptor {
   static planning::key key(const problem& p, arch::target t, int cus, std::string dtypes) {
     return gemm_key(std::string(D::family.op), t, cus, std::move(dtypes), D::table_layout(p), p.m, p.n, p.k);
   }
-  // (A descriptor whose problems have strides or a batch gives its own.)
-  static std::size_t workspace(const problem& p, int splits) { return block::splitk_workspace_bytes(p.m, p.n, splits); }
+  // A problem with strides and a batch (core/gemm_view.hpp): C's extent over the batch a split.
+  static std::size_t workspace(const problem& p, int splits) {
+    if constexpr (requires { p.views(); })
+      return block::splitk_view_workspace_bytes(p, splits);
+    else
+      return block::splitk_workspace_bytes(p.m, p.n, splits);
+  }
   static bool fits(const problem& p, plan pl, std::size_t workspace_bytes) {
     return D::workspace(p, pl.splits) <= workspace_bytes;
   }

@@ -18,7 +18,9 @@
 
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
+#include "support/device_upload.hpp"
 #include "support/empty_problem.hpp"
+#include "support/gemm_view_storage.hpp"
 #include "support/graph_safety.hpp"
 #include "support/plan_choice_check.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale.hpp"
@@ -74,6 +76,87 @@ int run_config(const gb::problem& p, int splits, std::uint32_t seed) {
 }
 
 }  // namespace
+
+// A batch of views (core/gemm_view.hpp) against the same GEMMs run one by one on packed copies,
+// bit for bit: each operand's scales follow it (one set a GEMM, one for a shared operand).
+template <class Fp8>
+void check_batch_matches_singles(layout order, gemm_strides strides, gemm_batch batch, int splits) {
+  constexpr int m = 32, n = 144, k = 256;  // N past a 128-column scale block
+  gb::problem p{m, n, k, order};
+  p.strides = strides, p.batch = batch;
+  const gemm_views v = p.views();
+  const bool kc = order == layout::k_contiguous;
+  std::mt19937 rng(91);
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  std::uniform_real_distribution<float> scale(0.01f, 0.1f);
+  auto fp8s = [&](std::size_t count) {
+    std::vector<Fp8> h(count);
+    for (Fp8& x : h) x = saturate_cast<Fp8>(normal(rng));
+    return h;
+  };
+  auto floats = [&](std::size_t count) {
+    std::vector<float> h(count);
+    for (float& x : h) x = scale(rng);
+    return h;
+  };
+  const int gemms = batch.count, a_scales = m * p.k_groups(), b_scales = p.n_groups() * p.k_groups();
+  const std::vector<Fp8> ha = fp8s(std::size_t((gemms - 1) * batch.a + v.a_extent)),
+                         hb = fp8s(std::size_t((gemms - 1) * batch.b + v.b_extent));
+  const std::vector<float> has = floats(std::size_t(batch.a ? gemms : 1) * a_scales),
+                           hbs = floats(std::size_t(batch.b ? gemms : 1) * b_scales);
+  Fp8 *a = test::upload(ha), *b = test::upload(hb);
+  float *a_scale = test::upload(has), *b_scale = test::upload(hbs);
+  const std::size_t c_count = std::size_t(v.c_batch_extent(batch)), ws = std::size_t(splits) * c_count * 4;
+  bf16 *c = nullptr, *c_one = nullptr;
+  void* workspace = nullptr;
+  hipMalloc(&c, c_count * 2), hipMalloc(&c_one, std::size_t(m) * n * 2), hipMalloc(&workspace, ws);
+  hipMemset(c, 0xff, c_count * 2);
+  const status s =
+      gb::launch<gb::config_small>(p, gb::args<Fp8>{a, b, a_scale, b_scale, c, workspace, ws}, splits, nullptr);
+  INFO(p.str() << ", " << splits << " splits: " << s.message());
+  REQUIRE(s.ok());
+  std::vector<bf16> got(c_count), one(std::size_t(m) * n);
+  hipMemcpy(got.data(), c, c_count * 2, hipMemcpyDeviceToHost);
+  for (int g = 0; g < gemms; ++g) {
+    // GEMM g's A packed in p's order (rows of K, or K rows of M).
+    std::vector<Fp8> a_g(std::size_t(m) * k);
+    for (int i = 0; i < m; ++i)
+      for (int kk = 0; kk < k; ++kk)
+        a_g[kc ? std::size_t(i) * k + kk : std::size_t(kk) * m + i] =
+            ha[std::size_t(g * batch.a + (kc ? std::int64_t(i) * v.lda + kk : std::int64_t(kk) * v.lda + i))];
+    std::vector<Fp8> b_g(std::size_t(n) * k);
+    for (int j = 0; j < n; ++j)
+      for (int kk = 0; kk < k; ++kk)
+        b_g[kc ? std::size_t(j) * k + kk : std::size_t(kk) * n + j] =
+            hb[std::size_t(g * batch.b + (kc ? std::int64_t(j) * v.ldb + kk : std::int64_t(kk) * v.ldb + j))];
+    Fp8 *d_a = test::upload(a_g), *d_b = test::upload(b_g);
+    const gb::args<Fp8> single{
+        d_a, d_b, a_scale + (batch.a ? g * a_scales : 0), b_scale + (batch.b ? g * b_scales : 0), c_one, workspace, ws};
+    REQUIRE(gb::launch<gb::config_small>(gb::problem{m, n, k, order}, single, splits, nullptr).ok());
+    hipMemcpy(one.data(), c_one, one.size() * 2, hipMemcpyDeviceToHost);
+    hipFree(d_a), hipFree(d_b);
+    int bad = 0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) bad += got[test::c_place(p, v, g, i, j)].bits != one[std::size_t(i) * n + j].bits;
+    INFO("GEMM " << g);
+    CHECK(bad == 0);
+  }
+  CHECK(test::written_outside_views(p, got) == 0);
+  hipFree(a), hipFree(b), hipFree(a_scale), hipFree(b_scale), hipFree(c), hipFree(c_one), hipFree(workspace);
+}
+
+TEST_CASE("blockscale GEMM: a batch of views gives each GEMM's result bit for bit, scales following", "[emu][gemm]") {
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    // Three GEMMs interleaved in A's and C's rows; B stacked, then shared by all.
+    const gemm_strides heads{.lda = 3 * 256, .ldc = 3 * 160};
+    check_batch_matches_singles<fp8>(layout::k_contiguous, heads, {3, 256, 144 * 256, 160}, 1);
+    check_batch_matches_singles<fp8>(layout::k_contiguous, heads, {3, 256, 0, 160}, 2);
+    // M/N-contiguous: padded rows, GEMMs stacked with gaps.
+    check_batch_matches_singles<fp8>(layout::mn_contiguous, {.lda = 48, .ldb = 160, .ldc = 148},
+                                     {2, 256 * 48 + 16, 256 * 160, 32 * 148 + 4}, 2);
+  });
+}
 
 TEST_CASE("blockscale GEMM: the amd-fp8-mm test shapes (reference storage order)", "[emu][gemm]") {
   test::with_device_fp8([&](auto fp8_format) {

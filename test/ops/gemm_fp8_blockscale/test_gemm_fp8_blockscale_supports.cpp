@@ -33,7 +33,7 @@ void check_refusal(const gb::problem& p, arch::target t) {
 
 TEST_CASE("gemm_fp8_blockscale supports legal shapes on each target", "[ops][supports]") {
   for (layout order : {layout::k_contiguous, layout::mn_contiguous})
-    for (const gb::problem p :
+    for (const gb::problem& p :
          {gb::problem{16, 16, 128, order}, gb::problem{64, 1536, 7168, order}, gb::problem{6144, 4608, 7168, order}}) {
       CHECK(gb::supports<arch::fp8_of<arch::target::gfx942>>(p, arch::target::gfx942).ok());
       CHECK(gb::supports<arch::fp8_of<arch::target::gfx950>>(p, arch::target::gfx950).ok());

@@ -41,7 +41,7 @@ int run_config(const gs::problem& p, int splits, std::uint32_t seed) {
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
   CHECK(emu::accumulated_counters().lds_bank_conflict_cycles == 0);
-  test::check_model_traffic_summed(gs::config_launches<Cfg>(p, splits, arch::current_device_arch().kind),
+  test::check_model_traffic_summed(gs::batch_launches<Cfg>(p, splits, arch::current_device_arch().kind),
                                    emu::accumulated_counters());
 #endif
   return t.check(splits, Cfg::name(splits).c_str(), Cfg::row_pairs);
@@ -74,6 +74,59 @@ TEMPLATE_LIST_TEST_CASE("gemm_fp8_scaled: each shipped config on shapes derived 
       CHECK(run_config<C, fp8, bf16>(gs::problem{m, 16, 5 * bk, layout::mn_contiguous, tensor, row}, 3, m + 1) == 0);
     }
     CHECK(run_config<C, fp8, bf16>(gs::problem{bm - 1, bn, 5 * bk - 16, layout::k_contiguous, row, tensor}, 2, 5) == 0);
+  });
+}
+
+// A problem with strides and a batch (core/gemm_view.hpp).
+gs::problem viewed(gs::problem p, gemm_strides strides, gemm_batch batch = {}) {
+  p.strides = strides, p.batch = batch;
+  return p;
+}
+
+TEST_CASE("gemm_fp8_scaled: row strides and batches, scales following their operands, split-K", "[emu][gemm]") {
+  using C = gs::config_small;
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    using enum scale_granularity;
+    const int bm = C::block_m, bn = C::block_n, bk = step_k<C>();
+    const gs::problem one{bm + 1, bn + 16, 2 * bk + 16, layout::k_contiguous, row, row};
+    CHECK(run_config<C, fp8, bf16>(viewed(one, {.lda = one.k + 16, .ldb = one.k + 32, .ldc = one.n + 4}), 1, 1) == 0);
+    const gemm_views v = one.views();
+    // Per-row and per-tensor scales a GEMM; split-K over a batch with a wider C.
+    CHECK(run_config<C, fp8, bf16>(viewed(one, {}, {3, v.a_extent + 16, v.b_extent, v.c_extent + 4}), 1, 2) == 0);
+    gs::problem tensors = one;
+    tensors.a_scales = tensor, tensors.b_scales = row;
+    const gs::problem wide_c = viewed(tensors, {.ldc = one.n + 8});
+    CHECK(run_config<C, fp8, fp16>(viewed(wide_c, wide_c.strides, {3, v.a_extent, v.b_extent, wide_c.views().c_extent}),
+                                   3, 3) == 0);
+    // A weight and its scales shared by the batch (batch.b = 0); heads interleaved in A's and C's rows.
+    CHECK(run_config<C, fp8, bf16>(viewed(one, {}, {4, v.a_extent, 0, v.c_extent}), 2, 4) == 0);
+    const gs::problem heads{5, 64, 128, layout::k_contiguous, row, tensor};
+    CHECK(run_config<C, fp8, bf16>(viewed(heads, {.lda = 576, .ldc = 240}, {3, 192, 64 * 128, 80}), 1, 5) == 0);
+    // M/N-contiguous with padded rows.
+    const gs::problem mn{bm < 16 ? 32 : bm + 16, bn, 3 * bk, layout::mn_contiguous, row, row};
+    const gs::problem mn_padded = viewed(mn, {.lda = mn.m + 16, .ldb = mn.n + 16});
+    const gemm_views w = mn_padded.views();
+    CHECK(run_config<C, fp8, bf16>(viewed(mn, mn_padded.strides, {2, w.a_extent, w.b_extent, w.c_extent}), 2, 6) == 0);
+  });
+}
+
+TEST_CASE("gemm_fp8_scaled: every bad stride and batch gets its status before any launch", "[emu][gemm]") {
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    using enum scale_granularity;
+    const gs::problem p{64, 64, 256, layout::k_contiguous, row, row};
+    test::gemm_fp8_scaled_case<fp8, bf16> t(p, 1);
+    auto status_of = [&](gemm_strides s, gemm_batch b = {}) {
+      return gs::launch<gs::config_narrow>(viewed(p, s, b), t.args(), 1, nullptr);
+    };
+    CHECK(status_of({.lda = 264}).message() ==
+          "gemm_fp8_scaled 64x64x256 k_contiguous lda 264, scales row/row: lda must be a multiple of 16 elements "
+          "(vector loads and stores stay aligned)");
+    CHECK(status_of({.ldb = 128}).code() == status_code::bad_shape);
+    CHECK(status_of({.ldc = 62}).code() == status_code::bad_shape);
+    CHECK(status_of({}, {2, 8, 0, 4096}).code() == status_code::bad_alignment);
+    CHECK(status_of({}, {2, 0, 0, 2048}).code() == status_code::bad_shape);  // C's GEMMs overlap
   });
 }
 
@@ -134,8 +187,8 @@ TEST_CASE("gemm_fp8_scaled: each workspace query sizes its call, for every eleme
   test::with_device_fp8([](auto fp8_format) {
     using fp8 = decltype(fp8_format);
     using enum scale_granularity;
-    for (const gs::problem p : {gs::problem{8, 128, 4096, layout::k_contiguous, row, tensor},
-                                gs::problem{64, 64, 512, layout::mn_contiguous, tensor, row}}) {
+    for (const gs::problem& p : {gs::problem{8, 128, 4096, layout::k_contiguous, row, tensor},
+                                 gs::problem{64, 64, 512, layout::mn_contiguous, tensor, row}}) {
       check_query_sizes_call<fp8, bf16>(p);
       check_query_sizes_call<fp8, fp16>(p);
     }

@@ -36,7 +36,8 @@ TEST_CASE("gemm_fp8_scaled supports legal shapes on each target", "[ops][support
   for (layout order : {layout::k_contiguous, layout::mn_contiguous})
     for (gran a : {gran::tensor, gran::row})
       for (gran b : {gran::tensor, gran::row})
-        for (const gs::problem p : {gs::problem{16, 16, 16, order, a, b}, gs::problem{4096, 8192, 4096, order, a, b}}) {
+        for (const gs::problem& p :
+             {gs::problem{16, 16, 16, order, a, b}, gs::problem{4096, 8192, 4096, order, a, b}}) {
           CHECK(gs::supports<arch::fp8_of<arch::target::gfx942>>(p, arch::target::gfx942).ok());
           CHECK(gs::supports<arch::fp8_of<arch::target::gfx950>>(p, arch::target::gfx950).ok());
         }

@@ -48,7 +48,7 @@ int run_config(const gh::problem& p, int splits, std::uint32_t seed) {
   test::check_model_traffic_summed(
       planning::batched_launches(
           planning::gemm_launches(p.m, p.n, p.k, tile, {2, 2, double(sizeof(Out))}, splits, nullptr, nullptr),
-          p.batch.count, gh::shared_read_bytes(p)),
+          p.batch.count, planning::shared_operand_bytes(p, 2, 2)),
       emu::accumulated_counters());
 #endif
   return t.check(splits, Cfg::name(splits).c_str());

@@ -91,19 +91,18 @@ status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stre
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(p.k_groups(), splits);
-  const params<Fp8> params{
-      a.a,       a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p.m, p.n, p.k,
-      per_split, 0};
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
+  const auto kp = block::make_gemm_params<params<Fp8>>(
+      a.a, a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, per_split, 0);
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
   if (p.order == layout::k_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
-                       params);
+                       kp);
   } else {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream,
-                       params);
+                       kp);
   }
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view::packed(p.m, p.n),
-                                     used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

@@ -48,11 +48,18 @@ std::vector<planning::launch_work> config_launches(const problem& p, int splits,
   return launches;
 }
 
+// Bytes every GEMM of p's batch reads: a shared operand (batch stride 0) and its scales.
+inline double shared_read_bytes(const problem& p) {
+  return planning::shared_operand_bytes(p, 1, 1) + (p.batch.a == 0 ? 4.0 * p.m * p.k_groups() : 0.0) +
+         (p.batch.b == 0 ? 4.0 * p.n_groups() * p.k_groups() : 0.0);
+}
+
 inline std::vector<planning::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
   return with_config(pl.config, [&](auto cfg) {
-    return config_launches<decltype(cfg)>(p, pl.splits, t,
-                                          planning::find_profile(t, codegen_instance(pl.config, p.order)),
-                                          planning::splitk_reduce_profile(t));
+    return planning::batched_launches(
+        config_launches<decltype(cfg)>(p, pl.splits, t, planning::find_profile(t, codegen_instance(pl.config, p.order)),
+                                       planning::splitk_reduce_profile(t)),
+        p.batch.count, shared_read_bytes(p));
   });
 }
 

@@ -59,7 +59,8 @@ inline double padded_flops(const problem& p, plan pl) {
 // Whether plan pl can run p: the launch's rule for its K splits, whole 128-K scale groups a split
 // (block::check_splits).
 inline status check_plan(const problem& p, plan pl) {
-  return block::check_splits(plan_name(pl), p.str(), pl.splits, p.k_groups(), "K/128");
+  if (status s = block::check_splits(plan_name(pl), p.str(), pl.splits, p.k_groups(), "K/128"); !s.ok()) return s;
+  return block::check_batched_splits(plan_name(pl), p.str(), pl.splits, p.batch.count);
 }
 
 // A and B in the fp8 format target t's matrix cores read, C bf16: the tables' dtypes.
@@ -75,7 +76,7 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
   }
-  static std::string table_layout(const problem& p) { return to_string(p.order); }
+  static std::string table_layout(const problem& p) { return planning::table_layout_of(p.order, p.batch); }
   template <class F>
   static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
     for (config_id id : all_configs) {
@@ -83,7 +84,8 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
       planning::for_each_split(
           p.k_groups(), workspace, [&](int splits) { return workspace_bytes(p, splits); },
           [&](int splits) {
-            consider(plan{id, splits}, model_time(p, {id, splits}, t), padded_flops(p, {id, splits}));
+            if (static_cast<long long>(splits) * p.batch.count > 65535) return;  // the grid's z (check_plan)
+            consider(plan{id, splits}, model_time(p, {id, splits}, t), p.batch.count * padded_flops(p, {id, splits}));
           });
     }
   }

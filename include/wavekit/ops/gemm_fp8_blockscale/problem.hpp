@@ -14,6 +14,11 @@
 //
 // The storage order has no default: a problem is always constructed with one, {m, n, k, order}.
 //
+// Views and batches (core/gemm_view.hpp): lda and ldb multiples of 16 (16-byte loads of fp8), ldc
+// a multiple of 4, batch strides multiples of the same. The scales stay packed as above; in a
+// batch each operand's scales follow it (GEMM i's a_scale + i x M x K/128, b_scale + i x
+// ceil(N/128) x K/128), the same for every GEMM where the operand's batch stride is 0.
+//
 // Scales apply per 128-K block: C = sum_kb (a_scale * b_scale) * (the block's fp8 dot product,
 // accumulated in fp32). For finite scales this equals the amd-fp8-mm reference (scales applied to
 // each element before the sum) within the error bound. Non-finite scales follow IEEE arithmetic
@@ -31,6 +36,7 @@
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
@@ -46,12 +52,16 @@ struct problem {
 
   int m, n, k;
   layout order;
+  gemm_strides strides = {};  // 0: packed
+  gemm_batch batch = {};      // one GEMM
 
   int k_groups() const { return k / scale_group_k; }
   int n_groups() const { return (n + scale_group_k - 1) / scale_group_k; }
   std::string str() const {
-    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order);
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order) +
+           to_string(strides, batch);
   }
+  gemm_views views() const { return gemm_views::of(m, n, k, order, strides); }
 };
 
 template <class Fp8>
@@ -70,7 +80,7 @@ struct args {
 
 // Bytes of fp32 partials a launch with `splits` needs (0 without split-K).
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return block::splitk_workspace_bytes(p.m, p.n, splits);
+  return block::splitk_view_workspace_bytes(p, splits);
 }
 
 // The problem's own rules (sizes, multiples, 32-bit buffer offsets); queries such as the plan and
@@ -86,12 +96,12 @@ inline status validate_shape(const problem& p) {
   if (p.order == layout::mn_contiguous && p.m % 16)
     return {status_code::bad_alignment,
             what + "in the mn_contiguous order M must be a multiple of 16 (16-byte rows of A); use k_contiguous"};
-  // Buffer loads address each tensor with 32-bit byte offsets.
+  // Buffer loads address each tensor with 32-bit byte offsets: A's scales too.
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-  const std::size_t m = p.m, n = p.n, k = p.k;
-  if (m * k > limit || n * k > limit || m * n * 2 > limit || m * p.k_groups() * 4 > limit)
+  if (std::size_t(p.m) * p.k_groups() * 4 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
-  return status::success();
+  // 16-byte loads of fp8 A and B; C's split-K partials (fp32, C's layout) and bf16 pairs.
+  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {1, 1, 4, 16, 16, 4});
 }
 
 // Shape and argument checks shared by every config; run before any launch. Each pointer status

@@ -95,16 +95,11 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  const params<Fp8, Out> kp{a.a,
-                            a.b,
-                            {a.a_scale, a.b_scale},
-                            {a.c, need ? static_cast<float*>(a.workspace) : nullptr},
-                            p.m,
-                            p.n,
-                            p.k,
-                            per_split,
-                            steps * block_k_on<Cfg>(device) - p.k};
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
+  const auto kp = block::make_gemm_params<params<Fp8, Out>>(a.a, a.b, {a.a_scale, a.b_scale},
+                                                            {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p,
+                                                            per_split, steps * block_k_on<Cfg>(device) - p.k);
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
   // One kernel per storage order and scale granularity pair.
   auto launch_with = [&]<layout O, scale_granularity A, scale_granularity B>() {
     hipLaunchKernelGGL((gemm_fp8_scaled_kernel<K, Fp8, Out, O, A, B>), grid, dim3(K::threads), 0, stream, kp);
@@ -120,8 +115,7 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
     with_scales.template operator()<layout::k_contiguous>();
   else
     with_scales.template operator()<layout::mn_contiguous>();
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view::packed(p.m, p.n),
-                                     used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
 }
 
 // The same on the current device's target.

@@ -42,11 +42,28 @@ std::vector<planning::launch_work> config_launches(const problem& p, int splits,
   return planning::gemm_launches(p.m, p.n, p.k, tile, ops, splits, main, reduce);
 }
 
+// Bytes every GEMM of p's batch reads: a shared operand (batch stride 0) and its scales.
+inline double shared_read_bytes(const problem& p) {
+  const double a_scales = p.a_scales == scale_granularity::tensor ? 4.0 : 4.0 * p.m;
+  const double b_scales = p.b_scales == scale_granularity::tensor ? 4.0 : 4.0 * p.n;
+  return planning::shared_operand_bytes(p, 1, 1) + (p.batch.a == 0 ? a_scales : 0.0) +
+         (p.batch.b == 0 ? b_scales : 0.0);
+}
+
+// config_launches for p's whole batch (planning::batched_launches).
+template <class C>
+std::vector<planning::launch_work> batch_launches(const problem& p, int splits, arch::target t,
+                                                  const planning::kernel_profile* main = nullptr,
+                                                  const planning::kernel_profile* reduce = nullptr) {
+  return planning::batched_launches(config_launches<C>(p, splits, t, main, reduce), p.batch.count,
+                                    shared_read_bytes(p));
+}
+
 inline std::vector<planning::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
   return with_config(pl.config, [&](auto cfg) {
-    return config_launches<decltype(cfg)>(p, pl.splits, t,
-                                          planning::find_profile(t, codegen_instance(pl.config, p.order)),
-                                          planning::splitk_reduce_profile(t));
+    return batch_launches<decltype(cfg)>(p, pl.splits, t,
+                                         planning::find_profile(t, codegen_instance(pl.config, p.order)),
+                                         planning::splitk_reduce_profile(t));
   });
 }
 

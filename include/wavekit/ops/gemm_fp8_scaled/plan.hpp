@@ -104,7 +104,8 @@ inline status check_plan(const problem& p, plan pl, arch::target t) {
     return {status_code::bad_config, plan_name(pl) + " on " + p.str() + ": the plan offers M = " + std::to_string(p.m) +
                                          " on " + arch::to_string(t) + " only " + names};
   }
-  return block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config, t));
+  if (status s = block::check_splits(plan_name(pl), p.str(), pl.splits, k_steps(p, pl.config, t)); !s.ok()) return s;
+  return block::check_batched_splits(plan_name(pl), p.str(), pl.splits, p.batch.count);
 }
 
 // A and B in the fp8 format target t's matrix cores read; Out: C (bf16 or fp16): the tables'
@@ -127,7 +128,7 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order), int(p.a_scales), int(p.b_scales)}};
   }
-  static std::string table_layout(const problem& p) { return to_string(p.order); }
+  static std::string table_layout(const problem& p) { return planning::table_layout_of(p.order, p.batch); }
   // The configs offered for p's M with their K splits (header comment): up to M = 16 those within
   // the read budget, where any is (a problem so small that the scales' reads alone exceed 4% of it
   // has none: the model's choice among all).
@@ -141,11 +142,13 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
     for (config_id id : all_configs) {
       if (!offered(p, id, t)) continue;
       for (int splits = 1; splits <= 16; splits *= 2) {
-        if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace)) break;
+        if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace ||
+                           static_cast<long long>(splits) * p.batch.count > 65535))  // the grid's z
+          break;
         // Reads grow with the splits.
         if (budget && memory_read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;
         consider(plan{id, splits}, model_time(p, {id, splits}, t),
-                 planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
+                 p.batch.count * planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
       }
     }
   }

@@ -11,6 +11,11 @@
 // Legal shapes: M >= 1, N and K multiples of 16; in the mn_contiguous order M must also be a
 // multiple of 16 (vector loads along M). The storage order and the scale granularities have no
 // defaults.
+//
+// Views and batches (core/gemm_view.hpp): lda and ldb multiples of 16 (16-byte loads of fp8), ldc
+// a multiple of 4, batch strides multiples of the same. In a batch each operand's scales follow it:
+// GEMM i's are a_scale + i x (1 or M) and b_scale + i x (1 or N), the same for every GEMM where the
+// operand's batch stride is 0.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -22,6 +27,7 @@
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/scale_granularity.hpp"
@@ -37,10 +43,13 @@ struct problem {
   int m, n, k;
   layout order;
   scale_granularity a_scales, b_scales;  // per tensor, or per row of A / per column of C
+  gemm_strides strides = {};             // 0: packed
+  gemm_batch batch = {};                 // one GEMM
   std::string str() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(order) +
-           ", scales " + to_string(a_scales) + "/" + to_string(b_scales);
+           to_string(strides, batch) + ", scales " + to_string(a_scales) + "/" + to_string(b_scales);
   }
+  gemm_views views() const { return gemm_views::of(m, n, k, order, strides); }
 };
 
 // Fp8: the device's fp8 format; Out: bf16 or fp16.
@@ -60,7 +69,7 @@ struct args {
 };
 
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return block::splitk_workspace_bytes(p.m, p.n, splits);
+  return block::splitk_view_workspace_bytes(p, splits);
 }
 
 inline status validate_shape(const problem& p) {
@@ -77,11 +86,8 @@ inline status validate_shape(const problem& p) {
   if (p.order == layout::mn_contiguous && p.m % 16)
     return {status_code::bad_alignment,
             what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
-  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-  const std::size_t m = p.m, n = p.n, k = p.k;
-  if (m * k > limit || n * k > limit || m * n * 4 > limit)
-    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
-  return status::success();
+  // 16-byte loads of fp8 A and B; C's split-K partials (fp32, C's layout) and 8-byte stores.
+  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {1, 1, 4, 16, 16, 4});
 }
 
 template <class Fp8, class Out>

@@ -25,11 +25,6 @@ inline std::string codegen_instance(config_id id, layout order) {
   return planning::instance_name(codegen_family, config_id_name(id), to_string(order));
 }
 
-// Bytes of A and B that every GEMM of p's batch reads (batch stride 0).
-inline double shared_read_bytes(const problem& p) {
-  return 2.0 * p.k * ((p.batch.a == 0 ? p.m : 0) + (p.batch.b == 0 ? p.n : 0));
-}
-
 inline std::vector<planning::launch_work> model_launches(const problem& p, plan pl, arch::target t) {
   const planning::gemm_tile tile = with_config(pl.config, [&](auto cfg) {
     using C = decltype(cfg);
@@ -39,7 +34,7 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, plan 
       planning::gemm_launches(p.m, p.n, p.k, tile, {2, 2, 2}, pl.splits,
                               planning::find_profile(t, codegen_instance(pl.config, p.order)),
                               planning::splitk_reduce_profile(t)),
-      p.batch.count, shared_read_bytes(p));
+      p.batch.count, planning::shared_operand_bytes(p, 2, 2));
 }
 
 inline planning::op_time model_time(const problem& p, plan pl, arch::target t) {

@@ -69,22 +69,17 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   static constexpr const planning::instance_family& family = codegen_family;
 
   static std::string dtypes(const problem&, arch::target) { return tuning_dtypes<bf16, bf16>(); }
-  static std::size_t workspace(const problem& p, int splits) { return workspace_bytes(p, splits); }
   static planning::query query(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes) {
     return {family.op, t, dtypes, workspace, {p.m, p.n, p.k, int(p.order)}};
   }
-  // A batch is its own key: the tables hold single GEMMs (a batched problem takes the model's plan).
-  static std::string table_layout(const problem& p) {
-    return p.batch.count == 1 ? std::string(to_string(p.order))
-                              : std::string(to_string(p.order)) + " batch " + std::to_string(p.batch.count);
-  }
+  static std::string table_layout(const problem& p) { return planning::table_layout_of(p.order, p.batch); }
   template <class F>
   static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
     for (config_id id : all_configs)
       planning::for_each_split(
           k_steps(p, id), workspace, [&](int splits) { return workspace_bytes(p, splits); },
           [&](int splits) {
-            if (static_cast<long long>(splits) * p.batch.count > 65535) return;  // the grid's z
+            if (static_cast<long long>(splits) * p.batch.count > 65535) return;  // the grid's z (check_plan)
             consider(plan{id, splits}, model_time(p, {id, splits}, t),
                      p.batch.count * planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
           });

@@ -65,8 +65,7 @@ struct args {
 // Bytes of fp32 partials a launch with `splits` needs (0 without split-K): C's extent over the batch
 // once a split (block/gemm_epilogue.hpp).
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.views().c_batch_extent(p.batch)) * 4
-                    : 0;
+  return block::splitk_view_workspace_bytes(p, splits);
 }
 
 // The problem's own rules; queries (plan, workspace) answer only problems that pass them. `op`
