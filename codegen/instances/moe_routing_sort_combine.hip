@@ -12,8 +12,8 @@ template __global__ void moe::moe_routing_kernel<4, moe::softmax_topk, float>(mo
 template __global__ void moe::moe_routing_kernel<4, moe::grouped_sigmoid_topk, float>(moe::routing_problem,
                                                                                       moe::grouped_sigmoid_topk,
                                                                                       moe::routing_args<float>);
-template __global__ void moe::moe_combine_kernel<wavekit::bf16>(const float*, const int*, int, int, int,
-                                                                wavekit::bf16*);
+template __global__ void moe::moe_combine_kernel<wavekit::bf16>(const float*, const int*, int, int, int, wavekit::bf16*,
+                                                                int);
 template __global__ void moe::moe_sort_kernel<moe::sort_waves>(moe::sort_problem, moe::sort_capacity, const int*,
                                                                moe::sort_outputs);
 template __global__ void moe::moe_unreduced_kernel<wavekit::bf16>(const float*, const int*, int, int, wavekit::bf16*);

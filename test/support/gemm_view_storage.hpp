@@ -65,6 +65,32 @@ std::size_t c_place(const Problem& p, const gemm_views& v, int g, int i, int j) 
   return std::size_t(g * p.batch.c + std::int64_t(i) * v.ldc + j);
 }
 
+// GEMM g's operand of `rows` rows of K (A: M, B: N) from its view in `stored` (rows `ld` apart in
+// p's order, GEMMs `stride` apart), packed in p's order: the input of the same GEMM run alone.
+template <class T, class Problem>
+std::vector<T> packed_operand_of(const Problem& p, const std::vector<T>& stored, int rows, std::int64_t ld,
+                                 std::int64_t stride, int g) {
+  const bool kc = p.order == layout::k_contiguous;
+  std::vector<T> packed(std::size_t(rows) * p.k);
+  for (int r = 0; r < rows; ++r)
+    for (int kk = 0; kk < p.k; ++kk)
+      packed[kc ? std::size_t(r) * p.k + kk : std::size_t(kk) * rows + r] =
+          stored[std::size_t(g * stride + (kc ? std::int64_t(r) * ld + kk : std::int64_t(kk) * ld + r))];
+  return packed;
+}
+
+// Outputs of GEMM g in c (over p's views) whose bytes differ from `one`, the same GEMM run alone
+// into a packed [M][N].
+template <class Out, class Problem>
+int outputs_differing(const Problem& p, const std::vector<Out>& c, const std::vector<Out>& one, int g) {
+  const gemm_views v = p.views();
+  int differing = 0;
+  for (int i = 0; i < p.m; ++i)
+    for (int j = 0; j < p.n; ++j)
+      differing += std::memcmp(&c[c_place(p, v, g, i, j)], &one[std::size_t(i) * p.n + j], sizeof(Out)) != 0;
+  return differing;
+}
+
 // Elements of C (of `count`, each sizeof(Out) bytes) outside p's views whose bytes are not all 0xff
 // (the test's fill before the launch).
 template <class Out, class Problem>

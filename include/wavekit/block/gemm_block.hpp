@@ -99,6 +99,19 @@ struct paired_gemm_params : grouped_gemm_params<A, B, ScaleArgs, Out, EpilogueAr
 template <class P>
 concept paired_params = grouped_params<P> && requires(const P& p) { p.b_second_groups; };
 
+// Where a tile's outputs go (block/gemm_epilogue.hpp): C's row stride resolved (0: `cols`, packed),
+// the offset of GEMM `batch` in C and of the split's partials (C's layout once a split, over the
+// whole batch). 64-bit: a batch's C may pass 2^31 elements though each GEMM's stays below.
+struct output_place {
+  int ldc;
+  long c_offset, split_offset;
+};
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE output_place output_place_of(int ldc, int m, int cols, const batch_args& b,
+                                                                long batch, int split) {
+  const int ld = ldc ? ldc : cols;
+  return {ld, batch * b.c, split * (static_cast<long>(b.count - 1) * b.c + view_extent(m, cols, ld))};
+}
+
 template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue,
           layout BOrder = Order>
 struct gemm_block {
@@ -175,8 +188,8 @@ struct gemm_block {
       else
         return p.b + batch * p.batch.b / elements_per_object<B>;
     }();
-    // The row strides (0: packed). A pair's B tensors have n / 2 rows each.
-    const int b_rows = paired ? p.n / 2 : p.n;
+    // The row strides (0: packed). A pair's B tensors have n / 2 rows each, and its C n / 2 columns.
+    const int b_rows = paired ? p.n / 2 : p.n, c_cols = b_rows;
     const int lda = p.lda ? p.lda : (Order == layout::k_contiguous ? p.k : p.m);
     const int ldb = p.ldb ? p.ldb : (BOrder == layout::k_contiguous ? p.k : b_rows);
     // B's buffer: one tensor of n rows, or (paired) each of the two tensors of n / 2 rows, over the
@@ -231,14 +244,13 @@ struct gemm_block {
     Mainloop::run(src, local, tid, lane, wave_row, wave_col, w, scale_state, lds);
     // C and the split's partials at the tile's GEMM (block/gemm_epilogue.hpp: the partials are C's
     // layout once a split, over the whole batch).
+    const output_place at = output_place_of(p.out.ldc, p.m, c_cols, p.batch, batch, t.split);
     auto out = p.out;
-    out.ldc = p.out.ldc ? p.out.ldc : (paired ? p.n / 2 : p.n);
-    const long c_extent = view_extent(p.m, paired ? p.n / 2 : p.n, out.ldc);
-    const long c_offset = batch * p.batch.c, split_offset = t.split * ((p.batch.count - 1) * p.batch.c + c_extent);
-    if constexpr (requires { Epilogue::place(out, c_offset, split_offset); })
-      out = Epilogue::place(out, c_offset, split_offset);
+    out.ldc = at.ldc;
+    if constexpr (requires { Epilogue::place(out, at.c_offset, at.split_offset); })
+      out = Epilogue::place(out, at.c_offset, at.split_offset);
     else
-      out = place_outputs(out, c_offset, split_offset);
+      out = place_outputs(out, at.c_offset, at.split_offset);
     if constexpr (block_epilogue<Epilogue>)  // waves exchange values through LDS (the tiles' LDS, done with)
       Epilogue::template store<Cfg, mma>(out, p.m, p.n, scale_state.result(w), t,
                                          wave_place{lds, wave_row, wave_col, lane}, scale_state.epilogue_transform());

@@ -14,6 +14,7 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/core/float_codec.hpp"
+#include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
@@ -38,11 +39,6 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE Args place_outputs(Args out, long c_offset, l
   out.c += c_offset;
   if (out.partials) out.partials += split_offset + c_offset;
   return out;
-}
-
-// Elements of a view of m rows of n, rows ld apart (the last row ends at its n-th element).
-WAVEKIT_HOST_DEVICE WAVEKIT_FORCEINLINE constexpr long view_extent(int m, int n, int ld) {
-  return m > 0 ? static_cast<long>(m - 1) * ld + n : 0;
 }
 
 // transform(i, j, r, v): accumulator register r of MFMA tile (i, j) of the wave, value v.

@@ -47,16 +47,23 @@ struct gemv_mx_block {
   using scheduler = tile_scheduler_2d<BlockM, block_n>;
 
   // lds: lds_bytes, 16-byte aligned. t: the block's tile, its K groups being K steps.
+  // The tile's GEMM of a batch: its A, B, scales and C a batch stride on (gemm_params::batch); A's
+  // and B's rows lda and ldb apart (0: packed), C's ldc.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const params& p, const gemm_tile& t, unsigned char* lds) {
     const int tid = static_cast<int>(threadIdx.x);
     const int scale_cols = p.k / 32;
     const int rows_a = p.m - t.m0 < BlockM ? p.m - t.m0 : BlockM;
     const int rows_b = p.n - t.n0 < block_n ? p.n - t.n0 : block_n;
-    const arch::buffer a = tile_rows(p.a, t.m0, rows_a, p.k), b = tile_rows(p.b, t.n0, rows_b, p.k);
-    const arch::buffer a_scale = tile_rows(p.scales.a_scale, t.m0, rows_a, scale_cols);
-    const arch::buffer b_scale = tile_rows(p.scales.b_scale, t.n0, rows_b, scale_cols);
+    const long batch = t.batch;
+    const int lda = p.lda ? p.lda : p.k, ldb = p.ldb ? p.ldb : p.k;
+    const mx_scale_args scales = mx_scales_at_batch(p.scales, batch, p.batch, static_cast<long>(p.m) * scale_cols,
+                                                    static_cast<long>(p.n) * scale_cols);
+    const arch::buffer a = tile_rows(p.a + batch * p.batch.a, t.m0, rows_a, lda),
+                       b = tile_rows(p.b + batch * p.batch.b, t.n0, rows_b, ldb);
+    const arch::buffer a_scale = tile_rows(scales.a_scale, t.m0, rows_a, scale_cols);
+    const arch::buffer b_scale = tile_rows(scales.b_scale, t.n0, rows_b, scale_cols);
     const bool has_column = tid < rows_b;
-    const std::uint32_t b_row = has_column ? static_cast<std::uint32_t>(tid * p.k) : arch::out_of_range;
+    const std::uint32_t b_row = has_column ? static_cast<std::uint32_t>(tid * ldb) : arch::out_of_range;
     const std::uint32_t b_scale_row = has_column ? static_cast<std::uint32_t>(tid * scale_cols) : arch::out_of_range;
     float* a_lds = reinterpret_cast<float*>(lds);
     std::uint32_t* a_exponent_lds = reinterpret_cast<std::uint32_t*>(lds + a_floats * 4);
@@ -80,7 +87,7 @@ struct gemv_mx_block {
                 ? 0
                 : static_cast<int>(b_scale.load1(b_scale_row, static_cast<std::uint32_t>((k0 + 32 * s) / 32)));
       __syncthreads();  // the previous step's A is read
-      stage_a(a, a_scale, p.k, scale_cols, k0, tid, a_lds, a_exponent_lds);
+      stage_a(a, a_scale, lda, scale_cols, k0, tid, a_lds, a_exponent_lds);
       __syncthreads();
 #pragma unroll
       for (int s = 0; s < scale_blocks; ++s) {
@@ -116,25 +123,26 @@ struct gemv_mx_block {
       }
     }
 
-    // C packed, one GEMM: the split's partials follow the others' (block/gemm_epilogue.hpp).
-    const output_buffers<Out> out(place_outputs(p.out, 0, t.split * static_cast<long>(p.m) * p.n), p.m, p.n, p.n);
+    // C at the tile's GEMM, the split's partials at its split (block/gemm_epilogue.hpp).
+    const output_place at = output_place_of(p.out.ldc, p.m, p.n, p.batch, batch, t.split);
+    const output_buffers<Out> out(place_outputs(p.out, at.c_offset, at.split_offset), p.m, p.n, at.ldc);
 #pragma unroll
     for (int m = 0; m < BlockM; ++m)
-      if (m < rows_a && has_column) out.store(static_cast<std::uint32_t>((t.m0 + m) * p.n + t.n0 + tid), acc[m]);
+      if (m < rows_a && has_column) out.store(static_cast<std::uint32_t>((t.m0 + m) * at.ldc + t.n0 + tid), acc[m]);
   }
 
  private:
-  // The buffer over `rows` rows of `cols` objects from row `row0` (the pointer moves in 64 bits).
+  // The buffer over `rows` rows `ld` objects apart from row `row0` (the pointer moves in 64 bits).
   template <class T>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer tile_rows(const T* base, int row0, int rows, int cols) {
-    return arch::buffer::over(base + static_cast<std::uint64_t>(row0) * static_cast<std::uint64_t>(cols),
-                              static_cast<std::uint32_t>(rows * cols * static_cast<int>(sizeof(T))));
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer tile_rows(const T* base, int row0, int rows, int ld) {
+    return arch::buffer::over(base + static_cast<std::uint64_t>(row0) * static_cast<std::uint64_t>(ld),
+                              static_cast<std::uint32_t>(rows * ld * static_cast<int>(sizeof(T))));
   }
 
-  // A's rows of the step at k0 widened to fp32 (rows past the tile and K before 0 read 0): thread
+  // A's rows (lda apart) of the step at k0 widened to fp32 (rows past the tile and K before 0 read 0): thread
   // i moves 4 consecutive bytes to 16 consecutive LDS bytes, so a wave's writes are contiguous;
   // and each row's 4 scale bytes, as integers.
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void stage_a(const arch::buffer& a, const arch::buffer& a_scale, int k,
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void stage_a(const arch::buffer& a, const arch::buffer& a_scale, int lda,
                                                          int scale_cols, int k0, int tid, float* a_lds,
                                                          std::uint32_t* a_exponent_lds) {
     constexpr int words = a_floats / 4;  // 4-byte words of A a step
@@ -143,7 +151,7 @@ struct gemv_mx_block {
       const int i = tid + it * threads, row = i / (step_k / 4), col = i % (step_k / 4) * 4;
       const bool active = i < words;
       const std::uint32_t word =
-          a.load4(active && k0 + col >= 0 ? static_cast<std::uint32_t>(row * k + k0 + col) : arch::out_of_range);
+          a.load4(active && k0 + col >= 0 ? static_cast<std::uint32_t>(row * lda + k0 + col) : arch::out_of_range);
       const auto lo = __builtin_amdgcn_cvt_pk_f32_fp8(static_cast<int>(word), false);
       const auto hi = __builtin_amdgcn_cvt_pk_f32_fp8(static_cast<int>(word), true);
       arch::lds_store<16>(a_lds + 4 * (active ? i : 0),

@@ -45,6 +45,7 @@
 #include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/core/row_view.hpp"
 
 namespace wavekit::block {
 
@@ -59,6 +60,7 @@ struct quantize_1x32_mx_args {
   std::uint8_t* scale;  // [rows][cols / 32]: e8m0
   int rows, cols;
   const int* rows_in_use = nullptr;  // null, or [rows]: rows with a negative entry are skipped
+  int x_ld = 0;                      // elements between x's rows (a view of wider rows); 0: cols
 
   // Work items (threads) the whole tensor needs.
   WAVEKIT_HOST_DEVICE int items() const { return rows * (cols / arch::mx_quantize_lane_elements); }
@@ -73,7 +75,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_mx_item(const quantize_1x3
   const bool active = row < a.rows && (!a.rows_in_use || a.rows_in_use[row] >= 0);
   const std::uint32_t elements = static_cast<std::uint32_t>(a.rows) * static_cast<std::uint32_t>(a.cols);
   const std::uint32_t at = static_cast<std::uint32_t>(row) * a.cols + col;  // used only when active
-  const arch::u32x4 raw = arch::buffer::over(a.x, elements * 2).load16(active ? at * 2 : arch::out_of_range);
+  const int x_ld = a.x_ld ? a.x_ld : a.cols;
+  const arch::u32x4 raw = arch::buffer::over(a.x, static_cast<std::uint32_t>(view_extent(a.rows, a.cols, x_ld)) * 2)
+                              .load16(active ? (static_cast<std::uint32_t>(row) * x_ld + col) * 2 : arch::out_of_range);
   float v[arch::mx_quantize_lane_elements];
 #pragma unroll
   for (int h = 0; h < arch::mx_quantize_lane_elements; ++h)

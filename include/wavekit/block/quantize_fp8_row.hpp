@@ -8,8 +8,12 @@
 // q and the group scales go out in either storage order of the block-scaled GEMM's A operand
 // (ops/gemm_fp8_blockscale/problem.hpp), so the GEMM reads them as they are:
 //
-//   k_contiguous   q [rows][cols], scales [rows][cols / 128]
-//   mn_contiguous  q [cols][rows], scales [cols / 128][rows]
+//   k_contiguous   q [rows][ld], scales [rows][cols / 128]      (ld >= cols)
+//   mn_contiguous  q [cols][ld], scales [cols / 128][rows]      (ld >= rows)
+//
+// q's rows as stored are ld elements apart (a view into a wider tensor; ld = cols or rows when
+// packed), its extent within 2^31 - 1 bytes (the op's validation: core/row_view.hpp); the scales
+// are packed.
 //
 // In the mn_contiguous order a lane's 8 values lie in 8 rows of q, 8 one-byte stores (each byte is
 // still written once; a transposing store through LDS would merge them, see docs/glue.md).
@@ -35,10 +39,11 @@ namespace wavekit::block {
 // Where the quantized rows go (a kernel argument).
 template <class Fp8>
 struct fp8_rows {
-  Fp8* q;         // rows x cols, in the quantizer's order
+  Fp8* q;         // rows x cols, in the quantizer's order, its rows as stored ld apart
   float* scales;  // group_1x128: rows x cols / 128, in the quantizer's order; per_tensor: unused
   float scale;    // per_tensor: the divisor; group_1x128: unused
   int rows, cols;
+  int ld;  // elements between q's rows as stored: >= cols (k_contiguous) or >= rows (mn_contiguous)
 };
 
 template <class Fp8, scale_granularity Scaling, layout Order>
@@ -49,12 +54,19 @@ struct fp8_row_quantizer {
                 "fp8_row_quantizer: k_contiguous or mn_contiguous storage");
   arch::buffer q, scales;
   float scale;
-  int rows, cols;
+  int rows, cols, ld;
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static fp8_row_quantizer over(const fp8_rows<Fp8>& o) {
     const std::uint32_t elements = static_cast<std::uint32_t>(o.rows) * static_cast<std::uint32_t>(o.cols);
-    return {arch::buffer::over(o.q, elements), arch::buffer::over(o.scales, elements / quantize_group * 4), o.scale,
-            o.rows, o.cols};
+    const bool kc = Order == layout::k_contiguous;
+    const std::uint32_t q_extent =
+        static_cast<std::uint32_t>((kc ? o.rows : o.cols) - 1) * o.ld + (kc ? o.cols : o.rows);
+    return {arch::buffer::over(o.q, q_extent),
+            arch::buffer::over(o.scales, elements / quantize_group * 4),
+            o.scale,
+            o.rows,
+            o.cols,
+            o.ld};
   }
 
   // Quantizes and stores v, columns [col, col + 8) of row `row`. Every lane of the wave calls it
@@ -75,14 +87,14 @@ struct fp8_row_quantizer {
       }
     }
     if constexpr (Order == layout::k_contiguous) {
-      q.store8(bytes, active ? static_cast<std::uint32_t>(row) * cols + col : arch::out_of_range);
+      q.store8(bytes, active ? static_cast<std::uint32_t>(row) * ld + col : arch::out_of_range);
     } else {
       // Element (row, col + h) is h rows of q past (row, col): one per-lane offset for the 8
-      // stores, h * rows in the uniform one (a scalar register, no vector ALU per store).
-      const std::uint32_t at = active ? static_cast<std::uint32_t>(col) * rows + row : arch::out_of_range;
+      // stores, h * ld in the uniform one (a scalar register, no vector ALU per store).
+      const std::uint32_t at = active ? static_cast<std::uint32_t>(col) * ld + row : arch::out_of_range;
 #pragma unroll
       for (int h = 0; h < octet; ++h)
-        q.store1(static_cast<std::uint8_t>(bytes[h / 4] >> (8 * (h % 4))), at, static_cast<std::uint32_t>(h * rows));
+        q.store1(static_cast<std::uint8_t>(bytes[h / 4] >> (8 * (h % 4))), at, static_cast<std::uint32_t>(h * ld));
     }
   }
 };

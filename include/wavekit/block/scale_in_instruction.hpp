@@ -53,6 +53,15 @@ struct mx_scale_args {
   const e8m0* b_scale;  // [N][K/32]
 };
 
+// GEMM `batch`'s scales in a batch (block::batch_args, core/gemm_view.hpp): each operand's scales
+// follow it, a_scales and b_scales bytes a GEMM; a shared operand (batch stride 0) shares its own.
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE mx_scale_args mx_scales_at_batch(mx_scale_args s, long batch, const batch_args& b,
+                                                                    long a_scales, long b_scales) {
+  if (b.a) s.a_scale += batch * a_scales;
+  if (b.b) s.b_scale += batch * b_scales;
+  return s;
+}
+
 // A grouped GEMM's (MoE's experts): B's scales per group, A's rows (and so their scales) through
 // the row table of grouped_gemm_params.
 struct grouped_mx_scale_args {
@@ -100,6 +109,17 @@ struct scale_in_instruction {
   int a_lds_row[tiles_m];                        // A scales in LDS: this lane's rows, within the tile
   int skip_blocks;                               // blocks the K steps start early (KTail; else 0)
   scales current, next;
+
+  // A batched GEMM's scales (plain arguments): A's [M][K/32] a GEMM (none read from memory when A's
+  // are in LDS), B's [N][K/32] or its shuffled layout's.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static args at_batch(args s, long batch, const batch_args& b, int m, int n, int k)
+    requires(!grouped)
+  {
+    const int blocks = k / atom::scale_k;
+    const long b_scales = BShuffled ? static_cast<long>(shuffled_scale_rows(n)) * shuffled_scale_cols(blocks)
+                                    : static_cast<long>(n) * blocks;
+    return mx_scales_at_batch(s, batch, b, a_in_lds ? 0 : static_cast<long>(m) * blocks, b_scales);
+  }
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void begin(const args& p, int m, int n, int k, const gemm_tile& t, float*, int,
                                                 int wave_row, int wave_col, int lane) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/lazy_text.hpp"
 #include "wavekit/core/status.hpp"
 
@@ -24,12 +25,12 @@ inline status check_splits(text_ref name, text_ref problem, int splits, int step
 }
 
 // A batched launch's grid holds splits x batches blocks in z (block/tile_scheduler.hpp): at most
-// 65535 of them.
+// max_grid_z of them.
 inline status check_batched_splits(text_ref name, text_ref problem, int splits, int batches) {
-  if (static_cast<long long>(splits) * batches > 65535)
-    return {status_code::bad_shape,
-            name + " on " + problem + ": " + std::to_string(splits) + " K splits x " + std::to_string(batches) +
-                " GEMMs of the batch exceed the launch grid's 65535 blocks in z; use fewer splits"};
+  if (!batched_grid_fits(splits, batches))
+    return {status_code::bad_shape, name + " on " + problem + ": " + std::to_string(splits) + " K splits x " +
+                                        std::to_string(batches) + " GEMMs of the batch exceed the launch grid's " +
+                                        std::to_string(max_grid_z) + " blocks in z; use fewer splits"};
   return status::success();
 }
 

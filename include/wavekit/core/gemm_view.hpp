@@ -20,9 +20,18 @@
 
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/lazy_text.hpp"
+#include "wavekit/core/row_view.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit {
+
+// Blocks a launch grid holds in z, which a batched GEMM's grid fills with splits x GEMMs
+// (block/tile_scheduler.hpp).
+inline constexpr int max_grid_z = 65535;
+
+constexpr bool batched_grid_fits(int splits, int batches) {
+  return static_cast<std::int64_t>(splits) * batches <= max_grid_z;
+}
 
 struct gemm_strides {
   std::int64_t lda = 0, ldb = 0, ldc = 0;  // elements between rows as stored; 0: packed
@@ -45,12 +54,10 @@ struct gemm_views {
     v.lda = s.lda ? s.lda : (kc ? k : m);
     v.ldb = s.ldb ? s.ldb : (kc ? k : n);
     v.ldc = s.ldc ? s.ldc : n;
-    auto extent = [](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-      return rows > 0 ? (rows - 1) * ld + cols : 0;
-    };
-    v.a_extent = kc ? extent(m, k, v.lda) : extent(k, m, v.lda);
-    v.b_extent = kc ? extent(n, k, v.ldb) : extent(k, n, v.ldb);
-    v.c_extent = extent(m, n, v.ldc);
+    using i64 = std::int64_t;
+    v.a_extent = kc ? view_extent<i64>(m, k, v.lda) : view_extent<i64>(k, m, v.lda);
+    v.b_extent = kc ? view_extent<i64>(n, k, v.ldb) : view_extent<i64>(k, n, v.ldb);
+    v.c_extent = view_extent<i64>(m, n, v.ldc);
     return v;
   }
   // C's extent over the whole batch: a split-K launch's partials take this much a split.
@@ -71,12 +78,16 @@ inline std::string to_string(const gemm_strides& s, const gemm_batch& b) {
   return out;
 }
 
-// An op's rules for its views: element bytes of A, B and C, and the multiple (in elements) every
-// stride of each must be (its vector loads and stores: a 16-byte load of 2-byte elements needs 8).
+// An op's rules for its views: element bits of A, B and C (C's: the widest the kernel addresses
+// C's layout with, its fp32 split-K partials), and the multiple (in elements) every stride of each
+// must be (its vector loads and stores: a 16-byte load of 2-byte elements needs 8). tile_rows > 0:
+// K-contiguous A and B buffers span a tile of that many rows (block/gemm_block.hpp), so only a
+// tile, not the tensor, needs 32-bit offsets.
 struct gemm_view_rules {
-  int a_bytes, b_bytes, c_bytes;
+  int a_bits, b_bits, c_bits;
   int a_align, b_align, c_align;
-  int max_batch = 65535;  // a launch grid's z
+  int tile_rows = 0;
+  int max_batch = max_grid_z;
 };
 
 // The checks of a problem's strides and batch (the shape itself already checked: m >= 1, n, k > 0);
@@ -88,27 +99,19 @@ inline status check_gemm_views(text_ref what, int m, int n, int k, layout order,
   const bool kc = order == layout::k_contiguous;
   constexpr std::int64_t int_limit = std::numeric_limits<std::int32_t>::max();
   constexpr std::int64_t stride_limit = int_limit;  // kernels take 32-bit batch strides
-  struct row_stride {
+  const struct {
     const char* name;
     std::int64_t ld, least;
     const char* least_name;
     int align;
-  };
-  const row_stride rows[] = {{"lda", s.lda, kc ? k : m, kc ? "K" : "M", rule.a_align},
-                             {"ldb", s.ldb, kc ? k : n, kc ? "K" : "N", rule.b_align},
-                             {"ldc", s.ldc, n, "N", rule.c_align}};
-  for (const row_stride& r : rows) {
-    if (r.ld == 0) continue;
-    if (r.ld < r.least)
-      return {status_code::bad_shape, what + r.name + " (" + std::to_string(r.ld) +
-                                          ") must be 0 (packed) or at least " + r.least_name + " (" +
-                                          std::to_string(r.least) + ")"};
-    if (r.ld > int_limit)
-      return {status_code::too_large, what + r.name + " must be below 2^31 (32-bit buffer offsets)"};
-    if (r.ld % r.align)
-      return {status_code::bad_alignment, what + r.name + " must be a multiple of " + std::to_string(r.align) +
-                                              " elements (vector loads and stores stay aligned)"};
-  }
+  } rows[] = {{"lda", s.lda, kc ? k : m, kc ? "K" : "M", rule.a_align},
+              {"ldb", s.ldb, kc ? k : n, kc ? "K" : "N", rule.b_align},
+              {"ldc", s.ldc, n, "N", rule.c_align}};
+  for (const auto& r : rows)
+    if (status st = check_row_stride(what, r.name, r.ld, r.least, r.least_name, r.align,
+                                     "vector loads and stores stay aligned");
+        !st.ok())
+      return st;
   if (b.count < 1 || b.count > rule.max_batch)
     return {status_code::bad_shape,
             what + "batch.count must be 1 to " + std::to_string(rule.max_batch) + " (the launch grid's z)"};
@@ -126,8 +129,16 @@ inline status check_gemm_views(text_ref what, int m, int n, int k, layout order,
                                               " elements (each GEMM's tensors stay aligned)"};
   }
   const gemm_views v = gemm_views::of(m, n, k, order, s);
-  if (v.a_extent * rule.a_bytes > int_limit || v.b_extent * rule.b_bytes > int_limit ||
-      v.c_extent * rule.c_bytes > int_limit)
+  auto bytes = [](std::int64_t elements, int bits) { return (elements * bits + 7) / 8; };
+  if (rule.tile_rows > 0 && kc) {
+    if (bytes(rule.tile_rows * v.lda, rule.a_bits) > int_limit ||
+        bytes(rule.tile_rows * v.ldb, rule.b_bits) > int_limit)
+      return {status_code::too_large, what + std::to_string(rule.tile_rows) +
+                                          " rows (a tile) of lda or ldb exceed 2^31 - 1 bytes (32-bit buffer offsets)"};
+  } else if (bytes(v.a_extent, rule.a_bits) > int_limit || bytes(v.b_extent, rule.b_bits) > int_limit) {
+    return {status_code::too_large, what + "a GEMM's tensor spans more than 2^31 - 1 bytes (32-bit buffer offsets)"};
+  }
+  if (bytes(v.c_extent, rule.c_bits) > int_limit)
     return {status_code::too_large, what + "a GEMM's tensor spans more than 2^31 - 1 bytes (32-bit buffer offsets)"};
   if (b.count > 1 && m > 0) {
     const bool stacked = b.c >= v.c_extent;

@@ -71,13 +71,25 @@ auto describe_plan(std::size_t workspace, Choose choose, Name name, Bytes bytes_
 }
 
 // The K splits a GEMM plan may take: powers of two up to 16, each split with at least 4 of the
-// `steps` K steps, whose partials (bytes_for(splits)) fit `workspace`; f(splits) for each.
+// `steps` K steps, whose partials (bytes_for(splits)) fit `workspace`, and whose grid holds the
+// splits of every GEMM of a batch of `batches` (block::check_batched_splits); f(splits) for each.
 template <class Bytes, class F>
-void for_each_split(int steps, std::size_t workspace, Bytes&& bytes_for, F&& f) {
+void for_each_split(int steps, std::size_t workspace, int batches, Bytes&& bytes_for, F&& f) {
   for (int splits = 1; splits <= 16; splits *= 2) {
-    if (splits > 1 && (steps / splits < 4 || bytes_for(splits) > workspace)) break;
+    if (splits > 1 && (steps / splits < 4 || bytes_for(splits) > workspace || !batched_grid_fits(splits, batches)))
+      break;
     f(splits);
   }
+}
+
+// The tables' layout of a problem whose layout (storage order) is `name`, with a batch: the tables
+// hold single GEMMs, so a batch is its own key, which no entry has (a batched problem takes the
+// model's plan).
+inline std::string table_layout_of(std::string_view name, const gemm_batch& batch) {
+  return batch.count == 1 ? std::string(name) : std::string(name) + " batch " + std::to_string(batch.count);
+}
+inline std::string table_layout_of(layout order, const gemm_batch& batch) {
+  return table_layout_of(to_string(order), batch);
 }
 
 // What a split-K GEMM's plan descriptor shares (planner.hpp's members; the op adds family, dtypes,
@@ -85,12 +97,6 @@ void for_each_split(int steps, std::size_t workspace, Bytes&& bytes_for, F&& f) 
 // the config's name and the splits (all: the op's config ids), keyed by M bucket, N and K with
 // D::table_layout(p) as the layout, and fp32 partials [splits][M][N] as their workspace. D is the
 // descriptor deriving from it.
-// The tables' layout of a problem in storage order `order` with a batch: the tables hold single
-// GEMMs, so a batch is its own key, which no entry has (a batched problem takes the model's plan).
-inline std::string table_layout_of(layout order, const gemm_batch& batch) {
-  return batch.count == 1 ? std::string(to_string(order))
-                          : std::string(to_string(order)) + " batch " + std::to_string(batch.count);
-}
 
 template <class D, class Problem, class Plan, auto& All>
 struct split_gemm_descriptor {

@@ -85,7 +85,6 @@ void check_batch_matches_singles(layout order, gemm_strides strides, gemm_batch 
   gb::problem p{m, n, k, order};
   p.strides = strides, p.batch = batch;
   const gemm_views v = p.views();
-  const bool kc = order == layout::k_contiguous;
   std::mt19937 rng(91);
   std::normal_distribution<float> normal(0.0f, 2.0f);
   std::uniform_real_distribution<float> scale(0.01f, 0.1f);
@@ -118,28 +117,16 @@ void check_batch_matches_singles(layout order, gemm_strides strides, gemm_batch 
   std::vector<bf16> got(c_count), one(std::size_t(m) * n);
   hipMemcpy(got.data(), c, c_count * 2, hipMemcpyDeviceToHost);
   for (int g = 0; g < gemms; ++g) {
-    // GEMM g's A packed in p's order (rows of K, or K rows of M).
-    std::vector<Fp8> a_g(std::size_t(m) * k);
-    for (int i = 0; i < m; ++i)
-      for (int kk = 0; kk < k; ++kk)
-        a_g[kc ? std::size_t(i) * k + kk : std::size_t(kk) * m + i] =
-            ha[std::size_t(g * batch.a + (kc ? std::int64_t(i) * v.lda + kk : std::int64_t(kk) * v.lda + i))];
-    std::vector<Fp8> b_g(std::size_t(n) * k);
-    for (int j = 0; j < n; ++j)
-      for (int kk = 0; kk < k; ++kk)
-        b_g[kc ? std::size_t(j) * k + kk : std::size_t(kk) * n + j] =
-            hb[std::size_t(g * batch.b + (kc ? std::int64_t(j) * v.ldb + kk : std::int64_t(kk) * v.ldb + j))];
+    const std::vector<Fp8> a_g = test::packed_operand_of(p, ha, m, v.lda, batch.a, g),
+                           b_g = test::packed_operand_of(p, hb, n, v.ldb, batch.b, g);
     Fp8 *d_a = test::upload(a_g), *d_b = test::upload(b_g);
     const gb::args<Fp8> single{
         d_a, d_b, a_scale + (batch.a ? g * a_scales : 0), b_scale + (batch.b ? g * b_scales : 0), c_one, workspace, ws};
     REQUIRE(gb::launch<gb::config_small>(gb::problem{m, n, k, order}, single, splits, nullptr).ok());
     hipMemcpy(one.data(), c_one, one.size() * 2, hipMemcpyDeviceToHost);
     hipFree(d_a), hipFree(d_b);
-    int bad = 0;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) bad += got[test::c_place(p, v, g, i, j)].bits != one[std::size_t(i) * n + j].bits;
     INFO("GEMM " << g);
-    CHECK(bad == 0);
+    CHECK(test::outputs_differing(p, got, one, g) == 0);
   }
   CHECK(test::written_outside_views(p, got) == 0);
   hipFree(a), hipFree(b), hipFree(a_scale), hipFree(b_scale), hipFree(c), hipFree(c_one), hipFree(workspace);

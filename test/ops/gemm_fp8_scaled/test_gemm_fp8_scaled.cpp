@@ -121,7 +121,7 @@ TEST_CASE("gemm_fp8_scaled: every bad stride and batch gets its status before an
       return gs::launch<gs::config_narrow>(viewed(p, s, b), t.args(), 1, nullptr);
     };
     CHECK(status_of({.lda = 264}).message() ==
-          "gemm_fp8_scaled 64x64x256 k_contiguous lda 264, scales row/row: lda must be a multiple of 16 elements "
+          "gemm_fp8_scaled 64x64x256 k_contiguous lda 264, scales row/row: lda (264) must be a multiple of 16 elements "
           "(vector loads and stores stay aligned)");
     CHECK(status_of({.ldb = 128}).code() == status_code::bad_shape);
     CHECK(status_of({.ldc = 62}).code() == status_code::bad_shape);

@@ -131,7 +131,8 @@ TEST_CASE("gemm_half: every bad stride and batch gets its status before any laun
   CHECK(status_of({.lda = 248}).message() ==
         "gemm_half 64x64x256 k_contiguous lda 248: lda (248) must be 0 (packed) or at least K (256)");
   CHECK(status_of({.ldb = 260}).message() ==
-        "gemm_half 64x64x256 k_contiguous ldb 260: ldb must be a multiple of 8 elements (vector loads and stores stay "
+        "gemm_half 64x64x256 k_contiguous ldb 260: ldb (260) must be a multiple of 8 elements (vector loads and stores "
+        "stay "
         "aligned)");
   CHECK(status_of({.ldc = 48}).code() == status_code::bad_shape);
   CHECK(status_of({.ldc = 66}).code() == status_code::bad_alignment);

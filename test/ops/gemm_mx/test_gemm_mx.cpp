@@ -251,7 +251,7 @@ TEST_CASE("gemm_mx: every bad input gets its status before any launch", "[emu][g
             .ok());
   CHECK(gx::validate_shape(gx::problem{16, 64, 1 << 23, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain})
             .message() ==
-        "gemm_mx 16x64x8388608 mxfp8: 256 rows of K exceed 2^31 - 1 bytes (a tile's 32-bit buffer offsets)");
+        "gemm_mx 16x64x8388608 mxfp8: 256 rows (a tile) of lda or ldb exceed 2^31 - 1 bytes (32-bit buffer offsets)");
   CHECK(status_of(gx::problem{64, 64, 256, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain}, good)
             .message() == "gemm_mx 64x64x256 mxfp4: the arguments hold mxfp8 tensors, the problem says mxfp4");
   if (device_is_gfx950()) {

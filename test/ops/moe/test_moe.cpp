@@ -17,6 +17,7 @@
 
 #include "support/graph_safety.hpp"
 #include "support/moe_case.hpp"
+#include "support/moe_views_check.hpp"
 #include "support/plan_choice_check.hpp"
 #include "support/tuned_entry.hpp"
 #include "wavekit/host/reference_moe_routing.hpp"
@@ -71,6 +72,29 @@ TEST_CASE("moe: k = 1, idle experts, one expert for all, expert parallelism, ids
   std::vector<int> ids = test::random_ids(12, 3, 6, 8);
   ids[1] = -1, ids[7] = 6, ids[20] = 1 << 20;
   run_case<C, bf16>({12, 128, 64, 6, 3, 0, 6, layout::mn_contiguous}, ids, 9);
+}
+
+TEST_CASE("moe: x and out as views of wider rows give the packed result bit for bit", "[emu][moe]") {
+  using C = moe::config_medium;
+  for (layout order : {layout::mn_contiguous, layout::k_contiguous}) {
+    const moe::problem p{37, 256, 96, 8, 2, 0, 8, order};
+    test::moe_case<bf16> t(p, test::random_ids(37, 2, 8, 3), 13, moe::workspace_bytes_for<C, bf16>(p));
+    test::check_views_match_packed(p, t.args(), 24, 8, [](const moe::problem& q, const moe::args<bf16>& a) {
+      return moe::launch<C>(q, a, nullptr);
+    });
+  }
+  // The rules: at least hidden, 16-byte loads and stores of 16-bit values, named in the status.
+  moe::problem p{4, 256, 96, 8, 2, 0, 8, layout::k_contiguous};
+  p.x_stride = 200;
+  CHECK(moe::validate_shape(p).message() ==
+        "moe " + p.str() + ": x_stride (200) must be 0 (packed) or at least hidden (256)");
+  p.x_stride = 260;
+  CHECK(moe::validate_shape(p).code() == status_code::bad_alignment);
+  p.x_stride = 0, p.out_stride = 268;
+  CHECK(moe::validate_shape(p).message() ==
+        "moe " + p.str() + ": out_stride (268) must be a multiple of 8 elements (16-byte vector stores)");
+  p.out_stride = std::int64_t(1) << 31;
+  CHECK(moe::validate_shape(p).code() == status_code::too_large);
 }
 
 TEST_CASE("moe: every bad input gets its status before any launch", "[emu][moe]") {

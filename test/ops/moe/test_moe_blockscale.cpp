@@ -21,6 +21,7 @@
 #include "support/device_fp8.hpp"
 #include "support/graph_safety.hpp"
 #include "support/moe_blockscale_case.hpp"
+#include "support/moe_views_check.hpp"
 #include "wavekit/ops/moe.hpp"
 
 using namespace wavekit;
@@ -129,6 +130,31 @@ TEST_CASE("moe fp8: the one-call API picks the config, refuses the other fp8 for
     REQUIRE(hipDeviceSynchronize() == hipSuccess);
     CHECK(ran.name == moe::config_name(preferred));
     CHECK(wavekit::moe_workspace_bytes<moe::blockscale_args<bf16, other>>(p).error().code() == status_code::bad_format);
+  });
+}
+
+TEST_CASE("moe fp8: x (or x_fp8) and out as views of wider rows give the packed result bit for bit", "[emu][moe]") {
+  using C = moe::blockscale::config_medium;
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    const moe::problem p{37, 256, 128, 8, 2, 0, 8, layout::k_contiguous};
+    auto launch = [](const moe::problem& q, const moe::blockscale_args<bf16, fp8>& a) {
+      return moe::launch<C>(q, a, nullptr);
+    };
+    for (test::moe_input input :
+         {test::moe_input::half, test::moe_input::fp8_per_128, test::moe_input::fp8_per_token}) {
+      test::moe_blockscale_case<bf16, fp8> t(p, test::random_ids(37, 2, 8, 5), 15,
+                                             moe::blockscale_workspace_bytes_for<C, bf16>(p), input);
+      test::check_views_match_packed(p, t.args(), 32, 16, launch);
+    }
+    // An arriving x_fp8's stride: 16-byte loads of bytes.
+    test::moe_blockscale_case<bf16, fp8> t(p, test::random_ids(37, 2, 8, 5), 15,
+                                           moe::blockscale_workspace_bytes_for<C, bf16>(p),
+                                           test::moe_input::fp8_per_128);
+    moe::problem q = p;
+    q.x_stride = 264;
+    CHECK(moe::launch<C>(q, t.args(), nullptr).message() ==
+          "moe " + q.str() + ": x_stride (264) must be a multiple of 16 elements (16-byte vector loads)");
   });
 }
 

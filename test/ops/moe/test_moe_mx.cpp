@@ -28,6 +28,7 @@
 
 #include "support/graph_safety.hpp"
 #include "support/moe_mx_case.hpp"
+#include "support/moe_views_check.hpp"
 #include "wavekit/host/reference_moe_mx_fused.hpp"
 #include "wavekit/ops/moe.hpp"
 
@@ -262,6 +263,23 @@ TEST_CASE("moe mxfp4: each MX config, plain and pre-shuffled weights, bf16 and f
     run_case<gx::config_decode, bf16>(p, ids, 1, shuffled);
     run_case<gx::config_narrow, fp16>(p, ids, 2, shuffled);
     run_case<gx::config_medium, bf16>(p, ids, 3, shuffled);
+  }
+}
+
+TEST_CASE("moe mx: x and out as views of wider rows give the packed result bit for bit", "[emu][moe]") {
+  if (!device_is_gfx950()) {
+    SUCCEED("MX weights are gfx950's; the status test covers this target");
+    return;
+  }
+  const moe::problem p{37, 512, 256, 7, 3, 0, 7, layout::k_contiguous};
+  const std::vector<int> ids = test::random_ids_with_shared(p.tokens, 2, 6, 13);
+  using C = gx::config_narrow;
+  const std::size_t ws = moe::plan_workspace(p, C::block_m, sizeof(bf16), moe::mx_weight_format<fp4_e2m1>).bytes;
+  for (bool shuffled : {false, true}) {
+    test::moe_mx_case<bf16, fp4_e2m1> t(p, ids, 4, ws, shuffled);
+    test::check_views_match_packed(p, t.args(), 16, 8, [](const moe::problem& q, const auto& a) {
+      return moe::launch<C>(q, a, arch::target::gfx950, nullptr);
+    });
   }
 }
 

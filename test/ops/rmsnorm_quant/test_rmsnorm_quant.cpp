@@ -3,7 +3,8 @@
 // 16384 and tokens 1 / 7 / 64 / 1000, bf16 and fp16, both scalings, both storage orders, with and
 // without the residual; NaN and Inf rows; saturation at the fp8 maximum; two runs equal; the
 // traffic (each byte of x, the residual and the outputs moved once, the weight once a workgroup);
-// every bad-input status.
+// views (row strides) of x, the residual and q, nothing read or written outside them; every
+// bad-input status.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -22,6 +23,7 @@
 #include "support/fp8_rows_check.hpp"
 #include "support/graph_safety.hpp"
 #include "support/plan_choice_check.hpp"
+#include "support/row_view_storage.hpp"
 #include "wavekit/host/reference_rmsnorm_quant.hpp"
 #include "wavekit/ops/rmsnorm_quant.hpp"
 #include "wavekit/ops/rmsnorm_quant/model.hpp"
@@ -57,12 +59,22 @@ struct outputs {
 #endif
 };
 
+// x, residual ([tokens][hidden]) and q go to the device over the problem's views (packed when its
+// strides are 0): NaN between and after x's and the residual's rows (a read outside a view makes
+// a NaN row), q's filled with a marker; run() checks what lies outside the residual's and q's views
+// is unchanged and gives back their views' values, packed (q in its order).
 template <class T, class Fp8>
 outputs<T, Fp8> run(const rq::problem& p, const std::vector<T>& x, const std::vector<T>& residual,
                     const std::vector<T>& weight, float scale, float eps) {
   const std::size_t n = std::size_t(p.tokens) * p.hidden;
-  T *d_x = test::upload(x), *d_res = test::upload(residual), *d_w = test::upload(weight);
-  Fp8* d_q = test::upload(std::vector<Fp8>(n, Fp8::from_bits(0xAB)));
+  const row_view xv = p.x_view(), rv = p.residual_view(), qv = p.q_view();
+  const T nan = T::from_bits(std::is_same_v<T, bf16> ? 0x7FC0 : 0x7E00);
+  const Fp8 marker = Fp8::from_bits(0xAB);
+  T *d_x = test::upload(test::rows_stored(x, xv, nan)), *d_res = test::upload(test::rows_stored(residual, rv, nan)),
+    *d_w = test::upload(weight);
+  std::vector<T> residual_stored(std::size_t(rv.rows * rv.ld()));
+  std::vector<Fp8> q_stored(std::size_t(qv.rows * qv.ld()), marker);
+  Fp8* d_q = test::upload(q_stored);
   float* d_scale = test::upload(std::vector<float>(n / 128 + 1, -1.0f));
   const rq::args<T, Fp8> a{d_x,
                            p.residual == rq::residual_mode::add ? d_res : nullptr,
@@ -80,9 +92,12 @@ outputs<T, Fp8> run(const rq::problem& p, const std::vector<T>& x, const std::ve
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   outputs<T, Fp8> o;
-  o.residual.resize(n), o.q.resize(n), o.scales.resize(n / 128);
-  hipMemcpy(o.residual.data(), d_res, n * sizeof(T), hipMemcpyDeviceToHost);
-  hipMemcpy(o.q.data(), d_q, n, hipMemcpyDeviceToHost);
+  hipMemcpy(residual_stored.data(), d_res, residual_stored.size() * sizeof(T), hipMemcpyDeviceToHost);
+  hipMemcpy(q_stored.data(), d_q, q_stored.size(), hipMemcpyDeviceToHost);
+  CHECK(test::changed_outside_view(residual_stored, rv, nan) == 0);
+  CHECK(test::changed_outside_view(q_stored, qv, marker) == 0);
+  o.residual = test::rows_gathered(residual_stored, rv), o.q = test::rows_gathered(q_stored, qv);
+  o.scales.resize(n / 128);
   hipMemcpy(o.scales.data(), d_scale, n / 128 * 4, hipMemcpyDeviceToHost);
 #if defined(WAVEKIT_EMULATOR)
   o.counters = emu::last_launch_counters();
@@ -199,6 +214,47 @@ TEST_CASE("rmsnorm_quant: hidden 128 to 16384, tokens 1 to 1000, match the refer
         else
           check<bf16, fp8>(p, 0.05f);
       }
+  });
+}
+
+TEST_CASE("rmsnorm_quant: views of x, the residual and q match the packed reference bit for bit", "[emu][ops]") {
+  // Rows a stride apart with NaN between the rows of x and of the residual and a marker between q's:
+  // the result is the packed problem's, bit for bit, and nothing outside the residual's and q's
+  // views is written (run() checks both).
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    for (int tokens : {1, 7})
+      for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
+        for (layout o : {layout::k_contiguous, layout::mn_contiguous})
+          for (rq::residual_mode r : {rq::residual_mode::add, rq::residual_mode::none}) {
+            rq::problem p{tokens, 384, s, o, r};
+            p.x_stride = 384 + 128;       // x: the first 384 columns of wider rows
+            p.residual_stride = 384 + 8;  // one 16-byte load's worth of padding, unlike x's
+            p.q_stride = o == layout::k_contiguous ? 384 + 24 : tokens + 3;  // the mn order takes any stride
+            check<bf16, fp8>(p, 0.02f);
+            check<fp16, fp8>(p, 0.02f);
+          }
+    // One view at a time, the others packed; hidden a multiple of 8 only (per tensor).
+    rq::problem only_x{5, 1000, scale_granularity::tensor, layout::k_contiguous, rq::residual_mode::add};
+    only_x.x_stride = 1016;
+    check<fp16, fp8>(only_x, 0.02f);
+    rq::problem only_residual{5, 256, scale_granularity::group_1x128, layout::mn_contiguous, rq::residual_mode::add};
+    only_residual.residual_stride = 4096;
+    check<bf16, fp8>(only_residual, 0.02f);
+    rq::problem only_q{5, 256, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::add};
+    only_q.q_stride = 1024;
+    check<bf16, fp8>(only_q, 0.02f);
+    // Workgroups that take several rows: each row's start moves by the strides.
+    rq::problem many{1000, 128, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::add};
+    many.x_stride = 136, many.residual_stride = 256, many.q_stride = 200;
+    REQUIRE(rq::workgroups(many, arch::current_device_arch().kind) < many.tokens);
+    check<bf16, fp8>(many, 0.02f);
+    many.order = layout::mn_contiguous, many.q_stride = 1001;
+    check<fp16, fp8>(many, 0.02f);
+    // The problem's text names its non-zero strides.
+    CHECK(many.str() ==
+          "1000x128 scales group_1x128 mn_contiguous residual add x_stride 136 residual_stride 256 "
+          "q_stride 1001");
   });
 }
 
@@ -399,6 +455,52 @@ TEST_CASE("rmsnorm_quant: bad inputs are refused before any launch, naming the a
            good, status_code::bad_shape, "residual must be");
     expect(rq::problem{1 << 17, 16384, scale_granularity::tensor, layout::k_contiguous, add}, good,
            status_code::too_large, "32-bit buffer offsets");
+    // Row strides: each status names the field and its rule (core/row_view.hpp).
+    auto strided = [&](layout o, rq::residual_mode r, auto change) {
+      rq::problem pp{4, 256, scale_granularity::group_1x128, o, r};
+      change(pp);
+      return pp;
+    };
+    const auto k = layout::k_contiguous, mn = layout::mn_contiguous;
+    const std::int64_t two_31 = std::int64_t(1) << 31;
+    expect(strided(k, add, [](auto& pp) { pp.x_stride = 248; }), good, status_code::bad_shape,
+           "x_stride (248) must be 0 (packed) or at least hidden (256)");
+    expect(strided(k, add, [](auto& pp) { pp.x_stride = -256; }), good, status_code::bad_shape,
+           "x_stride (-256) must be 0 (packed) or at least hidden (256)");
+    expect(strided(k, add, [](auto& pp) { pp.x_stride = 260; }), good, status_code::bad_alignment,
+           "x_stride (260) must be a multiple of 8 elements (16-byte vector loads)");
+    expect(strided(k, add, [&](auto& pp) { pp.x_stride = two_31; }), good, status_code::too_large,
+           "x_stride (2147483648) must be below 2^31");
+    expect(strided(k, add, [](auto& pp) { pp.x_stride = std::int64_t(1) << 30; }), good, status_code::too_large,
+           "x spans 3221225728 elements ((tokens - 1) * x_stride + hidden,");
+    expect(strided(k, add, [](auto& pp) { pp.residual_stride = 128; }), good, status_code::bad_shape,
+           "residual_stride (128) must be 0 (packed) or at least hidden (256)");
+    expect(strided(k, add, [](auto& pp) { pp.residual_stride = 257; }), good, status_code::bad_alignment,
+           "residual_stride (257) must be a multiple of 8 elements (16-byte vector loads and stores)");
+    expect(strided(k, add, [&](auto& pp) { pp.residual_stride = two_31 + 8; }), good, status_code::too_large,
+           "residual_stride (2147483656) must be below 2^31");
+    expect(strided(k, add, [](auto& pp) { pp.residual_stride = 1 << 29; }), good, status_code::too_large,
+           "residual spans 1610612992 elements ((tokens - 1) * residual_stride + hidden,");
+    expect(strided(k, add, [](auto& pp) { pp.q_stride = 255; }), good, status_code::bad_shape,
+           "q_stride (255) must be 0 (packed) or at least hidden (256)");
+    expect(strided(k, add, [](auto& pp) { pp.q_stride = 260; }), good, status_code::bad_alignment,
+           "q_stride (260) must be a multiple of 8 elements (8-byte vector stores)");
+    expect(strided(k, add, [&](auto& pp) { pp.q_stride = two_31; }), good, status_code::too_large,
+           "q_stride (2147483648) must be below 2^31");
+    expect(strided(k, add, [](auto& pp) { pp.q_stride = 1 << 30; }), good, status_code::too_large,
+           "q spans 3221225728 elements ((tokens - 1) * q_stride + hidden,");
+    // The mn_contiguous q: hidden rows of tokens codes, any stride from tokens on.
+    expect(strided(mn, add, [](auto& pp) { pp.q_stride = 3; }), good, status_code::bad_shape,
+           "q_stride (3) must be 0 (packed) or at least tokens (4)");
+    expect(strided(mn, add, [&](auto& pp) { pp.q_stride = two_31; }), good, status_code::too_large,
+           "q_stride (2147483648) must be below 2^31");
+    expect(strided(mn, add, [](auto& pp) { pp.q_stride = 1 << 24; }), good, status_code::too_large,
+           "q spans 4278190084 elements ((hidden - 1) * q_stride + tokens,");
+    CHECK(rq::validate(strided(mn, add, [](auto& pp) { pp.q_stride = 5; }), good).ok());
+    CHECK(rq::validate(strided(mn, add, [&](auto& pp) { pp.q_stride = two_31 - 1; }), good).code() ==
+          status_code::too_large);  // a legal stride, but hidden rows of it pass 2^31 bytes
+    // Without a residual its stride, like its pointer, is not read.
+    CHECK(rq::validate(strided(k, rq::residual_mode::none, [](auto& pp) { pp.residual_stride = 3; }), good).ok());
     for (float eps : {-1e-6f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
       expect(p, with([&](auto& a) { a.eps = eps; }), status_code::bad_shape, "eps must be finite and >= 0");
     const rq::problem per_tensor{4, 256, scale_granularity::tensor, layout::k_contiguous, add};

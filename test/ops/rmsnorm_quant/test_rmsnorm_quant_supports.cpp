@@ -3,6 +3,7 @@
 // the status the launch returns (its checks in its order: validate, then the device's fp8 format).
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <limits>
 
 #include "support/supports_check.hpp"
@@ -37,6 +38,9 @@ void check_refusal(const rq::problem& p, arch::target t, float eps = 1e-6f, floa
 }  // namespace
 
 TEST_CASE("rmsnorm_quant supports legal problems on each target", "[ops][supports]") {
+  rq::problem strided{64, 7168, scale_granularity::group_1x128, layout::k_contiguous, rq::residual_mode::add};
+  strided.x_stride = 7296, strided.residual_stride = 7168 * 2, strided.q_stride = 7176;
+  CHECK(rq::supports<arch::fp8_of<arch::target::gfx942>>(strided, arch::target::gfx942).ok());
   for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
     for (layout o : {layout::k_contiguous, layout::mn_contiguous})
       for (rq::residual_mode r : {rq::residual_mode::none, rq::residual_mode::add})
@@ -63,6 +67,22 @@ TEST_CASE("rmsnorm_quant supports says no with the launch's status", "[ops][supp
     check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::tensor, k, none}, t, 1e-6f,
                               std::numeric_limits<float>::infinity());
     check_refusal<fp8_e4m3fnuz>({1 << 20, 16384, scale_granularity::group_1x128, k, none}, t);
+    // Row strides: below the width, misaligned, past 2^31, an extent past 2^31 bytes (the
+    // mn_contiguous q: rows of 4 tokens, any stride from 4 on).
+    const rq::problem strided{4, 128, scale_granularity::group_1x128, k, rq::residual_mode::add};
+    const std::int64_t past = std::int64_t(1) << 31, wide = std::int64_t(1) << 30;
+    for (std::int64_t rq::problem::* field :
+         {&rq::problem::x_stride, &rq::problem::residual_stride, &rq::problem::q_stride})
+      for (std::int64_t stride : {std::int64_t(120), std::int64_t(132), past, wide}) {
+        rq::problem p = strided;
+        p.*field = stride;
+        check_refusal<fp8_e4m3fnuz>(p, t);
+      }
+    for (std::int64_t stride : {std::int64_t(3), past, wide}) {
+      rq::problem p = strided;
+      p.order = layout::mn_contiguous, p.q_stride = stride;
+      check_refusal<fp8_e4m3fn>(p, t);
+    }
   }
   check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::group_1x128, k, none}, arch::target::gfx942);
   check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, layout::mn_contiguous, rq::residual_mode::add},

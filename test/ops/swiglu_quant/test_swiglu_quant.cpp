@@ -3,8 +3,8 @@
 // library's expf; on a GPU the reference's host expf may move a code by one step or a scale by an
 // ulp), over d 128 / 4096 / 7168 / 8192 / 16384 and tokens 1 / 7 / 64 / 1000, bf16 and fp16, both
 // scalings, both storage orders; NaN and Inf gates and ups; saturation at the fp8 maximum; two runs
-// equal; the traffic (each byte of x read once, each output byte written once); every bad-input
-// status.
+// equal; the traffic (each byte of x read once, each output byte written once); views (row
+// strides) of x and q, nothing read or written outside them; every bad-input status.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -23,6 +23,7 @@
 #include "support/fp8_rows_check.hpp"
 #include "support/graph_safety.hpp"
 #include "support/plan_choice_check.hpp"
+#include "support/row_view_storage.hpp"
 #include "wavekit/host/reference_swiglu_quant.hpp"
 #include "wavekit/ops/swiglu_quant.hpp"
 #include "wavekit/ops/swiglu_quant/plan.hpp"
@@ -68,11 +69,18 @@ struct outputs {
 #endif
 };
 
+// x ([tokens][2 * d]) and q go to the device over the problem's views (packed when its strides are
+// 0): NaN between and after x's rows (a read outside the view makes a NaN code), q's filled with a
+// marker; run() checks what lies outside q's view is unchanged and gives back its view's codes,
+// packed in q's order.
 template <class T, class Fp8>
 outputs<Fp8> run(const sq::problem& p, const std::vector<T>& x, float scale) {
   const std::size_t n = std::size_t(p.tokens) * p.d;
-  T* d_x = test::upload(x);
-  Fp8* d_q = test::upload(std::vector<Fp8>(n, Fp8::from_bits(0xAB)));
+  const row_view xv = p.x_view(), qv = p.q_view();
+  const Fp8 marker = Fp8::from_bits(0xAB);
+  T* d_x = test::upload(test::rows_stored(x, xv, T::from_bits(std::is_same_v<T, bf16> ? 0x7FC0 : 0x7E00)));
+  std::vector<Fp8> q_stored(std::size_t(qv.rows * qv.ld()), marker);
+  Fp8* d_q = test::upload(q_stored);
   float* d_scale = test::upload(std::vector<float>(n / 128 + 1, -1.0f));
   const sq::args<T, Fp8> a{d_x, d_q, p.out_scales == scale_granularity::group_1x128 ? d_scale : nullptr, scale};
 #if defined(WAVEKIT_EMULATOR)
@@ -84,8 +92,10 @@ outputs<Fp8> run(const sq::problem& p, const std::vector<T>& x, float scale) {
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
   outputs<Fp8> o;
-  o.q.resize(n), o.scales.resize(n / 128);
-  hipMemcpy(o.q.data(), d_q, n, hipMemcpyDeviceToHost);
+  hipMemcpy(q_stored.data(), d_q, q_stored.size(), hipMemcpyDeviceToHost);
+  CHECK(test::changed_outside_view(q_stored, qv, marker) == 0);
+  o.q = test::rows_gathered(q_stored, qv);
+  o.scales.resize(n / 128);
   hipMemcpy(o.scales.data(), d_scale, n / 128 * 4, hipMemcpyDeviceToHost);
 #if defined(WAVEKIT_EMULATOR)
   o.counters = emu::last_launch_counters();
@@ -180,6 +190,39 @@ TEST_CASE("swiglu_quant: d 128 to 16384, tokens 1 to 1000, match the reference",
         else
           check<bf16, fp8>(sq::problem{tokens, d, s, o}, 0.02f);
       }
+  });
+}
+
+TEST_CASE("swiglu_quant: views of x and q match the packed reference", "[emu][ops]") {
+  // Rows a stride apart with NaN between x's rows and a marker between q's: the result is the
+  // packed problem's, and nothing outside q's view is written (run() checks it).
+  test::with_device_fp8([&](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    for (int tokens : {1, 7})
+      for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
+        for (layout o : {layout::k_contiguous, layout::mn_contiguous}) {
+          sq::problem p{tokens, 384, s, o};
+          p.x_stride = 2 * 384 + 64;                                      // a fused projection's padded rows
+          p.q_stride = o == layout::k_contiguous ? 384 + 8 : tokens + 5;  // the mn order takes any stride
+          check<bf16, fp8>(p, 0.01f);
+          check<fp16, fp8>(p, 0.01f);
+        }
+    // One view at a time, the other packed; d a multiple of 8 only (per tensor).
+    sq::problem only_x{5, 1000, scale_granularity::tensor, layout::mn_contiguous};
+    only_x.x_stride = 2008;
+    check<fp16, fp8>(only_x, 0.01f);
+    sq::problem only_q{5, 256, scale_granularity::group_1x128, layout::k_contiguous};
+    only_q.q_stride = 1024;
+    check<bf16, fp8>(only_q, 0.01f);
+    // Workgroups that take several rows: each row's start moves by the strides.
+    sq::problem many{4096, 128, scale_granularity::group_1x128, layout::k_contiguous};
+    many.x_stride = 264, many.q_stride = 136;
+    REQUIRE(sq::workgroups(many, arch::current_device_arch().kind) < many.tokens);
+    check<bf16, fp8>(many, 0.01f);
+    many.order = layout::mn_contiguous, many.q_stride = 4099;
+    check<fp16, fp8>(many, 0.01f);
+    // The problem's text names its non-zero strides.
+    CHECK(many.str() == "4096x128 scales group_1x128 mn_contiguous x_stride 264 q_stride 4099");
   });
 }
 
@@ -336,6 +379,40 @@ TEST_CASE("swiglu_quant: bad inputs are refused before any launch, naming the ar
            "order must be");
     expect(sq::problem{1 << 16, 8192, scale_granularity::tensor, layout::k_contiguous}, good, status_code::too_large,
            "32-bit buffer offsets");
+    // Row strides: each status names the field and its rule (core/row_view.hpp).
+    auto strided = [&](layout o, auto change) {
+      sq::problem pp{4, 256, scale_granularity::group_1x128, o};
+      change(pp);
+      return pp;
+    };
+    const auto k = layout::k_contiguous, mn = layout::mn_contiguous;
+    const std::int64_t two_31 = std::int64_t(1) << 31;
+    expect(strided(k, [](auto& pp) { pp.x_stride = 504; }), good, status_code::bad_shape,
+           "x_stride (504) must be 0 (packed) or at least 2 * d (512)");
+    expect(strided(k, [](auto& pp) { pp.x_stride = -512; }), good, status_code::bad_shape,
+           "x_stride (-512) must be 0 (packed) or at least 2 * d (512)");
+    expect(strided(k, [](auto& pp) { pp.x_stride = 516; }), good, status_code::bad_alignment,
+           "x_stride (516) must be a multiple of 8 elements (16-byte vector loads)");
+    expect(strided(k, [&](auto& pp) { pp.x_stride = two_31; }), good, status_code::too_large,
+           "x_stride (2147483648) must be below 2^31");
+    expect(strided(k, [](auto& pp) { pp.x_stride = std::int64_t(1) << 29; }), good, status_code::too_large,
+           "x spans 1610613248 elements ((tokens - 1) * x_stride + 2 * d,");
+    expect(strided(k, [](auto& pp) { pp.q_stride = 128; }), good, status_code::bad_shape,
+           "q_stride (128) must be 0 (packed) or at least d (256)");
+    expect(strided(k, [](auto& pp) { pp.q_stride = 257; }), good, status_code::bad_alignment,
+           "q_stride (257) must be a multiple of 8 elements (8-byte vector stores)");
+    expect(strided(k, [&](auto& pp) { pp.q_stride = two_31 + 8; }), good, status_code::too_large,
+           "q_stride (2147483656) must be below 2^31");
+    expect(strided(k, [](auto& pp) { pp.q_stride = 1 << 30; }), good, status_code::too_large,
+           "q spans 3221225728 elements ((tokens - 1) * q_stride + d,");
+    // The mn_contiguous q: d rows of tokens codes, any stride from tokens on.
+    expect(strided(mn, [](auto& pp) { pp.q_stride = 2; }), good, status_code::bad_shape,
+           "q_stride (2) must be 0 (packed) or at least tokens (4)");
+    expect(strided(mn, [&](auto& pp) { pp.q_stride = two_31; }), good, status_code::too_large,
+           "q_stride (2147483648) must be below 2^31");
+    expect(strided(mn, [](auto& pp) { pp.q_stride = 1 << 24; }), good, status_code::too_large,
+           "q spans 4278190084 elements ((d - 1) * q_stride + tokens,");
+    CHECK(sq::validate(strided(mn, [](auto& pp) { pp.q_stride = 7; }), good).ok());
     const sq::problem per_tensor{4, 256, scale_granularity::tensor, layout::k_contiguous};
     for (float scale : {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
       expect(per_tensor, with([&](auto& a) { a.scale = scale; }), status_code::bad_shape,

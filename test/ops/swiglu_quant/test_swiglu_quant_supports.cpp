@@ -3,6 +3,7 @@
 // returns (its checks in its order: validate, then the device's fp8 format).
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <limits>
 
 #include "support/supports_check.hpp"
@@ -31,6 +32,9 @@ void check_refusal(const sq::problem& p, arch::target t, float scale = 1.0f) {
 }  // namespace
 
 TEST_CASE("swiglu_quant supports legal problems on each target", "[ops][supports]") {
+  sq::problem strided{16, 2048, scale_granularity::group_1x128, layout::mn_contiguous};
+  strided.x_stride = 2 * 2048 + 64, strided.q_stride = 17;
+  CHECK(sq::supports<arch::fp8_of<arch::target::gfx950>>(strided, arch::target::gfx950).ok());
   for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
     for (layout o : {layout::k_contiguous, layout::mn_contiguous})
       for (int d : {128, 2048, 18432}) {
@@ -52,6 +56,21 @@ TEST_CASE("swiglu_quant supports says no with the launch's status", "[ops][suppo
     check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::tensor, k}, t, -2.0f);
     check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, k}, t, std::numeric_limits<float>::quiet_NaN());
     check_refusal<fp8_e4m3fn>({1 << 20, 1 << 10, scale_granularity::group_1x128, k}, t);
+    // Row strides: below the width, misaligned, past 2^31, an extent past 2^31 bytes (the
+    // mn_contiguous q: rows of 4 tokens, any stride from 4 on).
+    const sq::problem strided{4, 128, scale_granularity::group_1x128, k};
+    const std::int64_t past = std::int64_t(1) << 31, wide = std::int64_t(1) << 30;
+    for (std::int64_t sq::problem::* field : {&sq::problem::x_stride, &sq::problem::q_stride})
+      for (std::int64_t stride : {std::int64_t(120), std::int64_t(260), past, wide}) {
+        sq::problem p = strided;
+        p.*field = stride;
+        check_refusal<fp8_e4m3fn>(p, t);
+      }
+    for (std::int64_t stride : {std::int64_t(3), past, wide}) {
+      sq::problem p = strided;
+      p.order = layout::mn_contiguous, p.q_stride = stride;
+      check_refusal<fp8_e4m3fnuz>(p, t);
+    }
   }
   check_refusal<fp8_e4m3fn>({4, 128, scale_granularity::group_1x128, k}, arch::target::gfx942);
   check_refusal<fp8_e4m3fnuz>({4, 128, scale_granularity::tensor, layout::mn_contiguous}, arch::target::gfx950);

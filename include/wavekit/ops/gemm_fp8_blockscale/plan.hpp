@@ -82,9 +82,8 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
     for (config_id id : all_configs) {
       if (id == config_id::mfma32) continue;  // same tile as medium; chosen explicitly only
       planning::for_each_split(
-          p.k_groups(), workspace, [&](int splits) { return workspace_bytes(p, splits); },
+          p.k_groups(), workspace, p.batch.count, [&](int splits) { return workspace_bytes(p, splits); },
           [&](int splits) {
-            if (static_cast<long long>(splits) * p.batch.count > 65535) return;  // the grid's z (check_plan)
             consider(plan{id, splits}, model_time(p, {id, splits}, t), p.batch.count * padded_flops(p, {id, splits}));
           });
     }

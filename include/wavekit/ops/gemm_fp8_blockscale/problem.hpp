@@ -101,7 +101,7 @@ inline status validate_shape(const problem& p) {
   if (std::size_t(p.m) * p.k_groups() * 4 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
   // 16-byte loads of fp8 A and B; C's split-K partials (fp32, C's layout) and bf16 pairs.
-  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {1, 1, 4, 16, 16, 4});
+  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {8, 8, 32, 16, 16, 4});
 }
 
 // Shape and argument checks shared by every config; run before any launch. Each pointer status

@@ -5,6 +5,7 @@
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
+#include <utility>
 #include <vector>
 
 #include "wavekit/arch/target.hpp"
@@ -26,7 +27,7 @@ inline std::vector<planning::launch_work> model_launches(const problem& p, arch:
   std::vector<planning::launch_work> launches =
       planning::gemm_launches(p.m, p.n, p.k, tile, {1, 1, 4}, 1, planning::find_profile(t, instance), nullptr);
   launches[0].lds_bytes_per_workgroup = 0;
-  return launches;
+  return planning::batched_launches(std::move(launches), p.batch.count, planning::shared_operand_bytes(p, 1, 1));
 }
 
 inline planning::op_time model_time(const problem& p, arch::target t) {

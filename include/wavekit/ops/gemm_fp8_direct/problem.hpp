@@ -6,6 +6,10 @@
 // is the smallest complete MFMA kernel, the first customer of the emulator and of the codegen
 // report, and a readable statement of the MFMA layout; the block-scaled GEMM is the fast path.
 //
+// Views and batches (core/gemm_view.hpp): row strides lda and ldb multiples of 8 (each lane's
+// 8-byte loads), any ldc; a batch is the launch grid's z, GEMM g reading A + g * batch.a and
+// B + g * batch.b (0: shared) and writing C + g * batch.c.
+//
 // This header is the host side (shape, arguments, validation) and builds without HIP;
 // ops/gemm_fp8_direct/supports.hpp answers which problems and targets run;
 // ops/gemm_fp8_direct/kernel.hpp holds the kernel and its launcher (ops/gemm_fp8_direct.hpp).
@@ -15,18 +19,21 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <utility>
 
+#include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::ops::gemm_fp8_direct {
 
-// The sizes of C (M, N) and the K they reduce over.
+// The sizes of C (M, N) and the K they reduce over; the views of A, B and C and the batch.
 struct problem {
   int m, n, k;
+  gemm_strides strides = {};
+  gemm_batch batch = {};
+  gemm_views views() const { return gemm_views::of(m, n, k, layout::k_contiguous, strides); }
 };
 
 // The op for one fp8 format: its shape constants, arguments and checks.
@@ -36,31 +43,35 @@ struct op {
   static constexpr int threads = 64;  // one wave
 
   struct args {
-    const Fp8* a;  // (m, k), row stride k
-    const Fp8* b;  // (n, k), row stride k
-    float* c;      // (m, n), row stride n
+    const Fp8* a;  // (m, k), rows strides.lda apart (0: k)
+    const Fp8* b;  // (n, k), rows strides.ldb apart (0: k)
+    float* c;      // (m, n), rows strides.ldc apart (0: n)
     int m, n, k;
+    gemm_strides strides = {};
+    gemm_batch batch = {};
   };
 
   static std::string name() { return "gemm_fp8_direct<32x32, w1, mfma_f32_32x32x16_fp8_fp8>"; }
+  static std::string shape_text(const problem& p) {
+    return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + to_string(p.strides, p.batch);
+  }
 
   // The shape's rules: every load and store stays inside the three tensors.
   static status validate_shape(const problem& p) {
     if (p.m < 0 || p.n <= 0 || p.k <= 0)
       return {status_code::bad_shape, name() + ": m must be >= 0 (0: nothing to do), n and k positive"};
     if (p.m % tile_m || p.n % tile_n || p.k % tile_k)
-      return {status_code::bad_shape, name() + ": needs m % 32 == 0, n % 32 == 0, k % 16 == 0 (got " +
-                                          std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
-                                          ")"};
-    constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-    if (std::size_t(p.m) * p.k > limit || std::size_t(p.n) * p.k > limit || std::size_t(p.m) * p.n > limit)
-      return {status_code::too_large, name() + ": a tensor exceeds 2^31 - 1 elements (32-bit offsets)"};
-    return status::success();
+      return {status_code::bad_shape,
+              name() + ": needs m % 32 == 0, n % 32 == 0, k % 16 == 0 (got " + shape_text(p) + ")"};
+    // Each lane's 8-byte loads keep A's and B's rows and GEMMs 8-byte aligned; C is stored a float
+    // at a time.
+    return check_gemm_views(lazy([&] { return name() + " " + shape_text(p) + ": "; }), p.m, p.n, p.k,
+                            layout::k_contiguous, p.strides, p.batch, {8, 8, 32, 8, 8, 1});
   }
 
   // Checked before any launch: the shape, then the pointers.
   static status validate(const args& p) {
-    if (status s = validate_shape({p.m, p.n, p.k}); !s.ok()) return s;
+    if (status s = validate_shape({p.m, p.n, p.k, p.strides, p.batch}); !s.ok()) return s;
     if (p.m == 0) return status::success();  // empty: nothing is read or written, no pointer is checked
     for (const auto& [arg, ptr] : {std::pair<const char*, const void*>{"a", p.a}, {"b", p.b}, {"c", p.c}})
       if (!ptr) return {status_code::null_pointer, name() + ": argument " + arg + " is null"};

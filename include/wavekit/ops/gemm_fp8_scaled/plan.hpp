@@ -143,7 +143,7 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
       if (!offered(p, id, t)) continue;
       for (int splits = 1; splits <= 16; splits *= 2) {
         if (splits > 1 && (k_steps(p, id, t) / splits < 4 || workspace_bytes(p, splits) > workspace ||
-                           static_cast<long long>(splits) * p.batch.count > 65535))  // the grid's z
+                           !batched_grid_fits(splits, p.batch.count)))  // check_plan's rule
           break;
         // Reads grow with the splits.
         if (budget && memory_read_bytes(p, id, splits, t) > skinny_read_budget * ideal_bytes(p)) break;

@@ -87,7 +87,7 @@ inline status validate_shape(const problem& p) {
     return {status_code::bad_alignment,
             what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
   // 16-byte loads of fp8 A and B; C's split-K partials (fp32, C's layout) and 8-byte stores.
-  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {1, 1, 4, 16, 16, 4});
+  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {8, 8, 32, 16, 16, 4});
 }
 
 template <class Fp8, class Out>

@@ -77,9 +77,8 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   static void candidates(const problem& p, std::size_t workspace, arch::target t, F&& consider) {
     for (config_id id : all_configs)
       planning::for_each_split(
-          k_steps(p, id), workspace, [&](int splits) { return workspace_bytes(p, splits); },
+          k_steps(p, id), workspace, p.batch.count, [&](int splits) { return workspace_bytes(p, splits); },
           [&](int splits) {
-            if (static_cast<long long>(splits) * p.batch.count > 65535) return;  // the grid's z (check_plan)
             consider(plan{id, splits}, model_time(p, {id, splits}, t),
                      p.batch.count * planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
           });

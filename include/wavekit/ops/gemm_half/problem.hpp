@@ -83,7 +83,7 @@ inline status validate_shape(const problem& p, const char* op = "gemm_half") {
             what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
   // 16-byte loads of 2-byte A and B; C's split-K partials (fp32, C's layout) take 16-byte loads and
   // its bf16 / fp16 values 8-byte stores in the reduction.
-  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {2, 2, 4, 8, 8, 4});
+  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {16, 16, 32, 8, 8, 4});
 }
 
 // Shape and argument checks, before any launch. Each pointer status names the argument.

@@ -108,7 +108,9 @@ __global__ __launch_bounds__(gemv_config<Rows>::threads)
     __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
   } else {
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds, body::lds_bytes / 16);
-    body::run(p, body::scheduler::at((p.k + p.skip) / body::step_k, p.groups_per_split),
+    block::tile_context context;
+    context.batches = p.batch.count;
+    body::run(p, body::scheduler::at((p.k + p.skip) / body::step_k, p.groups_per_split, context),
               reinterpret_cast<unsigned char*>(lds));
   }
 }
@@ -144,10 +146,10 @@ status launch_checked(const problem& p, const Args& a, int splits, arch::target 
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
   const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits);
+  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
+  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
   start(grid, per_split, steps * step_k - p.k, need ? static_cast<float*>(a.workspace) : nullptr);
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view::packed(p.m, p.n),
-                                     used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
 }
 
 // Validates, then launches with the given configuration and number of K splits on `device`'s
@@ -156,7 +158,8 @@ template <class Cfg, class Elem, class Out>
 status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::target device, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
   return launch_checked<Cfg>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
-    const params<Elem, Out> kp{a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p.m, p.n, p.k, per_split, skip};
+    const auto kp = block::make_gemm_params<params<Elem, Out>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p,
+                                                               per_split, skip);
     if (p.b == b_layout::preshuffled) {
       if constexpr (std::is_same_v<Elem, fp4_e2m1>)
         hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out, true>), grid, dim3(K::threads), 0, stream, kp);
@@ -175,8 +178,8 @@ status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, 
     return {status_code::bad_config,
             "gemm_mx " + p.str() + ": " + Cfg::name(splits) + "'s A tile is too large to quantize as it loads"};
   return launch_checked<Cfg>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
-    const params_quantizing_a<T, Out> kp{a.a,       a.b, {nullptr, a.b_scale}, {a.c, partials}, p.m, p.n, p.k,
-                                         per_split, skip};
+    const auto kp = block::make_gemm_params<params_quantizing_a<T, Out>>(a.a, a.b, {nullptr, a.b_scale},
+                                                                         {a.c, partials}, p, per_split, skip);
     if constexpr (quantizes_a_config<K>) {
       if (p.b == b_layout::preshuffled)
         hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out, true>), grid, dim3(K::threads), 0, stream, kp);
@@ -195,7 +198,8 @@ status launch_gemv(const problem& p, const args<fp8_e4m3fn, Out>& a, int splits,
     return {status_code::bad_config,
             "gemm_mx " + p.str() + ": " + K::name(splits) + " holds at most " + std::to_string(Rows) + " rows of A"};
   return launch_checked<K>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
-    const params<fp8_e4m3fn, Out> kp{a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p.m, p.n, p.k, per_split, skip};
+    const auto kp = block::make_gemm_params<params<fp8_e4m3fn, Out>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials},
+                                                                     p, per_split, skip);
     hipLaunchKernelGGL((gemm_mx_gemv_kernel<Rows, Out>), grid, dim3(K::threads), 0, stream, kp);
   });
 }

@@ -73,12 +73,24 @@ inline std::vector<planning::launch_work> gemv_launches(const problem& p, int ro
   return launches;
 }
 
+// Bytes of A and B (their scales included) that every GEMM of p's batch reads from DRAM once.
+inline double shared_read_bytes(const problem& p) {
+  const double scale = 1.0 / scale_block;
+  return planning::shared_operand_bytes(p, a_bits(p.a, p.format) / 8.0 + (p.a == a_storage::mx ? scale : 0.0),
+                                        element_bits(p.format) / 8.0 + scale);
+}
+
+// The launches of plan pl for p's whole batch (planning::batched_launches).
 inline std::vector<planning::launch_work> model_launches(const problem& p, plan pl) {
   constexpr arch::target t = arch::target::gfx950;
   const planning::kernel_profile* reduce = planning::splitk_reduce_profile(t);
-  if (pl.gemv_rows) return gemv_launches(p, pl.gemv_rows, pl.splits, model_profile(p, pl), reduce);
-  return with_config(
-      pl.config, [&](auto cfg) { return config_launches<decltype(cfg)>(p, pl.splits, model_profile(p, pl), reduce); });
+  return planning::batched_launches(
+      pl.gemv_rows ? gemv_launches(p, pl.gemv_rows, pl.splits, model_profile(p, pl), reduce)
+                   : with_config(pl.config,
+                                 [&](auto cfg) {
+                                   return config_launches<decltype(cfg)>(p, pl.splits, model_profile(p, pl), reduce);
+                                 }),
+      p.batch.count, shared_read_bytes(p));
 }
 
 inline planning::op_time model_time(const problem& p, plan pl) {

@@ -93,7 +93,8 @@ inline status check_plan(const problem& p, plan pl) {
       pl.gemv_rows
           ? with_gemv_config(pl.gemv_rows, [&](auto cfg) { return ceil_div(p.k, block_k_of<decltype(cfg)>(p.format)); })
           : k_steps(p, pl.config);
-  return block::check_splits(plan_name(pl), p.str(), pl.splits, steps);
+  if (status s = block::check_splits(plan_name(pl), p.str(), pl.splits, steps); !s.ok()) return s;
+  return block::check_batched_splits(plan_name(pl), p.str(), pl.splits, p.batch.count);
 }
 
 // A and B as p stores them; Out: C (bf16 or fp16): the tables' dtypes.
@@ -104,13 +105,14 @@ std::string tuning_dtypes(const problem& p) {
 }
 
 inline std::string tuning_layout(const problem& p) {
-  return p.b == b_layout::preshuffled ? "k_contiguous_b_preshuffled" : "k_contiguous";
+  return planning::table_layout_of(p.b == b_layout::preshuffled ? "k_contiguous_b_preshuffled" : "k_contiguous",
+                                   p.batch);
 }
 
 // K splits in powers of two up to 16, each with at least 4 K steps and within the workspace.
 template <class F>
 void for_each_split(const problem& p, int steps, std::size_t workspace, F&& f) {
-  planning::for_each_split(steps, workspace, [&](int splits) { return workspace_bytes(p, splits); }, f);
+  planning::for_each_split(steps, workspace, p.batch.count, [&](int splits) { return workspace_bytes(p, splits); }, f);
 }
 
 struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, problem, plan, all_configs> {
@@ -133,7 +135,7 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
       // supplies the workgroups), and one wave row, since each wave reads its columns' scales.
       if (p.m <= decode_rows && (facts(id).block_m < p.m || facts(id).wave_m != facts(id).block_m)) continue;
       for_each_split(p, k_steps(p, id), workspace, [&](int splits) {
-        consider_plan({id, splits}, planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
+        consider_plan({id, splits}, p.batch.count * planning::gemm_padded_flops(p.m, p.n, p.k, facts(id)));
       });
     }
     // MXFP8 with up to 16 rows: the GEMV with the fewest rows that hold them, where the model finds
@@ -142,7 +144,8 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
       int rows = 1;
       while (rows < p.m) rows *= 2;
       for_each_split(p, ceil_div(p.k, gemv_config<1>::block_k), workspace, [&](int splits) {
-        consider_plan({config_id::decode, splits, rows}, 2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
+        consider_plan({config_id::decode, splits, rows},
+                      p.batch.count * 2.0 * rows * std::ceil(p.n / 256.0) * 256 * p.k);
       });
     }
   }

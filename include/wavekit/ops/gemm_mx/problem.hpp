@@ -13,6 +13,12 @@
 // shuffle_weight(layout=(16, 16)) and b_scale by e8m0_shuffle, padded (host/shuffle_mx.hpp builds
 // them; core/mx_shuffle.hpp says where each byte is), read in place. K a multiple of 64 there.
 //
+// Views and batches (core/gemm_view.hpp): row strides lda, ldb, ldc in elements (A's and B's a
+// multiple of 16 bytes: the loaders' 16-byte loads; ldc of 4), a pre-shuffled B packed (ldb 0);
+// GEMM g of a batch reads A + g * batch.a, B + g * batch.b (0: shared) and writes C + g * batch.c.
+// The scales stay packed a GEMM ([M][K/32], [N][K/32] or the shuffled layout's size) and follow
+// their operand: GEMM g's are g GEMMs' scales on, or shared with a shared operand.
+//
 // MXFP4 with A as 16-bit values (amd-mxfp4-mm): a_storage::bf16 or fp16 in the problem and
 // args_quantizing_a; the kernel quantizes A to MXFP4 as it loads each tile, by the host
 // quantizer's rule bit for bit (tile/tile_loader_quantize_fp4.hpp), and the quantized A never
@@ -21,14 +27,13 @@
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
-#include <algorithm>
 #include <cstddef>
-#include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_view.hpp"
+#include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/status.hpp"
 
@@ -70,10 +75,13 @@ struct problem {
   mx_format format;
   a_storage a;
   b_layout b;
+  gemm_strides strides = {};
+  gemm_batch batch = {};
+  gemm_views views() const { return gemm_views::of(m, n, k, layout::k_contiguous, strides); }
   std::string str() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(format) +
            (a == a_storage::mx ? "" : std::string(", A ") + to_string(a) + " quantized in the kernel") +
-           (b == b_layout::plain ? "" : ", B pre-shuffled");
+           (b == b_layout::plain ? "" : ", B pre-shuffled") + to_string(strides, batch);
   }
 };
 
@@ -122,7 +130,7 @@ template <class T, mx_output Out>
 inline constexpr bool is_args_v<args_quantizing_a<T, Out>> = true;
 
 inline std::size_t workspace_bytes(const problem& p, int splits) {
-  return block::splitk_workspace_bytes(p.m, p.n, splits);
+  return block::splitk_view_workspace_bytes(p, splits);
 }
 
 inline status validate_shape(const problem& p) {
@@ -139,16 +147,21 @@ inline status validate_shape(const problem& p) {
     return {status_code::bad_format, what + "a pre-shuffled B is MXFP4 (shuffle_weight of fp4 bytes)"};
   if (p.b == b_layout::preshuffled && p.k % 64)
     return {status_code::bad_shape, what + "a pre-shuffled B needs K a multiple of 64 (its 32-byte tiles)"};
-  // A and B may pass 2 GB: a block's buffers start at its tile's first row (block/gemm_block.hpp),
-  // so only a tile's rows (at most 256) need 32-bit offsets. C and the fp32 split-K partials are
-  // addressed whole.
-  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-  const std::size_t m = p.m, n = p.n, k = p.k, bits = element_bits(p.format);
-  if (256 * k * std::max<std::size_t>(a_bits(p.a, p.format), bits) / 8 > limit)
-    return {status_code::too_large, what + "256 rows of K exceed 2^31 - 1 bytes (a tile's 32-bit buffer offsets)"};
-  if (m * n * 4 > limit)
-    return {status_code::too_large, what + "C's fp32 partials exceed 2^31 - 1 bytes (32-bit buffer offsets)"};
-  return status::success();
+  if (p.b == b_layout::preshuffled && p.strides.ldb != 0)
+    return {status_code::bad_shape, what + "a pre-shuffled B's rows are its layout's: ldb must be 0"};
+  // A and B may pass 2 GB: a block's buffers start at its tile's first row (block/gemm_block.hpp,
+  // block/gemv_mx_block.hpp), so only a tile's rows (at most 256) need 32-bit offsets. C and the
+  // fp32 split-K partials (32 bits an element) are addressed whole. 16-byte loads: lda and ldb a
+  // multiple of 16 bytes.
+  const int bits = element_bits(p.format), abits = a_bits(p.a, p.format);
+  return check_gemm_views(what, p.m, p.n, p.k, layout::k_contiguous, p.strides, p.batch,
+                          {.a_bits = abits,
+                           .b_bits = bits,
+                           .c_bits = 32,
+                           .a_align = 128 / abits,
+                           .b_align = 128 / bits,
+                           .c_align = 4,
+                           .tile_rows = 256});
 }
 
 template <class Elem, class Out>

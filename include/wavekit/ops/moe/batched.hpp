@@ -64,9 +64,9 @@ status launch_batched(const batched_problem& p, const batched_args<T>& a, hipStr
   launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, row_index, rows, a.gate, 2 * p.expert_dim, p.hidden,
+    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, row_index, rows, 0, a.gate, 2 * p.expert_dim, p.hidden,
                                                block::gate_up_args<block::scale_none_args>{}, hidden, stream, a.up);
-    launch_stage<Cfg, T, T, O, stage::down>(g, static_cast<const T*>(hidden), row_index, rows, a.down, p.hidden,
+    launch_stage<Cfg, T, T, O, stage::down>(g, static_cast<const T*>(hidden), row_index, rows, 0, a.down, p.hidden,
                                             p.expert_dim, block::scale_none_args{}, a.out, stream);
   });
   return launch_status(what);
@@ -96,20 +96,20 @@ status launch_batched(const batched_problem& p, const batched_blockscale_args<T,
   float* hidden_scale = ws.at<float>(w.hidden_scale);
   const int rows = p.local_experts * p.max_tokens;
   launch_batched_layout(p, Cfg::block_m, a.counts, tile_expert, row_index, stream);
-  const auto [x, x_scale, per_token] =
-      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scales, rows, p.hidden, row_index, w, ws, stream);
+  const auto [x, x_scale, per_token, x_ld] =
+      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scales, rows, p.hidden, 0, row_index, w, ws, stream);
   const grouped_rows g{tile_expert, rows / Cfg::block_m, rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {
     launch_stage<Cfg, T, Fp8, O, stage::gate_up>(
-        g, x, row_index, rows, a.gate, 2 * p.expert_dim, p.hidden,
+        g, x, row_index, rows, x_ld, a.gate, 2 * p.expert_dim, p.hidden,
         block::gate_up_args<scales>{{x_scale, a.gate_scale, row_index, rows, per_token},
                                     {x_scale, a.up_scale, row_index, rows, per_token}},
         hidden, stream, a.up);
-    launch_quantize(static_cast<const T*>(hidden), rows, p.expert_dim, row_index, hidden_fp8, hidden_scale, stream);
-    launch_stage<Cfg, T, Fp8, O, stage::down>(g, static_cast<const Fp8*>(hidden_fp8), row_index, rows, a.down, p.hidden,
-                                              p.expert_dim, scales{hidden_scale, a.down_scale, row_index, rows, false},
-                                              a.out, stream);
+    launch_quantize(static_cast<const T*>(hidden), rows, p.expert_dim, 0, row_index, hidden_fp8, hidden_scale, stream);
+    launch_stage<Cfg, T, Fp8, O, stage::down>(
+        g, static_cast<const Fp8*>(hidden_fp8), row_index, rows, 0, a.down, p.hidden, p.expert_dim,
+        scales{hidden_scale, a.down_scale, row_index, rows, false}, a.out, stream);
   });
   return launch_status(what);
 }

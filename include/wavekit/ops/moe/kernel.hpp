@@ -205,10 +205,10 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE arch::u32x4 pack_octet(const float (&v)[8]) {
 
 // out[t][c..c+8) = sum over j of down[inverse[t * top_k + j]][c..c+8), in choice order, fp32 (the
 // weighted rows are fp32 too), rounded once to T; one thread per 8 columns, a row of blocks per
-// token.
+// token; out's rows out_ld elements apart.
 template <class T>
 __global__ __launch_bounds__(combine_threads) void moe_combine_kernel(const float* down, const int* inverse, int top_k,
-                                                                      int hidden, int rows, T* out) {
+                                                                      int hidden, int rows, T* out, int out_ld) {
   arch::declare_codegen_targets<0, 8>();
   const int token = static_cast<int>(blockIdx.y);
   const int col = (static_cast<int>(blockIdx.x) * combine_threads + static_cast<int>(threadIdx.x)) * 8;
@@ -223,8 +223,9 @@ __global__ __launch_bounds__(combine_threads) void moe_combine_kernel(const floa
 #pragma unroll
     for (int h = 0; h < 8; ++h) sum[h] += v[h];
   }
-  const arch::buffer o = arch::buffer::over(out, static_cast<std::uint32_t>(gridDim.y) * hidden * 2);
-  o.store16(pack_octet<T>(sum), static_cast<std::uint32_t>(token * hidden + col) * 2);
+  const auto tokens = static_cast<int>(gridDim.y);
+  const arch::buffer o = arch::buffer::over(out, static_cast<std::uint32_t>(view_extent(tokens, hidden, out_ld)) * 2);
+  o.store16(pack_octet<T>(sum), static_cast<std::uint32_t>(token * out_ld + col) * 2);
 }
 
 // out_unreduced[s][c..c+8) = down[inverse[s]][c..c+8) rounded to T, or 0 where inverse[s] is -1:
@@ -252,17 +253,18 @@ struct grouped_rows {
 };
 
 // One grouped GEMM: C[r] = A[a_rows[r]] x B_e (e the tile's expert; a_rows null: A[r]; -1: zeros)
-// over g's rows, N = n, K = k, with the stage's policy arguments. gate_up: B_e is b[e] and
-// b_up[e] side by side (N = 2 x their rows), C = SiLU(A x b[e]) * (A x b_up[e]), n / 2 wide.
+// over g's rows, N = n, K = k, with the stage's policy arguments; A's rows lda elements apart (0:
+// K). gate_up: B_e is b[e] and b_up[e] side by side (N = 2 x their rows), C = SiLU(A x b[e]) *
+// (A x b_up[e]), n / 2 wide.
 template <class Cfg, class T, class W, layout WeightOrder, stage Stage, class A, class ScaleArgs>
-void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_rows_total, const W* const* b, int n,
-                  int k, const ScaleArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
+void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_rows_total, int lda, const W* const* b,
+                  int n, int k, const ScaleArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
                   const W* const* b_up = nullptr, block::input_args routing = {}) {
   using parts = grouped_parts<Cfg, T, W, WeightOrder, Stage>;
   static_assert(std::is_same_v<A, typename parts::a_type>, "moe::launch_stage: A is the stage's activation type");
   typename parts::params kp{};
   kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = stage_output_args<T, Stage>(c, routing);
-  kp.m = g.rows, kp.n = n, kp.k = k;
+  kp.m = g.rows, kp.n = n, kp.k = k, kp.lda = lda;
   const int steps = ceil_div(k, parts::policy::group_k);
   kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = a_rows, kp.a_rows_total = a_rows_total;
@@ -271,11 +273,12 @@ void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_ro
                      dim3(Cfg::threads), 0, stream, kp);
 }
 
-// Quantizes rows x cols of x (cols a multiple of 128) to q and 1x128 scales; rows_in_use: as in
-// block::quantize_1x128_args.
+// Quantizes rows x cols of x (cols a multiple of 128; rows x_ld elements apart, 0: cols) to q and
+// 1x128 scales; rows_in_use: as in block::quantize_1x128_args.
 template <class T, class Fp8>
-void launch_quantize(const T* x, int rows, int cols, const int* rows_in_use, Fp8* q, float* scale, hipStream_t stream) {
-  const block::quantize_1x128_args<T, Fp8> qa{x, q, scale, rows_in_use, rows, cols};
+void launch_quantize(const T* x, int rows, int cols, int x_ld, const int* rows_in_use, Fp8* q, float* scale,
+                     hipStream_t stream) {
+  const block::quantize_1x128_args<T, Fp8> qa{x, q, scale, rows_in_use, rows, cols, x_ld};
   hipLaunchKernelGGL((moe_quantize_kernel<T, Fp8>), dim3(static_cast<unsigned>(ceil_div(qa.items(), quantize_threads))),
                      dim3(quantize_threads), 0, stream, qa);
 }
@@ -375,6 +378,8 @@ status validate(const problem& p, const blockscale_args<T, Fp8>& a, int tile_m, 
                                             a.down_scale, x);
       !s.ok())
     return s;
+  if (a.x_fp8)  // x's stride is x_fp8's: 16-byte loads of bytes
+    if (status s = check_row_view(what, p.x_view(1)); !s.ok()) return s;
   return check_layer_arguments(what, x, {{"ids", a.ids, 4, "int32"}, {"weights", a.weights, 4, "fp32"}}, a.gate, a.up,
                                a.down, a.out ? static_cast<const void*>(a.out) : a.out_unreduced, a.workspace,
                                a.workspace_bytes, need);
@@ -400,14 +405,15 @@ struct quantized_input {
   const Fp8* x;
   const float* scale;
   bool per_token;  // one scale per row (scale_granularity::row)
+  int ld;          // elements between x's rows (an arriving x_fp8's stride; the quantized copy: 0, packed)
 };
 template <class T, class Fp8>
 quantized_input<Fp8> quantize_or_take(const T* x, const Fp8* x_fp8, const float* x_scale, scale_granularity scaling,
-                                      int rows, int hidden, const int* rows_in_use, const quantized_intermediates& w,
-                                      const workspace_view& ws, hipStream_t stream) {
-  if (!x) return {x_fp8, x_scale, scaling == scale_granularity::row};
-  launch_quantize(x, rows, hidden, rows_in_use, ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), stream);
-  return {ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), false};
+                                      int rows, int hidden, int x_ld, const int* rows_in_use,
+                                      const quantized_intermediates& w, const workspace_view& ws, hipStream_t stream) {
+  if (!x) return {x_fp8, x_scale, scaling == scale_granularity::row, x_ld};
+  launch_quantize(x, rows, hidden, x_ld, rows_in_use, ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), stream);
+  return {ws.at<Fp8>(w.x_fp8), ws.at<float>(w.x_scale), false, 0};
 }
 
 // Sums (out) or copies (out_unreduced) each slot's weighted down projection.
@@ -417,7 +423,8 @@ void launch_combine(const problem& p, const float* down, const int* inverse, int
   const unsigned column_blocks = static_cast<unsigned>(ceil_div(p.hidden, 8 * combine_threads));
   if (out)
     hipLaunchKernelGGL(moe_combine_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens)),
-                       dim3(combine_threads), 0, stream, down, inverse, p.top_k, p.hidden, rows, out);
+                       dim3(combine_threads), 0, stream, down, inverse, p.top_k, p.hidden, rows, out,
+                       static_cast<int>(p.out_view().ld()));
   if (out_unreduced)
     hipLaunchKernelGGL(moe_unreduced_kernel<T>, dim3(column_blocks, static_cast<unsigned>(p.tokens * p.top_k)),
                        dim3(combine_threads), 0, stream, down, inverse, p.hidden, rows, out_unreduced);
@@ -451,9 +458,10 @@ status launch(const problem& p, const args<T>& a, hipStream_t stream) {
   float* down = ws.at<float>(w.down);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   with_weight_order(p.weight_order, [&]<layout O>() {
-    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, so.sorted_tokens, p.tokens, a.gate, 2 * p.expert_dim, p.hidden,
+    launch_stage<Cfg, T, T, O, stage::gate_up>(g, a.x, so.sorted_tokens, p.tokens, static_cast<int>(p.x_stride), a.gate,
+                                               2 * p.expert_dim, p.hidden,
                                                block::gate_up_args<block::scale_none_args>{}, hidden, stream, a.up);
-    launch_stage<Cfg, T, T, O, stage::down_weighted>(g, hidden, so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
+    launch_stage<Cfg, T, T, O, stage::down_weighted>(g, hidden, so.row_index, g.rows, 0, a.down, p.hidden, p.expert_dim,
                                                      block::scale_none_args{}, down, stream, nullptr,
                                                      {a.weights, so.sorted_slots, p.tokens * p.top_k});
   });
@@ -476,20 +484,20 @@ status launch(const problem& p, const blockscale_args<T, Fp8>& a, hipStream_t st
   float* down = ws.at<float>(w.down);
   Fp8* hidden_fp8 = ws.at<Fp8>(w.hidden_fp8);
   float* hidden_scale = ws.at<float>(w.hidden_scale);
-  const auto [x, x_scale, per_token] =
-      quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scales, p.tokens, p.hidden, nullptr, w, ws, stream);
+  const auto [x, x_scale, per_token, x_ld] = quantize_or_take(a.x, a.x_fp8, a.x_scale, a.x_scales, p.tokens, p.hidden,
+                                                              static_cast<int>(p.x_stride), nullptr, w, ws, stream);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   using scales = block::grouped_group_scale_args;
   with_weight_order(p.weight_order, [&]<layout O>() {
     launch_stage<Cfg, T, Fp8, O, stage::gate_up>(
-        g, x, so.sorted_tokens, p.tokens, a.gate, 2 * p.expert_dim, p.hidden,
+        g, x, so.sorted_tokens, p.tokens, x_ld, a.gate, 2 * p.expert_dim, p.hidden,
         block::gate_up_args<scales>{{x_scale, a.gate_scale, so.sorted_tokens, p.tokens, per_token},
                                     {x_scale, a.up_scale, so.sorted_tokens, p.tokens, per_token}},
         hidden, stream, a.up);
-    launch_quantize(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index, hidden_fp8, hidden_scale,
+    launch_quantize(static_cast<const T*>(hidden), g.rows, p.expert_dim, 0, so.row_index, hidden_fp8, hidden_scale,
                     stream);
     launch_stage<Cfg, T, Fp8, O, stage::down_weighted>(
-        g, static_cast<const Fp8*>(hidden_fp8), so.row_index, g.rows, a.down, p.hidden, p.expert_dim,
+        g, static_cast<const Fp8*>(hidden_fp8), so.row_index, g.rows, 0, a.down, p.hidden, p.expert_dim,
         scales{hidden_scale, a.down_scale, so.row_index, g.rows, false}, down, stream, nullptr,
         {a.weights, so.sorted_slots, p.tokens * p.top_k});
   });

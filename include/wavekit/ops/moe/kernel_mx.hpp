@@ -136,13 +136,13 @@ void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const m
                      dim3(Cfg::threads), 0, stream, kp);
 }
 
-// Quantizes rows x cols of x (bf16 / fp16) to MX of Elem with element rounding `rounding`
-// (rows_in_use: as in quantize_1x32_mx_args).
+// Quantizes rows x cols of x (bf16 / fp16; rows x_ld elements apart, 0: cols) to MX of Elem with
+// element rounding `rounding` (rows_in_use: as in quantize_1x32_mx_args).
 template <class Elem, class T>
-void launch_quantize_mx(const T* x, int rows, int cols, const int* rows_in_use, void* q, void* scale,
+void launch_quantize_mx(const T* x, int rows, int cols, int x_ld, const int* rows_in_use, void* q, void* scale,
                         mx_rounding rounding, hipStream_t stream) {
   const block::quantize_1x32_mx_args<T, Elem> qa{
-      x, static_cast<std::uint8_t*>(q), static_cast<std::uint8_t*>(scale), rows, cols, rows_in_use};
+      x, static_cast<std::uint8_t*>(q), static_cast<std::uint8_t*>(scale), rows, cols, rows_in_use, x_ld};
   const dim3 grid(static_cast<unsigned>(ceil_div(qa.items(), quantize_threads)));
   if (rounding == mx_rounding::ties_away_from_zero)
     hipLaunchKernelGGL((block::quantize_1x32_mx_kernel<T, Elem, mx_rounding::ties_away_from_zero>), grid,
@@ -196,8 +196,8 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
   float* down = ws.at<float>(w.down);
   const mx_operand<storage> x{ws.at<storage>(w.x_fp8), ws.at<e8m0>(w.x_scale)};
   const mx_operand<storage> h{ws.at<storage>(w.hidden_fp8), ws.at<e8m0>(w.hidden_scale)};
-  launch_quantize_mx<Elem>(a.x, p.tokens, p.hidden, nullptr, ws.at<void>(w.x_fp8), ws.at<void>(w.x_scale), a.rounding,
-                           stream);
+  launch_quantize_mx<Elem>(a.x, p.tokens, p.hidden, static_cast<int>(p.x_stride), nullptr, ws.at<void>(w.x_fp8),
+                           ws.at<void>(w.x_scale), a.rounding, stream);
   const grouped_rows g{so.tile_expert, w.cap.tiles, w.cap.rows};
   // The weights as stored: gate and up [expert_dim_pad][hidden_pad], down [hidden_pad][expert_dim_pad]
   // (mx_args), their logical parts read.
@@ -209,7 +209,7 @@ status launch(const problem& p, const mx_args<T, Elem>& a, arch::target device, 
     launch_mx_stage<Cfg, T, Elem, Shuffled, stage::gate_up>(g, x.data, a.gate, 2 * p.expert_dim, p.hidden,
                                                             stored.hidden, block::gate_up_args<mx_scales>{x_gate, x_up},
                                                             hidden, stream, a.up);
-    launch_quantize_mx<Elem>(static_cast<const T*>(hidden), g.rows, p.expert_dim, so.row_index,
+    launch_quantize_mx<Elem>(static_cast<const T*>(hidden), g.rows, p.expert_dim, 0, so.row_index,
                              ws.at<void>(w.hidden_fp8), ws.at<void>(w.hidden_scale), a.rounding, stream);
     launch_mx_stage<Cfg, T, Elem, Shuffled, stage::down_weighted>(
         g, h.data, a.down, p.hidden, p.expert_dim, stored.expert_dim,

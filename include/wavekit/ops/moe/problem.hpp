@@ -14,6 +14,11 @@
 //                          (nn.Linear's weight: x @ W^T)
 // The contributions of a token are summed in choice order (j = 0, 1, ...) in fp32: the same bits on
 // every run. Ids outside [0, experts) contribute nothing (the sort counts them).
+//
+// Row strides (core/row_view.hpp; 0: packed): x (or x_fp8, an arriving quantized x) and out may be
+// views of wider rows, x_stride and out_stride elements apart (multiples of 8: 16-byte loads and
+// stores; an x_fp8's of 16). x's scales, out_unreduced and the expert-parallel batched layout
+// (ops/moe/batched.hpp) stay packed.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -28,6 +33,7 @@
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/row_view.hpp"
 #include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/status.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
@@ -40,11 +46,22 @@ struct problem {
   int experts, top_k;
   int expert_begin, local_experts;
   layout weight_order;
+  std::int64_t x_stride = 0;    // elements between x's token rows; 0: packed (hidden)
+  std::int64_t out_stride = 0;  // elements between out's token rows; 0: packed (hidden)
+
+  // x's view for elements of `bytes` bytes (x in T: 2, x_fp8: 1), out's.
+  row_view x_view(int bytes = 2) const {
+    return {"x", x_stride, tokens, hidden, "tokens", "hidden", bytes, 16 / bytes, "16-byte vector loads"};
+  }
+  row_view out_view() const {
+    return {"out", out_stride, tokens, hidden, "tokens", "hidden", 2, 8, "16-byte vector stores"};
+  }
   std::string str() const {
     return std::to_string(tokens) + " tokens, hidden " + std::to_string(hidden) + ", expert dim " +
            std::to_string(expert_dim) + ", top " + std::to_string(top_k) + " of " + std::to_string(experts) +
            " experts (local [" + std::to_string(expert_begin) + ", " +
-           std::to_string(std::int64_t{expert_begin} + local_experts) + ")), weights " + to_string(weight_order);
+           std::to_string(std::int64_t{expert_begin} + local_experts) + ")), weights " + to_string(weight_order) +
+           to_string(x_view()) + to_string(out_view());
   }
   sort_problem sort(int tile_m) const { return {tokens, top_k, experts, expert_begin, local_experts, tile_m}; }
 };
@@ -268,7 +285,8 @@ inline status validate_shape(const problem& p) {
   if (std::size_t(p.tokens) * p.hidden * 2 > limit || std::size_t(p.hidden) * p.expert_dim * 2 > limit ||
       (slots + std::size_t(p.local_experts) * 256) * std::max(p.hidden, p.expert_dim) * 2 > limit)
     return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
-  return status::success();
+  if (status s = check_row_view(what, p.x_view()); !s.ok()) return s;
+  return check_row_view(what, p.out_view());
 }
 
 // The fp8 block-scaled layer's shape rules: the bf16 / fp16 layer's, and whole 128-K scale blocks.

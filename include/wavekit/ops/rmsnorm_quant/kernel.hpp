@@ -59,6 +59,7 @@ struct params {
   block::fp8_rows<Fp8> out;
   float eps;
   int tokens, hidden;
+  int x_stride, residual_stride;  // elements between token rows (0 resolved: hidden when packed)
 };
 
 template <class T, class Fp8, scale_granularity Scaling, layout Order, residual_mode Residual>
@@ -71,8 +72,10 @@ __global__ __launch_bounds__(row_threads)
   } else {
     WAVEKIT_LDS_ARRAY(float, lds, row::lds_floats);
     const int tid = static_cast<int>(threadIdx.x);
-    const std::uint32_t elements = static_cast<std::uint32_t>(p.tokens) * static_cast<std::uint32_t>(p.hidden);
-    const arch::buffer x = arch::buffer::over(p.x, elements * 2), r = arch::buffer::over(p.residual, elements * 2);
+    // Each buffer covers its view's extent, (tokens - 1) * stride + hidden elements (below 2^31 bytes).
+    const std::uint32_t last_row = static_cast<std::uint32_t>(p.tokens - 1);
+    const arch::buffer x = arch::buffer::over(p.x, (last_row * p.x_stride + p.hidden) * 2),
+                       r = arch::buffer::over(p.residual, (last_row * p.residual_stride + p.hidden) * 2);
     const auto out = block::fp8_row_quantizer<Fp8, Scaling, Order>::over(p.out);
     arch::u32x4 weight[row::items];
     {
@@ -90,22 +93,25 @@ __global__ __launch_bounds__(row_threads)
     for (int t = static_cast<int>(blockIdx.x); t < p.tokens; t += static_cast<int>(gridDim.x), parity ^= 1) {
       arch::u32x4 xs[row::items];  // x + residual, rounded to T
       float squares = 0.0f;
+      // The row's start in the uniform offsets (scalar registers): x and the residual share one
+      // per-lane offset, the column's, whatever their strides.
+      const std::uint32_t x_row = static_cast<std::uint32_t>(t) * p.x_stride * 2,
+                          r_row = static_cast<std::uint32_t>(t) * p.residual_stride * 2;
 #pragma unroll
       for (int i = 0; i < row::items; ++i) {
         if (i >= items) break;
         const int col = row::column(i, tid);
-        const std::uint32_t at =
-            col < p.hidden ? (static_cast<std::uint32_t>(t) * p.hidden + col) * 2 : arch::out_of_range;
-        xs[i] = x.load16(at);
+        const std::uint32_t at = col < p.hidden ? static_cast<std::uint32_t>(col) * 2 : arch::out_of_range;
+        xs[i] = x.load16(at, x_row);
         float v[block::octet];
         block::widen_octet<T>(xs[i], v);
         if constexpr (Residual == residual_mode::add) {
           float res[block::octet];
-          block::widen_octet<T>(r.load16(at), res);
+          block::widen_octet<T>(r.load16(at, r_row), res);
 #pragma unroll
           for (int h = 0; h < block::octet; ++h) v[h] += res[h];
           xs[i] = block::narrow_octet<T>(v);
-          r.store16(xs[i], at);
+          r.store16(xs[i], at, r_row);
           block::widen_octet<T>(xs[i], v);
         }
 #pragma unroll
@@ -152,8 +158,18 @@ template <class T, class Fp8>
 status launch(const problem& p, const args<T, Fp8>& a, arch::target device, hipStream_t stream) {
   if (status s = validate(p, a); !s.ok()) return s;
   if (p.tokens == 0) return status::success();  // an empty problem launches nothing
-  const params<T, Fp8> kp{a.x,   a.residual, a.weight, {a.q, a.q_scale, a.scale, p.tokens, p.hidden},
-                          a.eps, p.tokens,   p.hidden};
+  // The strides with 0 resolved (validate: each below 2^31; the residual's only checked, and used,
+  // with residual_mode::add).
+  const bool add = p.residual == residual_mode::add;
+  const params<T, Fp8> kp{a.x,
+                          a.residual,
+                          a.weight,
+                          {a.q, a.q_scale, a.scale, p.tokens, p.hidden, static_cast<int>(p.q_view().ld())},
+                          a.eps,
+                          p.tokens,
+                          p.hidden,
+                          static_cast<int>(p.x_view().ld()),
+                          add ? static_cast<int>(p.residual_view().ld()) : p.hidden};
   with_variant(p, [&](auto s, auto o, auto r) {
     hipLaunchKernelGGL((rmsnorm_quant_kernel<T, Fp8, decltype(s)::value, decltype(o)::value, decltype(r)::value>),
                        dim3(static_cast<unsigned>(workgroups(p, device))), dim3(row_threads), 0, stream, kp);

@@ -14,22 +14,29 @@
 //              block/quantize_fp8_row.hpp)
 //
 // Legal problems: tokens >= 1; hidden a multiple of 8 up to 16384 (a multiple of 128 for 1x128
-// scales); eps finite and >= 0; a per-tensor scale finite and > 0; every tensor within 2^31 - 1
-// bytes (32-bit buffer offsets). NaN and Inf propagate by IEEE arithmetic through these formulas
-// (docs/glue.md): a NaN anywhere in a row makes the whole row NaN; an Inf gives rstd = 0, so the
-// row's finite values become 0 and its Infs NaN.
+// scales); eps finite and >= 0; a per-tensor scale finite and > 0; every tensor's extent within
+// 2^31 - 1 bytes (32-bit buffer offsets). NaN and Inf propagate by IEEE arithmetic through these
+// formulas (docs/glue.md): a NaN anywhere in a row makes the whole row NaN; an Inf gives rstd = 0,
+// so the row's finite values become 0 and its Infs NaN.
+//
+// Row strides (core/row_view.hpp; 0: packed): x and the residual may be views of wider rows,
+// x_stride and residual_stride elements apart (multiples of 8: 16-byte loads and stores); q's rows
+// as stored are q_stride apart: its token rows in the k_contiguous order (a multiple of 8: 8-byte
+// stores), its hidden rows of tokens codes in the mn_contiguous order (any stride: byte stores).
+// The 1x128 scales stay packed. Elements between the rows are never read or written:
+//   rq::problem p{tokens, 7168, scale_granularity::group_1x128, layout::k_contiguous, residual_mode::add};
+//   p.x_stride = 7168 + 128;  // x: the first 7168 columns of a [tokens][7296] buffer
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <cmath>
-#include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <string>
 
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/row_view.hpp"
 #include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/status.hpp"
 
@@ -53,19 +60,34 @@ struct problem {
   scale_granularity out_scales;  // of q: tensor (the caller's scale) or group_1x128
   layout order;                  // of q and its 1x128 scales
   residual_mode residual;
+  std::int64_t x_stride = 0;         // elements between x's token rows; 0: packed (hidden)
+  std::int64_t residual_stride = 0;  // elements between the residual's token rows; 0: packed (hidden)
+  std::int64_t q_stride = 0;         // elements between q's rows as stored (tokens or hidden rows); 0: packed
 
   std::string str() const {
     return std::to_string(tokens) + "x" + std::to_string(hidden) + " " + "scales " +
-           std::string(to_string(out_scales)) + " " + to_string(order) + " residual " + to_string(residual);
+           std::string(to_string(out_scales)) + " " + to_string(order) + " residual " + to_string(residual) +
+           to_string(x_view()) + to_string(residual_view()) + to_string(q_view());
+  }
+
+  // The tensors as views, with the kernel's rules for their strides (its vector loads and stores).
+  row_view x_view() const { return {"x", x_stride, tokens, hidden, "tokens", "hidden", 2, 8, "16-byte vector loads"}; }
+  row_view residual_view() const {
+    return {"residual", residual_stride, tokens, hidden, "tokens", "hidden", 2, 8, "16-byte vector loads and stores"};
+  }
+  row_view q_view() const {
+    return order == layout::k_contiguous
+               ? row_view{"q", q_stride, tokens, hidden, "tokens", "hidden", 1, 8, "8-byte vector stores"}
+               : row_view{"q", q_stride, hidden, tokens, "hidden", "tokens", 1, 1, "byte stores"};
   }
 };
 
 template <class T, class Fp8>
 struct args {
-  const T* x = nullptr;       // [tokens][hidden]
-  T* residual = nullptr;      // [tokens][hidden]: read, then overwritten with x + residual (add only)
+  const T* x = nullptr;       // [tokens][x_stride]
+  T* residual = nullptr;      // [tokens][residual_stride]: read, then overwritten with x + residual (add only)
   const T* weight = nullptr;  // [hidden]
-  Fp8* q = nullptr;           // [tokens][hidden] (k_contiguous) or [hidden][tokens] (mn_contiguous)
+  Fp8* q = nullptr;           // [tokens][q_stride] (k_contiguous) or [hidden][q_stride] (mn_contiguous)
   float* q_scale = nullptr;   // group_1x128: [tokens][hidden / 128] or [hidden / 128][tokens]; per_tensor: unused
   float scale = 1.0f;         // per_tensor: q = saturate(y / scale)
   float eps = 1e-6f;
@@ -90,10 +112,12 @@ inline status validate_shape(const problem& p, float eps, float scale) {
   if (!std::isfinite(eps) || eps < 0.0f) return {status_code::bad_shape, what + "eps must be finite and >= 0"};
   if (p.out_scales == scale_granularity::tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
     return {status_code::bad_shape, what + "the per-tensor scale must be finite and positive"};
-  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-  if (std::size_t(p.tokens) * std::size_t(p.hidden) * 2 > limit)
-    return {status_code::too_large, what + "a tensor exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
-  return status::success();
+  // The residual's view only where there is one (like its pointer); the 1x128 scales, packed, are
+  // smaller than x.
+  if (status s = check_row_view(what, p.x_view()); !s.ok()) return s;
+  if (p.residual == residual_mode::add)
+    if (status s = check_row_view(what, p.residual_view()); !s.ok()) return s;
+  return check_row_view(what, p.q_view());
 }
 
 // Every check, before any launch; each status names the op, the problem, the argument and the rule.

@@ -52,6 +52,7 @@ struct params {
   const T* x;
   block::fp8_rows<Fp8> out;
   int tokens, d;
+  int x_stride;  // elements between x's token rows (0 resolved: 2 * d when packed)
 };
 
 template <class T, class Fp8, scale_granularity Scaling, layout Order>
@@ -63,19 +64,23 @@ __global__ __launch_bounds__(row_threads)
     __builtin_trap();  // the converter writes the target's own fp8 format, not Fp8
   } else {
     const int tid = static_cast<int>(threadIdx.x);
+    // The buffer covers x's view, (tokens - 1) * x_stride + 2 * d elements (below 2^31 bytes).
     const arch::buffer x =
-        arch::buffer::over(p.x, static_cast<std::uint32_t>(p.tokens) * static_cast<std::uint32_t>(p.d) * 4);
+        arch::buffer::over(p.x, (static_cast<std::uint32_t>(p.tokens - 1) * p.x_stride + p.d * 2) * 2);
     const auto out = block::fp8_row_quantizer<Fp8, Scaling, Order>::over(p.out);
     // Items of a row (the same on every lane: the 1x128 amax's shuffles never diverge).
     const int items = (p.d / block::octet + row_threads - 1) / row_threads;
     for (int t = static_cast<int>(blockIdx.x); t < p.tokens; t += static_cast<int>(gridDim.x)) {
-      const std::uint32_t gate_row = static_cast<std::uint32_t>(t) * p.d * 4, up_row = gate_row + p.d * 2;
+      // The gate's and the up's starts in the uniform offsets (scalar registers): the two loads
+      // share one per-lane offset, the column's.
+      const std::uint32_t gate_row = static_cast<std::uint32_t>(t) * p.x_stride * 2, up_row = gate_row + p.d * 2;
       for (int i = 0; i < items; ++i) {
         const int col = row::column(i, tid);
         const bool in = col < p.d;
+        const std::uint32_t at = in ? static_cast<std::uint32_t>(col) * 2 : arch::out_of_range;
         float gate[block::octet], v[block::octet];
-        block::widen_octet<T>(x.load16(in ? gate_row + col * 2 : arch::out_of_range), gate);
-        block::widen_octet<T>(x.load16(in ? up_row + col * 2 : arch::out_of_range), v);
+        block::widen_octet<T>(x.load16(at, gate_row), gate);
+        block::widen_octet<T>(x.load16(at, up_row), v);
 #pragma unroll
         for (int h = 0; h < block::octet; ++h) v[h] = silu_times(gate[h], v[h], arch::device_exp{});
         out.put(v, t, col, in);
@@ -102,7 +107,12 @@ template <class T, class Fp8>
 status launch(const problem& p, const args<T, Fp8>& a, arch::target device, hipStream_t stream) {
   if (status s = validate(p, a); !s.ok()) return s;
   if (p.tokens == 0) return status::success();  // an empty problem launches nothing
-  const params<T, Fp8> kp{a.x, {a.q, a.q_scale, a.scale, p.tokens, p.d}, p.tokens, p.d};
+  // The strides with 0 resolved (validate: each below 2^31).
+  const params<T, Fp8> kp{a.x,
+                          {a.q, a.q_scale, a.scale, p.tokens, p.d, static_cast<int>(p.q_view().ld())},
+                          p.tokens,
+                          p.d,
+                          static_cast<int>(p.x_view().ld())};
   with_variant(p, [&](auto s, auto o) {
     hipLaunchKernelGGL((swiglu_quant_kernel<T, Fp8, decltype(s)::value, decltype(o)::value>),
                        dim3(static_cast<unsigned>(workgroups(p, device))), dim3(row_threads), 0, stream, kp);

@@ -10,20 +10,26 @@
 //
 // y is quantized from fp32 as computed (never rounded to x's type first). Legal problems:
 // tokens >= 1; d a positive multiple of 8 (of 128 for 1x128 scales); a per-tensor scale finite and
-// > 0; every tensor within 2^31 - 1 bytes (32-bit buffer offsets). NaN and Inf propagate by IEEE
-// arithmetic through the formula (core/silu.hpp lists the cases; docs/glue.md).
+// > 0; every tensor's extent within 2^31 - 1 bytes (32-bit buffer offsets). NaN and Inf propagate
+// by IEEE arithmetic through the formula (core/silu.hpp lists the cases; docs/glue.md).
+//
+// Row strides (core/row_view.hpp; 0: packed): x's token rows of [gate | up] may be x_stride
+// elements apart (a multiple of 8: 16-byte loads), a fused projection's output with padding after
+// its 2 * d columns; q's rows as stored are q_stride apart: its token rows in the k_contiguous order
+// (a multiple of 8: 8-byte stores), its d rows of tokens codes in the mn_contiguous order (any
+// stride: byte stores). The 1x128 scales stay packed. Elements between the rows are never read or
+// written.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <cmath>
-#include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <string>
 
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
+#include "wavekit/core/row_view.hpp"
 #include "wavekit/core/scale_granularity.hpp"
 #include "wavekit/core/status.hpp"
 
@@ -41,17 +47,29 @@ struct problem {
   int tokens, d;                 // x is [tokens][2 * d], q [tokens][d] (or [d][tokens])
   scale_granularity out_scales;  // of q: tensor (the caller's scale) or group_1x128
   layout order;                  // of q and its 1x128 scales
+  std::int64_t x_stride = 0;     // elements between x's token rows; 0: packed (2 * d)
+  std::int64_t q_stride = 0;     // elements between q's rows as stored (tokens or d rows); 0: packed
 
   std::string str() const {
     return std::to_string(tokens) + "x" + std::to_string(d) + " " + "scales " + std::string(to_string(out_scales)) +
-           " " + to_string(order);
+           " " + to_string(order) + to_string(x_view()) + to_string(q_view());
+  }
+
+  // The tensors as views, with the kernel's rules for their strides (its vector loads and stores).
+  row_view x_view() const {
+    return {"x", x_stride, tokens, std::int64_t(2) * d, "tokens", "2 * d", 2, 8, "16-byte vector loads"};
+  }
+  row_view q_view() const {
+    return order == layout::k_contiguous
+               ? row_view{"q", q_stride, tokens, d, "tokens", "d", 1, 8, "8-byte vector stores"}
+               : row_view{"q", q_stride, d, tokens, "d", "tokens", 1, 1, "byte stores"};
   }
 };
 
 template <class T, class Fp8>
 struct args {
-  const T* x = nullptr;      // [tokens][2 * d]: gate, then up
-  Fp8* q = nullptr;          // [tokens][d] (k_contiguous) or [d][tokens] (mn_contiguous)
+  const T* x = nullptr;      // [tokens][x_stride]: gate (d), then up (d)
+  Fp8* q = nullptr;          // [tokens][q_stride] (k_contiguous) or [d][q_stride] (mn_contiguous)
   float* q_scale = nullptr;  // group_1x128: [tokens][d / 128] or [d / 128][tokens]; per_tensor: unused
   float scale = 1.0f;        // per_tensor: q = saturate(y / scale)
 };
@@ -70,10 +88,9 @@ inline status validate_shape(const problem& p, float scale) {
     return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
   if (p.out_scales == scale_granularity::tensor && (!std::isfinite(scale) || !(scale > 0.0f)))
     return {status_code::bad_shape, what + "the per-tensor scale must be finite and positive"};
-  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
-  if (std::size_t(p.tokens) * std::size_t(p.d) * 4 > limit)
-    return {status_code::too_large, what + "x exceeds 2^31 - 1 bytes (32-bit buffer offsets)"};
-  return status::success();
+  // The 1x128 scales, packed, are smaller than x.
+  if (status s = check_row_view(what, p.x_view()); !s.ok()) return s;
+  return check_row_view(what, p.q_view());
 }
 
 // Every check, before any launch; each status names the op, the problem, the argument and the rule.

@@ -124,10 +124,6 @@ inline std::vector<launch_work> gemm_launches(int m, int n, int k, const gemm_ti
   return out;
 }
 
-// The launches of a batch of `count` GEMMs (core/gemm_view.hpp) where `one` are one GEMM's: the
-// same blocks count times over, their bytes count times, but for `shared_read_bytes` of the first
-// launch's distinct reads (an A or B every GEMM of the batch reads: batch stride 0), read from DRAM
-// once. The model's calibration holds single GEMMs; a batch is this linear extension of it.
 // Bytes of A and B that every GEMM of p's batch reads (an operand whose batch stride is 0), for
 // elements of a_bytes and b_bytes.
 template <class Problem>
@@ -135,6 +131,10 @@ double shared_operand_bytes(const Problem& p, double a_bytes, double b_bytes) {
   return double(p.k) * ((p.batch.a == 0 ? p.m * a_bytes : 0.0) + (p.batch.b == 0 ? p.n * b_bytes : 0.0));
 }
 
+// The launches of a batch of `count` GEMMs (core/gemm_view.hpp) where `one` are one GEMM's: the
+// same blocks count times over, their bytes count times, but for `shared_read_bytes` of the first
+// launch's distinct reads (an A or B every GEMM of the batch reads: batch stride 0), read from DRAM
+// once. The model's calibration holds single GEMMs; a batch is this linear extension of it.
 inline std::vector<launch_work> batched_launches(std::vector<launch_work> one, int count,
                                                  double shared_read_bytes = 0) {
   for (launch_work& w : one) {
