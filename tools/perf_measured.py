@@ -334,7 +334,7 @@ def plot_points(joined):
 # --- the plots' colours ---
 
 # One colour per op in every plot (the roofline of each target, predicted vs published, predicted vs
-# measured): the op's place in the report's OPS list picks it. matplotlib's tab10 without its grey
+# measured): the op's place in the report's op list (the model's "ops") picks it. matplotlib's tab10 without its grey
 # (the plots draw y = x and the roofs in grey and black), then tab20's light tones.
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
            "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5"]
@@ -342,7 +342,7 @@ TARGET_MARKERS = {"gfx942": "o", "gfx950": "^"}
 
 
 def op_colours(ops, extra=()):
-    """{op: colour} for the op names `ops` (the report's OPS order), then any `extra` ops after them."""
+    """{op: colour} for the op names `ops` (the report's order), then any `extra` ops after them."""
     names = list(ops) + sorted(set(extra) - set(ops))
     if len(names) > len(PALETTE):
         raise ValueError(f"{len(names)} ops, {len(PALETTE)} colours: add colours to perf_measured.PALETTE")

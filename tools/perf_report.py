@@ -17,9 +17,11 @@ times, as docs/performance.md and plots under docs/perf/.
 
 BIN is the wavekit_perf_model binary or its output saved as a .json file. The plots are drawn from
 docs/perf/plot_data.json, which --check compares (PNG bytes depend on the plotting package's
-version, the data they show does not). Every plot gives an op one colour, from its place in OPS
-(perf_measured.op_colours); a roofline draws one roof per dtype whose peak its target's rows carry
-(none for rows the model gives no peak). tools/perf_measured.py holds the measured side.
+version, the data they show does not). The report's sections are the ops the model's JSON lists
+("ops": each op with a report title in include/wavekit/ops/registry.hpp, in its order); every plot
+gives an op one colour, from its place in that list (perf_measured.op_colours). A roofline draws one
+roof per dtype whose peak its target's rows carry (each row's "roof"; none for rows the model gives
+no peak). tools/perf_measured.py holds the measured side.
 
 Each row's LDS column joins the LDS census (docs/perf/lds_census_<target>.json, written by
 tools/lds_census: the emulator's counters of each kernel config on a small problem); a row without
@@ -41,15 +43,11 @@ REPORT = os.path.join(ROOT, "docs", "performance.md")
 PLOT_DIR = os.path.join(ROOT, "docs", "perf")
 PLOT_DATA = os.path.join(PLOT_DIR, "plot_data.json")
 CENSUS_FIX = "regenerate with `cmake --build --preset ci --target lds_census`"
-OPS = [("gemm_fp8_blockscale", "fp8 GEMM, 1x128 / 128x128 block scales (amd-fp8-mm shapes)"),
-       ("gemm_fp8_scaled", "fp8 GEMM, per-tensor scales, skinny M (hf-rocm-kernels shapes)"),
-       ("gemm_mx", "MXFP4 GEMM, A quantized in the kernel (amd-mxfp4-mm shapes)"),
-       ("gemm_half", "bf16 GEMM (DeepSeek-V3 projections)"),
-       ("rmsnorm_quant", "residual + RMSNorm + fp8 (hf-rocm-kernels shapes)"),
-       ("swiglu_quant", "SwiGLU + fp8 (hf-rocm-kernels shapes)"),
-       ("mla_decode", "MLA decode over a latent KV cache (aiter and amd-mixed-mla shapes)"),
-       ("moe", "MoE layer after routing: sort, grouped GEMMs, combine (amd-moe-mxfp4 and DeepSeek-V3 shapes)"),
-       ("gemm_fp8_direct", "fp8 GEMM, one wave a 32x32 tile straight from global memory (the readable kernel)")]
+
+
+def report_ops(data):
+    """The report's sections, (op, title) in the model's order (the op registry's)."""
+    return [(o["op"], o["title"]) for o in data["ops"]]
 
 
 def run_model(binary):
@@ -216,7 +214,7 @@ def render(data, census):
         text.append(f"| {c['op']} | {c['arch']} | {c['shape']} | {c['who']} | {c['published']:g} | "
                     f"{f(c['predicted'])} ({f(c['low'])}-{f(c['high'])}) | {c['predicted'] / c['published']:.2f} "
                     f"({c['low'] / c['published']:.2f}-{c['high'] / c['published']:.2f}) |\n")
-    for op, title in OPS:
+    for op, title in report_ops(data):
         text.append(f"\n## {op}: {title}\n\n")
         text.append(op_table([r for r in rows if r["op"] == op], census))
     unmeasured = sorted({r["op"] for r in rows if "bench" not in r})
@@ -233,26 +231,16 @@ class PlotError(Exception):
     pass
 
 
-# The dtype of the dense peak a row's flops run at (tools/perf_model/perf_model.cpp passes each row
-# the target's fp8, fp4 or bf16 dense TFLOPS; bf16 and fp16 share theirs). MoE's comes from the
-# weight format its shape names.
-ROOF_DTYPE = {"gemm_fp8_blockscale": "fp8", "gemm_fp8_scaled": "fp8", "gemm_fp8_direct": "fp8", "gemm_mx": "mxfp4",
-              "gemm_half": "bf16/fp16"}
-MOE_ROOF_DTYPE = {"MXFP4": "mxfp4", "fp8 block-scaled": "fp8", "fp16": "bf16/fp16", "bf16": "bf16/fp16"}
-
-
 def roof_dtype(r):
-    """The dtype of the row's compute roof; None where the model gives the row no peak (0)."""
+    """The dtype of the row's compute roof (tools/perf_model/perf_model.cpp names it with the peak it
+    passes: the target's fp8, fp4 or bf16 dense TFLOPS; bf16 and fp16 share theirs); None where the
+    model gives the row no peak (0)."""
     if not r["peak_tflops"]:
         return None
-    if r["op"] == "moe":
-        dtype = MOE_ROOF_DTYPE.get(r["shape"].rsplit(", ", 1)[-1])
-    else:
-        dtype = ROOF_DTYPE.get(r["op"])
-    if dtype is None:
-        raise PlotError(f"{r['op']} {r['arch']} {r['shape']}: a peak of {r['peak_tflops']:g} TFLOPS of no known "
-                        "dtype; name its dtype in tools/perf_report.py (ROOF_DTYPE, MOE_ROOF_DTYPE)")
-    return dtype
+    if "roof" not in r:
+        raise PlotError(f"{r['op']} {r['arch']} {r['shape']}: a peak of {r['peak_tflops']:g} TFLOPS of no dtype; "
+                        "tools/perf_model/perf_model.cpp must name the row's roof")
+    return r["roof"]
 
 
 def roofs(rows, arch):
@@ -277,7 +265,7 @@ def plot_data(data):
                          "dtype": roof_dtype(r)}
                         for r in data["rows"] if r["arch"] == arch and r["flops"]]
         targets[arch] = dict(data["targets"][arch], roofs=roofs(data["rows"], arch))
-    return {"ops": [op for op, _ in OPS], "targets": targets, "roofline": points,
+    return {"ops": [op for op, _ in report_ops(data)], "targets": targets, "roofline": points,
             "predicted_vs_published": comparisons(data["rows"]),
             "calibration": [{"kernel": p["family"], "set": p["set"], "published_us": p["published_us"], "us": p["us"]}
                             for p in data["calibration"]["pairs"]]}
@@ -402,7 +390,8 @@ def main():
     data = run_model(args.model)
     if args.measured:
         try:
-            return perf_measured.write_measured(data, args.measured, args.out, OPS, args.arch, not args.no_plot)
+            return perf_measured.write_measured(data, args.measured, args.out, report_ops(data), args.arch,
+                                                not args.no_plot)
         except perf_measured.MeasuredError as e:
             print(f"FAIL {e}")
             return 1

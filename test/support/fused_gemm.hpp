@@ -15,9 +15,7 @@ namespace wavekit::test {
 template <class Cfg, class Epilogue, class Out>
 __global__ __launch_bounds__(Cfg::threads) void fused_gemm_kernel(
     block::gemm_params<bf16, bf16, block::scale_none_args, Out, typename Epilogue::args> p) {
-  using composed = ops::gemm_half::parts<Cfg, bf16, Out, layout::k_contiguous, Epilogue>;
-  WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
-  composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
+  ops::gemm_half::run_kernel<Cfg, bf16, Out, layout::k_contiguous, Epilogue>(p);
 }
 
 // C = A (m x k) B (n x k)^T through Epilogue (its arguments `out`, their partials the workspace's
@@ -25,10 +23,10 @@ __global__ __launch_bounds__(Cfg::threads) void fused_gemm_kernel(
 template <class Cfg, class Epilogue, class Out, class Reduce>
 void run_fused_gemm(const bf16* a, const bf16* b, const typename Epilogue::args& out, int m, int n, int k, int splits,
                     Reduce&& reduce) {
-  const int steps = (k + Cfg::block_k - 1) / Cfg::block_k;
-  const auto [per_split, used] = block::splitk_cut::of(steps, splits);
+  const block::splitk_cut cut = block::splitk_cut::of_k(k, Cfg::block_k, splits);
+  const int used = cut.used_splits;
   const block::gemm_params<bf16, bf16, block::scale_none_args, Out, typename Epilogue::args> p{
-      a, b, {}, out, m, n, k, per_split, steps * Cfg::block_k - k};
+      a, b, {}, out, m, n, k, cut.per_split, cut.skip};
   const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(m, n, used);
   hipLaunchKernelGGL((fused_gemm_kernel<Cfg, Epilogue, Out>), grid, dim3(Cfg::threads), 0, nullptr, p);
   REQUIRE(hipGetLastError() == hipSuccess);

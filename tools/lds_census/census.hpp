@@ -2,7 +2,8 @@
 // on the emulator through the config's whole launch path (every kernel of it), checked against the
 // host reference the tests use, and the emulator's LDS counters summed over those launches
 // (docs/performance-model.md says why: the report's own shapes take minutes to hours to emulate).
-// Each op's census_<op>.cpp appends its configs' entries; lds_census.cpp prints or checks them.
+// Each census_<name>.cpp registers a census that appends its configs' entries; lds_census.cpp
+// runs them and prints or checks the entries.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "wavekit/core/numeric_types.hpp"
@@ -62,17 +64,25 @@ std::string type_name() {
     return T::format::name;
 }
 
-// One function per op or weight format, each its own translation unit (one heavy instantiation a
-// unit); each appends its entries in the order of its config list.
-void census_gemm_fp8_blockscale(entries& out);
-void census_gemm_fp8_scaled(entries& out);
-void census_gemm_half(entries& out);
-void census_gemm_mx(entries& out);
-void census_gemm_fp8_direct(entries& out);
-void census_mla_decode(entries& out);
-void census_moe_half(entries& out);
-void census_moe_fp8(entries& out);
-void census_moe_mx(entries& out);
-void census_glue(entries& out);  // rmsnorm_quant, swiglu_quant
+// The censuses: one a translation unit (census_<name>.cpp: one heavy instantiation a unit), each
+// appending its configs' entries in the order of its config list. A census registers itself with
+// a namespace-scope `registration` (CMake builds every census_*.cpp it finds), naming its op as the
+// op registry does (ops/registry.hpp); lds_census.cpp runs them in the registry's order, an op's
+// several censuses by name.
+struct census {
+  std::string op, name;
+  void (*run)(entries& out);
+};
+
+inline std::vector<census>& registered() {
+  static std::vector<census> all;  // filled before main by the registrations
+  return all;
+}
+
+struct registration {
+  registration(std::string op, std::string name, void (*run)(entries& out)) {
+    registered().push_back({std::move(op), std::move(name), run});
+  }
+};
 
 }  // namespace wavekit::lds_census

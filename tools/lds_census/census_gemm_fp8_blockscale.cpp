@@ -7,6 +7,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_gemm_fp8_blockscale(entries& out) {
   namespace gb = ops::gemm_fp8_blockscale;
   arch::with_device_fp8([&](auto fp8_format) {
@@ -24,5 +26,9 @@ void census_gemm_fp8_blockscale(entries& out) {
       });
   });
 }
+
+const registration registered{"gemm_fp8_blockscale", "gemm_fp8_blockscale", census_gemm_fp8_blockscale};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -13,6 +13,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_gemm_fp8_direct(entries& out) {
   namespace gd = ops::gemm_fp8_direct;
   arch::with_device_fp8([&](auto fp8_format) {
@@ -48,5 +50,9 @@ void census_gemm_fp8_direct(entries& out) {
     hipFree(d_a), hipFree(d_b), hipFree(d_c);
   });
 }
+
+const registration registered{"gemm_fp8_direct", "gemm_fp8_direct", census_gemm_fp8_direct};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -7,6 +7,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_gemm_fp8_scaled(entries& out) {
   namespace gs = ops::gemm_fp8_scaled;
   using gs::scale_granularity;
@@ -31,5 +33,9 @@ void census_gemm_fp8_scaled(entries& out) {
       });
   });
 }
+
+const registration registered{"gemm_fp8_scaled", "gemm_fp8_scaled", census_gemm_fp8_scaled};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -6,6 +6,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_gemm_half(entries& out) {
   namespace gh = ops::gemm_half;
   for (gh::config_id id : gh::all_configs)
@@ -19,5 +21,9 @@ void census_gemm_half(entries& out) {
       return 0;
     });
 }
+
+const registration registered{"gemm_half", "gemm_half", census_gemm_half};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -7,6 +7,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_gemm_mx(entries& out) {
   namespace gx = ops::gemm_mx;
   if constexpr (arch::current_target == arch::target::gfx950) {
@@ -25,5 +27,9 @@ void census_gemm_mx(entries& out) {
       });
   }
 }
+
+const registration registered{"gemm_mx", "gemm_mx", census_gemm_mx};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -87,14 +87,14 @@ void swiglu(entries& out) {
   hipFree(d_x), hipFree(d_q);
 }
 
-}  // namespace
+// Each op its own census, in the device's fp8 format.
+const registration registered_rmsnorm{
+    "rmsnorm_quant", "rmsnorm_quant",
+    [](entries& out) { arch::with_device_fp8([&](auto fp8_format) { rmsnorm<decltype(fp8_format)>(out); }); }};
+const registration registered_swiglu{
+    "swiglu_quant", "swiglu_quant",
+    [](entries& out) { arch::with_device_fp8([&](auto fp8_format) { swiglu<decltype(fp8_format)>(out); }); }};
 
-void census_glue(entries& out) {
-  arch::with_device_fp8([&](auto fp8_format) {
-    using fp8 = decltype(fp8_format);
-    rmsnorm<fp8>(out);
-    swiglu<fp8>(out);
-  });
-}
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -38,8 +38,6 @@ void measure_config(entries& out, md::config_id id) {
       [&] { return md::launch<C>(t.p, t.view(), args, plan, nullptr); }, [&] { return t.check(problem.c_str()); });
 }
 
-}  // namespace
-
 void census_mla_decode(entries& out) {
   for (md::config_id id : md::all_configs)
     md::with_config(id, [&](auto cfg) {
@@ -52,5 +50,9 @@ void census_mla_decode(entries& out) {
       return 0;
     });
 }
+
+const registration registered{"mla_decode", "mla_decode", census_mla_decode};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -9,6 +9,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_moe_fp8(entries& out) {
   namespace moe = ops::moe;
   // As census_moe_half: hidden two 128-K scale groups, expert dim one.
@@ -29,5 +31,9 @@ void census_moe_fp8(entries& out) {
       });
   });
 }
+
+const registration registered{"moe", "moe_fp8", census_moe_fp8};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

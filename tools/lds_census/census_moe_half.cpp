@@ -8,6 +8,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_moe_half(entries& out) {
   namespace moe = ops::moe;
   // 32 tokens, top 2 of 7 routed experts plus the shared one; hidden 4 K steps of the gate and up
@@ -25,5 +27,9 @@ void census_moe_half(entries& out) {
       return 0;
     });
 }
+
+const registration registered{"moe", "moe_half", census_moe_half};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

@@ -9,6 +9,8 @@
 
 namespace wavekit::lds_census {
 
+namespace {
+
 void census_moe_mx(entries& out) {
   namespace moe = ops::moe;
   if constexpr (arch::current_target == arch::target::gfx950) {
@@ -29,5 +31,9 @@ void census_moe_mx(entries& out) {
       });
   }
 }
+
+const registration registered{"moe", "moe_mx", census_moe_mx};
+
+}  // namespace
 
 }  // namespace wavekit::lds_census

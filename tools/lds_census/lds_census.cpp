@@ -6,14 +6,17 @@
 //   lds_census_gfx942 --check FILE    fail, naming the first stale line and the fix, unless FILE is current
 //
 // tools/perf_report.py joins the committed files into the performance report's rows.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "lds_census/census.hpp"
 #include "wavekit/arch/target.hpp"
+#include "wavekit/ops/registry.hpp"
 
 namespace {
 
@@ -52,6 +55,24 @@ std::string first_difference(const std::string& want, const std::string& have) {
   }
 }
 
+// The registered censuses in the op registry's order, an op's several by name, so that the output
+// does not depend on the order the linker ran the registrations in. A census of an op the
+// registry lacks stops the run: its entries would join no report row.
+std::vector<lds_census::census> ordered_censuses() {
+  std::vector<lds_census::census> all = lds_census::registered();
+  for (const lds_census::census& c : all)
+    if (ops::op_index(c.op) < 0) {
+      std::fprintf(stderr, "lds_census: census %s names op '%s', which ops/registry.hpp does not list\n",
+                   c.name.c_str(), c.op.c_str());
+      std::exit(1);
+    }
+  std::sort(all.begin(), all.end(), [](const lds_census::census& a, const lds_census::census& b) {
+    const int ia = ops::op_index(a.op), ib = ops::op_index(b.op);
+    return ia != ib ? ia < ib : a.name < b.name;
+  });
+  return all;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,11 +82,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   lds_census::entries all;
-  for (auto census :
-       {lds_census::census_gemm_fp8_blockscale, lds_census::census_gemm_fp8_scaled, lds_census::census_gemm_half,
-        lds_census::census_gemm_mx, lds_census::census_gemm_fp8_direct, lds_census::census_mla_decode,
-        lds_census::census_moe_half, lds_census::census_moe_fp8, lds_census::census_moe_mx, lds_census::census_glue})
-    census(all);
+  for (const lds_census::census& c : ordered_censuses()) c.run(all);
   const std::string text = to_json(all, arch::to_string(arch::current_target));
   if (mode.empty()) {
     std::fputs(text.c_str(), stdout);

@@ -21,6 +21,7 @@
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/mla_decode/model.hpp"
 #include "wavekit/ops/moe/plan.hpp"
+#include "wavekit/ops/registry.hpp"
 #include "wavekit/ops/rmsnorm_quant/model.hpp"
 #include "wavekit/ops/swiglu_quant/model.hpp"
 #include "wavekit/planning/instances.hpp"
@@ -69,20 +71,16 @@ bench_ref bench(std::string binary, std::string family, std::initializer_list<st
   return {std::move(binary), std::move(family)};
 }
 
-// An op's name as the instance list spells it (planning/instances.hpp): a name it lacks does not
-// compile, and tools/perf_report.py checks the rows against the same list.
-consteval const char* listed_op(const char* op) {
-  if (!wavekit::planning::listed_op(op)) throw "perf_model: an op planning/instances.hpp does not list";
-  return op;
-}
+// A row's compute roof: the dense peak of the rate its flops run at, and that rate's dtype as the
+// report's plots name it; none (no dtype, 0 TFLOPS) where the report draws a row under no roof.
+struct roof {
+  const char* dtype = nullptr;
+  double tflops = 0;
+};
 
 struct row {
-  row(std::string op_, std::string arch_, std::string shape_, std::string config_, std::string kind_)
-      : op(std::move(op_)),
-        arch(std::move(arch_)),
-        shape(std::move(shape_)),
-        config(std::move(config_)),
-        kind(std::move(kind_)) {}
+  row(std::string_view op_, std::string arch_, std::string shape_, std::string config_, std::string kind_)
+      : op(op_), arch(std::move(arch_)), shape(std::move(shape_)), config(std::move(config_)), kind(std::move(kind_)) {}
   std::string op, arch, shape, config, kind;  // kind: "compute" (TFLOPS) or "memory" (GB/s)
   double flops = 0, ideal_bytes = 0;
   planning::op_time time;
@@ -104,7 +102,7 @@ double limit_us(const row& r, double peak_tflops, target t) {
   return std::max(peak_tflops > 0 ? r.flops / (peak_tflops * 1e6) : 0.0, r.ideal_bytes / (d.hbm_tb_per_s * 1e6));
 }
 
-std::string json(const row& r, double peak_tflops, target t) {
+std::string json(const row& r, roof peak, target t) {
   const planning::kernel_profile* p = r.time.work.empty() ? nullptr : r.time.work.front().profile;
   const planning::interval band = planning::prediction_interval(r.time.us);
   std::string s = "{\"op\": " + str(r.op) + ", \"arch\": " + str(r.arch) + ", \"shape\": " + str(r.shape) +
@@ -112,7 +110,8 @@ std::string json(const row& r, double peak_tflops, target t) {
                   ", \"low_us\": " + num(band.low_us) + ", \"high_us\": " + num(band.high_us) +
                   ", \"flops\": " + num(r.flops) + ", \"ideal_bytes\": " + num(r.ideal_bytes) +
                   ", \"dram_bytes\": " + num(r.time.dram_bytes()) +
-                  ", \"limit_us\": " + num(limit_us(r, peak_tflops, t)) + ", \"peak_tflops\": " + num(peak_tflops);
+                  ", \"limit_us\": " + num(limit_us(r, peak.tflops, t)) + ", \"peak_tflops\": " + num(peak.tflops);
+  if (peak.dtype) s += ", \"roof\": " + str(peak.dtype);
   if (p)
     s += ", \"vgpr\": " + num(p->vgpr) + ", \"agpr\": " + num(p->agpr) + ", \"lds\": " + num(p->lds_bytes) +
          ", \"occupancy\": " + num(p->occupancy) + ", \"mfma_share\": " + num(p->mfma_share()) +
@@ -140,6 +139,14 @@ std::string json(const row& r, double peak_tflops, target t) {
 
 std::string mnk(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
+// Each op's rows of the report: one specialisation below for every registry entry with a report
+// title (ops/registry.hpp), which main() runs in the registry's order.
+template <class Op>
+void model_rows(std::vector<std::string>&) {
+  static_assert(wavekit::dependent_false<Op>,
+                "perf_model: an op with a report_title needs its model_rows<entry> in tools/perf_model/perf_model.cpp");
+}
+
 // amd-fp8-mm's 18 benchmark shapes (docs/gemm-fp8-blockscale.md).
 constexpr std::array<std::array<int, 3>, 18> amd_fp8_mm_shapes{{{1024, 1536, 7168},
                                                                 {1024, 3072, 1536},
@@ -160,7 +167,8 @@ constexpr std::array<std::array<int, 3>, 18> amd_fp8_mm_shapes{{{1024, 1536, 716
                                                                 {6144, 512, 7168},
                                                                 {6144, 4096, 512}}};
 
-void blockscale(std::vector<std::string>& out) {
+template <>
+void model_rows<wavekit::ops::gemm_fp8_blockscale::entry>(std::vector<std::string>& out) {
   namespace bs = wavekit::ops::gemm_fp8_blockscale;
   // The 18 amd-fp8-mm shapes (its mn_contiguous order); RadeonFlow's published times for 0-5
   // (problems.md 1, transposes and split-K reduce included), aiter's tuned CK kernel times at
@@ -168,12 +176,12 @@ void blockscale(std::vector<std::string>& out) {
   const double seed[] = {76.33, 42.78, 45.14, 20.37, 75.29, 136.35};
   const double aiter1024[] = {51.33, 23.73, 26.36, 14.80, 58.87, 118.32, 61.10, 26.31, 15.32};
   for (target t : {target::gfx942, target::gfx950}) {
-    const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
+    const roof peak{"fp8", wavekit::arch::facts_for(t).fp8_dense_tflops};
     int i = 0;
     for (const auto& [m, n, k] : amd_fp8_mm_shapes) {
       const bs::problem p{m, n, k, wavekit::layout::mn_contiguous};
       const bs::plan pl = bs::choose_plan(p, ~std::size_t{0}, t);
-      row r{listed_op("gemm_fp8_blockscale"), to_string(t), mnk(m, n, k) + " mn", bs::plan_name(pl), "compute"};
+      row r{bs::entry::name, to_string(t), mnk(m, n, k) + " mn", bs::plan_name(pl), "compute"};
       r.flops = 2.0 * m * n * k;
       r.ideal_bytes = double(m) * k + double(n) * k + 2.0 * m * n;
       r.time = bs::model_time(p, pl, t);
@@ -186,7 +194,8 @@ void blockscale(std::vector<std::string>& out) {
   }
 }
 
-void skinny(std::vector<std::string>& out) {
+template <>
+void model_rows<wavekit::ops::gemm_fp8_scaled::entry>(std::vector<std::string>& out) {
   namespace gs = wavekit::ops::gemm_fp8_scaled;
   // hf-rocm-kernels' skinny GEMM (SkG) times on MI300X, Llama 405B TP8 shapes (N x K), M 1 8 16 32.
   struct shape {
@@ -197,7 +206,7 @@ void skinny(std::vector<std::string>& out) {
                       {16384, 6656, {27.61, 28.13, 30.23, 35.05}}};
   const int ms[] = {1, 8, 16, 32};
   for (target t : {target::gfx942, target::gfx950}) {
-    const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
+    const roof peak{"fp8", wavekit::arch::facts_for(t).fp8_dense_tflops};
     for (const shape& s : shapes)
       for (int i = 0; i < 4; ++i) {
         const gs::problem p{ms[i],
@@ -207,7 +216,7 @@ void skinny(std::vector<std::string>& out) {
                             gs::scale_granularity::tensor,
                             gs::scale_granularity::tensor};
         const gs::plan pl = gs::choose_plan(p, ~std::size_t{0}, t);
-        row r{listed_op("gemm_fp8_scaled"), to_string(t), mnk(ms[i], s.n, s.k) + " k", gs::plan_name(pl), "memory"};
+        row r{gs::entry::name, to_string(t), mnk(ms[i], s.n, s.k) + " k", gs::plan_name(pl), "memory"};
         r.flops = 2.0 * ms[i] * s.n * s.k;
         r.ideal_bytes = gs::ideal_bytes(p);
         r.time = gs::model_time(p, pl, t);
@@ -218,7 +227,8 @@ void skinny(std::vector<std::string>& out) {
   }
 }
 
-void mx(std::vector<std::string>& out) {
+template <>
+void model_rows<wavekit::ops::gemm_mx::entry>(std::vector<std::string>& out) {
   namespace gx = wavekit::ops::gemm_mx;
   // amd-mxfp4-mm's benchmark shapes in its form (bf16 A quantized in the kernel, B pre-shuffled)
   // and the aiter times of its task (problems.md 3).
@@ -228,11 +238,11 @@ void mx(std::vector<std::string>& out) {
   } const shapes[] = {{4, 2880, 512, 8.198},  {16, 2112, 7168, 20.873}, {32, 4096, 512, 9.462},
                       {32, 2880, 512, 9.173}, {64, 7168, 2048, 12.738}, {256, 3072, 1536, 12.219}};
   const target t = target::gfx950;
-  const double peak = wavekit::arch::facts_for(t).fp4_dense_tflops;
+  const roof peak{"mxfp4", wavekit::arch::facts_for(t).fp4_dense_tflops};
   for (const shape& s : shapes) {
     const gx::problem p{s.m, s.n, s.k, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::preshuffled};
     const gx::plan pl = gx::choose_plan(p, ~std::size_t{0});
-    row r{listed_op("gemm_mx"), to_string(t), mnk(s.m, s.n, s.k) + " mxfp4", gx::plan_name(pl), "compute"};
+    row r{gx::entry::name, to_string(t), mnk(s.m, s.n, s.k) + " mxfp4", gx::plan_name(pl), "compute"};
     r.flops = 2.0 * s.m * s.n * s.k;
     r.ideal_bytes = 2.0 * s.m * s.k + (0.5 + 1.0 / 32) * double(s.n) * s.k + 2.0 * s.m * s.n;
     r.time = gx::model_time(p, pl);
@@ -243,17 +253,18 @@ void mx(std::vector<std::string>& out) {
   }
 }
 
-void half(std::vector<std::string>& out) {
+template <>
+void model_rows<wavekit::ops::gemm_half::entry>(std::vector<std::string>& out) {
   namespace gh = wavekit::ops::gemm_half;
   // DeepSeek-V3 projection shapes in bf16 at decode and prefill sizes (no published peer times;
   // no benchmark either: bench/ has no gemm_half binary yet).
   const int shapes[][3] = {{16, 7168, 2048}, {128, 2112, 7168}, {1024, 7168, 2048}, {4096, 4608, 7168}};
   for (target t : {target::gfx942, target::gfx950}) {
-    const double peak = wavekit::arch::facts_for(t).bf16_dense_tflops;
+    const roof peak{"bf16/fp16", wavekit::arch::facts_for(t).bf16_dense_tflops};
     for (const auto& s : shapes) {
       const gh::problem p{s[0], s[1], s[2], wavekit::layout::k_contiguous};
       const gh::plan pl = gh::choose_plan(p, ~std::size_t{0}, t);
-      row r{listed_op("gemm_half"), to_string(t), mnk(s[0], s[1], s[2]) + " k", gh::plan_name(pl), "compute"};
+      row r{gh::entry::name, to_string(t), mnk(s[0], s[1], s[2]) + " k", gh::plan_name(pl), "compute"};
       r.flops = 2.0 * s[0] * s[1] * s[2];
       r.ideal_bytes = 2.0 * (double(s[0]) * s[2] + double(s[1]) * s[2] + double(s[0]) * s[1]);
       r.time = gh::model_time(p, pl, t);
@@ -262,41 +273,47 @@ void half(std::vector<std::string>& out) {
   }
 }
 
-void glue(std::vector<std::string>& out) {
+// hf-rocm-kernels' MI300X times, rows x 16384 fp16, per-tensor fp8 (their blog's tables). For
+// SwiGLU the 16384 columns are read as the input [gate | up], d = 8192 (docs/performance-model.md).
+template <>
+void model_rows<wavekit::ops::rmsnorm_quant::entry>(std::vector<std::string>& out) {
   namespace rq = wavekit::ops::rmsnorm_quant;
-  namespace sq = wavekit::ops::swiglu_quant;
-  // hf-rocm-kernels' MI300X times, rows x 16384 fp16, per-tensor fp8 (their blog's tables). For
-  // SwiGLU the 16384 columns are read as the input [gate | up], d = 8192 (docs/performance-model.md).
   const int rows[] = {1, 8, 32, 64, 128, 256, 512, 1024, 2048};
   const double norm_us[] = {4.18, 4.39, 4.72, 5.54, 6.27, 10.74, 18.55, 34.72, 73.35};
-  const int swiglu_rows[] = {1, 16, 64, 128, 256, 512, 1024, 2048};
-  const double swiglu_us[] = {1.93, 2.00, 2.04, 2.62, 3.58, 5.48, 10.05, 19.90};
-  for (target t : {target::gfx942, target::gfx950}) {
+  for (target t : {target::gfx942, target::gfx950})
     for (int i = 0; i < 9; ++i) {
       const rq::problem p{rows[i], 16384, wavekit::scale_granularity::tensor, wavekit::layout::k_contiguous,
                           rq::residual_mode::add};
-      row r{listed_op("rmsnorm_quant"), to_string(t), std::to_string(rows[i]) + "x16384 fp16",
+      row r{rq::entry::name, to_string(t), std::to_string(rows[i]) + "x16384 fp16",
             wavekit::perf_report::row_workgroup_config(rq::row_threads), "memory"};
       r.ideal_bytes = double(rows[i]) * 16384 * (2 + 2 + 2 + 1) + 2 * 16384;
       r.time = rq::model_time(p, t);
       r.bench = bench("bench_glue", "rmsnorm_quant", {{"tokens", rows[i]}, {"hidden", 16384}, {"1x128", 0}});
       if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels", norm_us[i]});
-      out.push_back(json(r, 0, t));
+      out.push_back(json(r, {}, t));
     }
+}
+
+template <>
+void model_rows<wavekit::ops::swiglu_quant::entry>(std::vector<std::string>& out) {
+  namespace sq = wavekit::ops::swiglu_quant;
+  const int swiglu_rows[] = {1, 16, 64, 128, 256, 512, 1024, 2048};
+  const double swiglu_us[] = {1.93, 2.00, 2.04, 2.62, 3.58, 5.48, 10.05, 19.90};
+  for (target t : {target::gfx942, target::gfx950})
     for (int i = 0; i < 8; ++i) {
       const sq::problem p{swiglu_rows[i], 8192, wavekit::scale_granularity::tensor, wavekit::layout::k_contiguous};
-      row r{listed_op("swiglu_quant"), to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16",
+      row r{sq::entry::name, to_string(t), std::to_string(swiglu_rows[i]) + "x8192 fp16",
             wavekit::perf_report::row_workgroup_config(sq::row_threads), "memory"};
       r.ideal_bytes = double(swiglu_rows[i]) * 8192 * (4 + 1);
       r.time = sq::model_time(p, t);
       r.bench = bench("bench_glue", "swiglu_quant", {{"tokens", swiglu_rows[i]}, {"d", 8192}, {"1x128", 0}});
       if (t == target::gfx942) r.peers.push_back({"hf-rocm-kernels", swiglu_us[i]});
-      out.push_back(json(r, 0, t));
+      out.push_back(json(r, {}, t));
     }
-  }
 }
 
-void mla(std::vector<std::string>& out) {
+template <>
+void model_rows<wavekit::ops::mla_decode::entry>(std::vector<std::string>& out) {
   namespace md = wavekit::ops::mla_decode;
   // Decode (one query row a sequence) over a ragged cache, equal lengths. Peers: aiter PR 2039's
   // HipKittens times at 128 heads (MI300, MI355; cache type not stated, modelled bf16), PR 3003's
@@ -339,7 +356,7 @@ void mla(std::vector<std::string>& out) {
     for (int b = 0; b <= c.batch; ++b) qo[b] = b, kv[b] = b * c.kv;
     const md::problem p{c.batch, c.heads, md::kv_layout::ragged, 1, c.batch * c.kv, 0, 0.0416667f};
     const md::sequences_view s{qo, kv, {}, {}};
-    row r{listed_op("mla_decode"), to_string(c.t),
+    row r{md::entry::name, to_string(c.t),
           std::to_string(c.batch) + " x kv " + std::to_string(c.kv) + ", " + std::to_string(c.heads) + " heads, " +
               (c.kv_bits == 16  ? "bf16 cache"
                : c.kv_bits == 8 ? "fp8 cache and queries"
@@ -361,11 +378,12 @@ void mla(std::vector<std::string>& out) {
     r.ideal_bytes = double(c.batch) * c.kv * md::kv_row_bytes(c.kv_bits) +
                     double(c.batch) * c.heads * (md::qk_dim * q_bits / 8.0 + md::v_dim * 2);
     r.peers.push_back({c.who, c.us});
-    out.push_back(json(r, 0, c.t));
+    out.push_back(json(r, {}, c.t));
   }
 }
 
-void moe(std::vector<std::string>& out) {
+template <>
+void model_rows<wavekit::ops::moe::entry>(std::vector<std::string>& out) {
   namespace mo = wavekit::ops::moe;
   using wavekit::ops::moe::weight_format;
   // The layer after routing over the benchmarks' ids (test/support/moe_routing_ids.hpp: top-k of the
@@ -401,7 +419,7 @@ void moe(std::vector<std::string>& out) {
     const char* format = c.weights == weight_format::mxfp4            ? "MXFP4"
                          : c.weights == weight_format::fp8_blockscale ? "fp8 block-scaled"
                                                                       : "fp16";
-    row r{listed_op("moe"), to_string(c.t),
+    row r{mo::entry::name, to_string(c.t),
           std::to_string(c.tokens) + " tokens, " + std::to_string(c.hidden) + " x " + std::to_string(c.dim) + ", top " +
               std::to_string(c.top_k) + "+1 of " + std::to_string(experts) + ", " + format,
           c.weights == weight_format::half ? mo::config_name(id)
@@ -418,10 +436,10 @@ void moe(std::vector<std::string>& out) {
     r.flops = 2.0 * double(ids.size()) * 3.0 * c.hidden * c.dim;
     r.ideal_bytes = active * 3.0 * c.hidden * c.dim * element + 4.0 * c.tokens * c.hidden;
     const auto d = wavekit::arch::facts_for(c.t);
-    const double peak = c.weights == weight_format::mxfp4            ? d.fp4_dense_tflops
-                        : c.weights == weight_format::fp8_blockscale ? d.fp8_dense_tflops
-                                                                     : d.bf16_dense_tflops;
-    if (r.flops / (peak * 1e6) > r.ideal_bytes / (d.hbm_tb_per_s * 1e6)) r.kind = "compute";
+    const roof peak = c.weights == weight_format::mxfp4            ? roof{"mxfp4", d.fp4_dense_tflops}
+                      : c.weights == weight_format::fp8_blockscale ? roof{"fp8", d.fp8_dense_tflops}
+                                                                   : roof{"bf16/fp16", d.bf16_dense_tflops};
+    if (r.flops / (peak.tflops * 1e6) > r.ideal_bytes / (d.hbm_tb_per_s * 1e6)) r.kind = "compute";
     const std::string binary = "bench_moe";  // the GPU build has one MoE binary for both targets
     if (c.weights == weight_format::mxfp4)
       r.bench = bench(binary, "moe_layer_mxfp4",
@@ -443,17 +461,18 @@ void moe(std::vector<std::string>& out) {
   }
 }
 
-void direct(std::vector<std::string>& out) {
+template <>
+void model_rows<wavekit::ops::gemm_fp8_direct::entry>(std::vector<std::string>& out) {
   namespace gd = wavekit::ops::gemm_fp8_direct;
   // The readable one-wave-a-tile fp8 GEMM (no LDS, no scales, fp32 C) at the emulator benchmark's
   // shape and two of amd-fp8-mm's, to show what the tiled GEMMs' LDS reuse buys; no peers.
   const int shapes[][3] = {{256, 256, 1024}, {1024, 1536, 7168}, {6144, 7168, 2304}};
   using direct = gd::op<wavekit::fp8_e4m3fnuz>;  // its tile is the same for either fp8 format
   for (target t : {target::gfx942, target::gfx950}) {
-    const double peak = wavekit::arch::facts_for(t).fp8_dense_tflops;
+    const roof peak{"fp8", wavekit::arch::facts_for(t).fp8_dense_tflops};
     for (const auto& s : shapes) {
       const gd::problem p{s[0], s[1], s[2]};
-      row r{listed_op("gemm_fp8_direct"), to_string(t), mnk(s[0], s[1], s[2]) + " k",
+      row r{gd::entry::name, to_string(t), mnk(s[0], s[1], s[2]) + " k",
             wavekit::perf_report::wave_tile_config(direct::tile_m, direct::tile_n), "compute"};
       r.flops = 2.0 * s[0] * s[1] * s[2];
       r.ideal_bytes = double(s[0]) * s[2] + double(s[1]) * s[2] + 4.0 * s[0] * s[1];
@@ -596,17 +615,23 @@ int calibrate(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--calibrate") == 0) return calibrate(argc, argv);
   if (argc > 1) return foreign(argc, argv);
+  // The report's sections: each registry entry with a report title, in the registry's order, and
+  // its rows. The rows' op is the instance list's (planning/instances.hpp), which
+  // tools/perf_report.py checks the rows against too.
   std::vector<std::string> rows;
-  blockscale(rows);
-  skinny(rows);
-  mx(rows);
-  half(rows);
-  glue(rows);
-  mla(rows);
-  moe(rows);
-  direct(rows);
+  std::string sections;
+  wavekit::ops::for_each_op([&](auto op) {
+    using entry = decltype(op);
+    if constexpr (!entry::report_title.empty()) {
+      static_assert(planning::listed_op(entry::name), "perf_model: an op planning/instances.hpp does not list");
+      model_rows<entry>(rows);
+      sections += std::string(sections.empty() ? "" : ",\n  ") + "{\"op\": " + str(std::string(entry::name)) +
+                  ", \"title\": " + str(std::string(entry::report_title)) + "}";
+    }
+  });
+  std::printf("{\"ops\": [\n  %s],\n", sections.c_str());
   // The targets' figures the report draws its roofs with.
-  std::printf("{\"targets\": {");
+  std::printf("\"targets\": {");
   for (target t : {target::gfx942, target::gfx950}) {
     const auto d = wavekit::arch::facts_for(t);
     std::printf("%s\"%s\": {\"product\": \"%s\", \"hbm_tb_per_s\": %s}", t == target::gfx942 ? "" : ", ", to_string(t),

@@ -20,22 +20,11 @@
 
 namespace wavekit::tuner {
 
-// Each op's candidates timed on the current device (of target t) with the element types `dtypes`
-// names (one of the op case's dtypes(t)), in the candidates' order; a candidate that fails to
-// launch fails the whole shape with its status (the candidates are the model's own: a refusal is a
-// bug to see, not a plan to skip).
-result<std::vector<double>> time_plans(const ops::gemm_fp8_blockscale::problem& p,
-                                       const std::vector<ops::gemm_fp8_blockscale::plan>& plans, arch::target t,
-                                       const std::string& dtypes);
-result<std::vector<double>> time_plans(const ops::gemm_half::problem& p, const std::vector<ops::gemm_half::plan>& plans,
-                                       arch::target t, const std::string& dtypes);
-result<std::vector<double>> time_plans(const ops::gemm_fp8_scaled::problem& p,
-                                       const std::vector<ops::gemm_fp8_scaled::plan>& plans, arch::target t,
-                                       const std::string& dtypes);
-result<std::vector<double>> time_plans(const ops::gemm_mx::problem& p, const std::vector<ops::gemm_mx::plan>& plans,
-                                       arch::target t, const std::string& dtypes);
-result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<ops::moe::config_id>& plans,
-                                       arch::target t, const std::string& dtypes);
+// Each op's candidates are timed by its case's time_plans (op_cases.hpp declares it; the op's
+// time_<op>.cpp defines it): on the current device (of target t) with the element types `dtypes`
+// names (one of the case's dtypes(t)), in the candidates' order; a candidate that fails to launch
+// fails the whole shape with its status (the candidates are the model's own: a refusal is a bug to
+// see, not a plan to skip). The helpers below are what those files share.
 
 namespace gpu {
 

@@ -1,6 +1,8 @@
 // What the tuner knows of each op (plain C++, no HIP): the problem of a shape, its table key, the
-// model's plan, and every plan the model weighs (the candidates a GPU run times). One struct per op
-// with the same members, so the tuner's driver is written once. The GEMMs' and the MoE layer's.
+// model's plan, and every plan the model weighs (the candidates a GPU run times). One case per op
+// with the same members, so the tuner's driver is written once: op_case<entry> for each op of the
+// registry (ops/registry.hpp) with a plan descriptor, the GEMMs' and the MoE layer's; the tuner
+// knows exactly those ops (with_op_case).
 //
 // The model's plan is each op's own query with unlimited workspace (what its workspace_bytes
 // query plans with): each op's model_plan. The candidates
@@ -14,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "wavekit/arch/target.hpp"
@@ -25,6 +28,7 @@
 #include "wavekit/ops/gemm_half/plan.hpp"
 #include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/moe/plan.hpp"
+#include "wavekit/ops/registry.hpp"
 #include "wavekit/planning/tables/key.hpp"
 
 namespace wavekit::tuner {
@@ -55,7 +59,15 @@ inline result<layout> parse_order(std::string_view name) {
 }
 }  // namespace detail
 
-struct gemm_fp8_blockscale_case {
+// The tuner's case of the op whose registry entry is Op.
+template <class Op>
+struct op_case {
+  static_assert(dependent_false<Op>,
+                "tuner: an op with a plan descriptor (tuned tables) needs its op_case in tools/tuner/op_cases.hpp");
+};
+
+template <>
+struct op_case<ops::gemm_fp8_blockscale::entry> {
   using problem = ops::gemm_fp8_blockscale::problem;
   using plan = ops::gemm_fp8_blockscale::plan;
   static constexpr std::string_view op = ops::gemm_fp8_blockscale::tuning_op;
@@ -86,9 +98,15 @@ struct gemm_fp8_blockscale_case {
   }
   static planning::value value(plan pl) { return ops::gemm_fp8_blockscale::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_fp8_blockscale::plan_name(pl); }
+  // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
+  // time_<op>.cpp (a GPU build's), so a case without one fails the link.
+  static result<std::vector<double>> time_plans(const problem& p, const std::vector<plan>& plans, arch::target t,
+                                                const std::string& dtypes);
 };
+using gemm_fp8_blockscale_case = op_case<ops::gemm_fp8_blockscale::entry>;
 
-struct gemm_half_case {
+template <>
+struct op_case<ops::gemm_half::entry> {
   using problem = ops::gemm_half::problem;
   using plan = ops::gemm_half::plan;
   static constexpr std::string_view op = ops::gemm_half::tuning_op;
@@ -120,9 +138,15 @@ struct gemm_half_case {
   }
   static planning::value value(plan pl) { return ops::gemm_half::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_half::plan_name(pl); }
+  // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
+  // time_<op>.cpp (a GPU build's), so a case without one fails the link.
+  static result<std::vector<double>> time_plans(const problem& p, const std::vector<plan>& plans, arch::target t,
+                                                const std::string& dtypes);
 };
+using gemm_half_case = op_case<ops::gemm_half::entry>;
 
-struct gemm_fp8_scaled_case {
+template <>
+struct op_case<ops::gemm_fp8_scaled::entry> {
   using problem = ops::gemm_fp8_scaled::problem;
   using plan = ops::gemm_fp8_scaled::plan;
   static constexpr std::string_view op = ops::gemm_fp8_scaled::tuning_op;
@@ -168,9 +192,15 @@ struct gemm_fp8_scaled_case {
   }
   static planning::value value(plan pl) { return ops::gemm_fp8_scaled::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_fp8_scaled::plan_name(pl); }
+  // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
+  // time_<op>.cpp (a GPU build's), so a case without one fails the link.
+  static result<std::vector<double>> time_plans(const problem& p, const std::vector<plan>& plans, arch::target t,
+                                                const std::string& dtypes);
 };
+using gemm_fp8_scaled_case = op_case<ops::gemm_fp8_scaled::entry>;
 
-struct gemm_mx_case {
+template <>
+struct op_case<ops::gemm_mx::entry> {
   using problem = ops::gemm_mx::problem;
   using plan = ops::gemm_mx::plan;
   static constexpr std::string_view op = ops::gemm_mx::tuning_op;
@@ -220,12 +250,17 @@ struct gemm_mx_case {
   }
   static planning::value value(plan pl) { return ops::gemm_mx::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_mx::plan_name(pl); }
+  // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
+  // time_<op>.cpp (a GPU build's), so a case without one fails the link.
+  static result<std::vector<double>> time_plans(const problem& p, const std::vector<plan>& plans, arch::target t,
+                                                const std::string& dtypes);
 
  private:
   static std::string dtypes_of(ops::gemm_mx::mx_format f, ops::gemm_mx::a_storage a) {
     return ops::gemm_mx::tuning_dtypes<bf16>(ops::gemm_mx::problem{16, 16, 32, f, a, ops::gemm_mx::b_layout::plain});
   }
 };
+using gemm_mx_case = op_case<ops::gemm_mx::entry>;
 
 // The MoE layer and its weights' form (the dtypes name it; the layer's problem does not hold it).
 struct moe_problem {
@@ -235,7 +270,8 @@ struct moe_problem {
 
 // The MoE layer: its grouped GEMMs' M tile (decode 16, medium 64, prefill 128 rows), the same for
 // every weights' form; the model's choice is over even routing (ops/moe/plan.hpp).
-struct moe_case {
+template <>
+struct op_case<ops::moe::entry> {
   using problem = moe_problem;
   using plan = ops::moe::config_id;
   static constexpr std::string_view op = ops::moe::tuning_op;
@@ -273,6 +309,10 @@ struct moe_case {
   }
   static planning::value value(plan id) { return ops::moe::tuning_value(id); }
   static std::string name(plan id) { return ops::moe::config_name(id); }
+  // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
+  // time_<op>.cpp (a GPU build's), so a case without one fails the link.
+  static result<std::vector<double>> time_plans(const problem& p, const std::vector<plan>& plans, arch::target t,
+                                                const std::string& dtypes);
 
  private:
   static std::vector<ops::moe::weight_format> forms(arch::target t) {
@@ -282,17 +322,33 @@ struct moe_case {
     return {weight_format::half, weight_format::fp8_blockscale};
   }
 };
+using moe_case = op_case<ops::moe::entry>;
 
-// f(Case{}) for the op named `op`; false when no case has that name.
+// f(Case{}) for the op named `op`, among the registry's ops with a plan descriptor; false when none
+// has that name.
 template <class F>
 bool with_op_case(std::string_view op, F&& f) {
-  if (op == gemm_fp8_blockscale_case::op) return f(gemm_fp8_blockscale_case{}), true;
-  if (op == gemm_half_case::op) return f(gemm_half_case{}), true;
-  if (op == gemm_fp8_scaled_case::op) return f(gemm_fp8_scaled_case{}), true;
-  if (op == gemm_mx_case::op) return f(gemm_mx_case{}), true;
-  if (op == moe_case::op) return f(moe_case{}), true;
-  return false;
+  bool found = false;
+  ops::for_each_op([&](auto entry) {
+    using Op = decltype(entry);
+    if constexpr (!std::is_void_v<typename Op::descriptor>)
+      if (!found && op == op_case<Op>::op) {
+        found = true;
+        f(op_case<Op>{});
+      }
+  });
+  return found;
 }
-inline constexpr const char* op_names = "gemm_fp8_blockscale, gemm_half, gemm_fp8_scaled, gemm_mx, moe";
+
+// The ops the tuner knows, in the registry's order: "gemm_fp8_blockscale, gemm_fp8_scaled, ...".
+inline std::string op_names() {
+  std::string names;
+  ops::for_each_op([&](auto entry) {
+    using Op = decltype(entry);
+    if constexpr (!std::is_void_v<typename Op::descriptor>)
+      names += (names.empty() ? "" : ", ") + std::string(op_case<Op>::op);
+  });
+  return names;
+}
 
 }  // namespace wavekit::tuner

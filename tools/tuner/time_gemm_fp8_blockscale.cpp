@@ -33,9 +33,10 @@ result<std::vector<double>> time_with(const ops::gemm_fp8_blockscale::problem& p
 
 }  // namespace
 
-result<std::vector<double>> time_plans(const ops::gemm_fp8_blockscale::problem& p,
-                                       const std::vector<ops::gemm_fp8_blockscale::plan>& plans, arch::target t,
-                                       const std::string&) {  // one set: the target's fp8, C bf16
+result<std::vector<double>> gemm_fp8_blockscale_case::time_plans(
+    const ops::gemm_fp8_blockscale::problem& p, const std::vector<ops::gemm_fp8_blockscale::plan>& plans,
+    arch::target t,
+    const std::string&) {  // one set: the target's fp8, C bf16
   return t == arch::target::gfx950 ? time_with<arch::fp8_of<arch::target::gfx950>>(p, plans)
                                    : time_with<arch::fp8_of<arch::target::gfx942>>(p, plans);
 }

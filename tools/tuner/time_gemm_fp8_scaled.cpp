@@ -33,9 +33,9 @@ result<std::vector<double>> time_with(const ops::gemm_fp8_scaled::problem& p,
 
 }  // namespace
 
-result<std::vector<double>> time_plans(const ops::gemm_fp8_scaled::problem& p,
-                                       const std::vector<ops::gemm_fp8_scaled::plan>& plans, arch::target t,
-                                       const std::string& dtypes) {
+result<std::vector<double>> gemm_fp8_scaled_case::time_plans(const ops::gemm_fp8_scaled::problem& p,
+                                                             const std::vector<ops::gemm_fp8_scaled::plan>& plans,
+                                                             arch::target t, const std::string& dtypes) {
   using fp8_942 = arch::fp8_of<arch::target::gfx942>;
   using fp8_950 = arch::fp8_of<arch::target::gfx950>;
   if (dtypes == ops::gemm_fp8_scaled::tuning_dtypes<fp16>(t))

@@ -30,8 +30,8 @@ result<std::vector<double>> time_with(const gh::problem& p, const std::vector<gh
 
 }  // namespace
 
-result<std::vector<double>> time_plans(const gh::problem& p, const std::vector<gh::plan>& plans, arch::target,
-                                       const std::string& dtypes) {
+result<std::vector<double>> gemm_half_case::time_plans(const gh::problem& p, const std::vector<gh::plan>& plans,
+                                                       arch::target, const std::string& dtypes) {
   if (dtypes == gh::tuning_dtypes<fp16, fp16>()) return time_with<fp16, fp16>(p, plans);
   if (dtypes == gh::tuning_dtypes<bf16, float>()) return time_with<bf16, float>(p, plans);
   if (dtypes == gh::tuning_dtypes<fp16, float>()) return time_with<fp16, float>(p, plans);

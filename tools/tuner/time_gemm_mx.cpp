@@ -19,8 +19,9 @@ result<std::vector<double>> time_with(const gx::problem& p, const std::vector<gx
 
 }  // namespace
 
-result<std::vector<double>> time_plans(const gx::problem& p, const std::vector<gx::plan>& plans, arch::target t,
-                                       const std::string&) {  // the problem holds the form; C bf16
+result<std::vector<double>> gemm_mx_case::time_plans(const gx::problem& p, const std::vector<gx::plan>& plans,
+                                                     arch::target t,
+                                                     const std::string&) {  // the problem holds the form; C bf16
   const std::size_t m = p.m, n = p.n, k = p.k, groups = k / gx::scale_block;
   const bool fp4 = p.format == gx::mx_format::mxfp4;
   auto data_byte = fp4 ? gpu::fp4x2_byte : gpu::fp8_byte;

@@ -160,8 +160,8 @@ result<std::vector<double>> time_layer(const moe_problem& p, const std::vector<m
 
 }  // namespace
 
-result<std::vector<double>> time_plans(const moe_problem& p, const std::vector<mo::config_id>& plans, arch::target t,
-                                       const std::string& dtypes) {
+result<std::vector<double>> moe_case::time_plans(const moe_problem& p, const std::vector<mo::config_id>& plans,
+                                                 arch::target t, const std::string& dtypes) {
   if (dtypes == mo::tuning_dtypes<fp16>(p.weights, t)) return time_layer<fp16>(p, plans, t);
   return time_layer<bf16>(p, plans, t);
 }

@@ -43,7 +43,7 @@ inline std::string usage() {
              "GPU\n"
              "(WAVEKIT_BACKEND=hip) the fastest of the op's candidate plans, timed with hipEvents; in an\n"
              "emulator build the op's model plan, nothing timed. Ops: ") +
-         op_names + ".\n";
+         op_names() + ".\n";
 }
 
 namespace detail {
@@ -125,7 +125,7 @@ inline result<options> parse_command_line(const std::vector<std::string>& args) 
     using C = decltype(c);
     if (o.dtypes.empty()) o.dtypes = C::dtypes(o.arch).front();
   });
-  if (!known) return bad("--op must be one of " + std::string(op_names) + ", not '" + o.op + "'");
+  if (!known) return bad("--op must be one of " + op_names() + ", not '" + o.op + "'");
   return o;
 }
 

@@ -34,7 +34,7 @@ struct timed_chooser {
   template <class Case>
   result<tuner::choice<typename Case::plan>> operator()(Case, const typename Case::problem& p) const {
     const std::vector<typename Case::plan> plans = Case::candidates(p, t);
-    const result<std::vector<double>> times = tuner::time_plans(p, plans, t, dtypes);
+    const result<std::vector<double>> times = Case::time_plans(p, plans, t, dtypes);
     if (!times) return times.error();
     std::size_t best = 0, model = plans.size();
     const planning::value model_value = Case::value(Case::model(p, t));

@@ -19,9 +19,11 @@
 #include "wavekit/block/epilogue_fused.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/gemm_mainloop.hpp"
+#include "wavekit/block/splitk_rule.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
+#include "wavekit/core/math.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
 #include "wavekit/tile/tile_loader_pair.hpp"
@@ -51,12 +53,13 @@ struct gemm_params {
 };
 
 // The kernel argument of a problem p (m, n, k, strides and batch: core/gemm_view.hpp) with its
-// operands, scale and epilogue arguments, K groups per split and first-step skip.
+// operands, scale and epilogue arguments, and the launch's K cut (its K groups per split and
+// first-step skip).
 template <class Params, class Problem>
 Params make_gemm_params(const typename Params::a_type* a, const typename Params::b_type* b,
                         const typename Params::scale_args& scales, const typename Params::epilogue_args_type& out,
-                        const Problem& p, int groups_per_split, int skip) {
-  Params kp{a, b, scales, out, p.m, p.n, p.k, groups_per_split, skip};
+                        const Problem& p, const splitk_cut& cut) {
+  Params kp{a, b, scales, out, p.m, p.n, p.k, cut.per_split, cut.skip};
   kp.lda = static_cast<int>(p.strides.lda), kp.ldb = static_cast<int>(p.strides.ldb);
   kp.out.ldc = static_cast<int>(p.strides.ldc);
   kp.batch = {p.batch.count, static_cast<int>(p.batch.a), static_cast<int>(p.batch.b), static_cast<int>(p.batch.c)};
@@ -65,9 +68,8 @@ Params make_gemm_params(const typename Params::a_type* a, const typename Params:
 // The same without scale arguments.
 template <class Params, class Problem>
 Params plain_gemm_params(const typename Params::a_type* a, const typename Params::b_type* b,
-                         const typename Params::epilogue_args_type& out, const Problem& p, int groups_per_split,
-                         int skip) {
-  return make_gemm_params<Params>(a, b, {}, out, p, groups_per_split, skip);
+                         const typename Params::epilogue_args_type& out, const Problem& p, const splitk_cut& cut) {
+  return make_gemm_params<Params>(a, b, {}, out, p, cut);
 }
 
 // A grouped GEMM's kernel argument: m counts the grouped rows (every group's rows, padded to whole
@@ -98,6 +100,35 @@ struct paired_gemm_params : grouped_gemm_params<A, B, ScaleArgs, Out, EpilogueAr
 
 template <class P>
 concept paired_params = grouped_params<P> && requires(const P& p) { p.b_second_groups; };
+
+// A grouped GEMM's tables, as grouped_gemm_params and paired_gemm_params name them
+// (b_second_groups: paired GEMMs only).
+template <class B>
+struct grouped_operands {
+  const B* const* b_groups;
+  const int* tile_group;
+  const int* a_rows = nullptr;
+  int a_rows_total = 0;
+  const B* const* b_second_groups = nullptr;
+};
+
+// The kernel argument of a grouped GEMM over m grouped rows, N = n, K = k (grouped GEMMs do not split
+// K): K in GroupK groups (the policy's), the first step starting early by what K lacks of a whole
+// group (the mainloop's KTail reads zeros there), A's and B's rows lda and ldb elements apart (0: K).
+template <class Params, int GroupK>
+Params make_grouped_gemm_params(const typename Params::a_type* a, const typename Params::scale_args& scales,
+                                const typename Params::epilogue_args_type& out, int m, int n, int k,
+                                const grouped_operands<typename Params::b_type>& g, int lda = 0, int ldb = 0) {
+  static_assert(grouped_params<Params>, "make_grouped_gemm_params: Params is a grouped GEMM's argument");
+  const int groups = ceil_div(k, GroupK);
+  Params kp{};
+  kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = out;
+  kp.m = m, kp.n = n, kp.k = k, kp.groups_per_split = groups, kp.skip = groups * GroupK - k;
+  kp.lda = lda, kp.ldb = ldb;
+  kp.b_groups = g.b_groups, kp.tile_group = g.tile_group, kp.a_rows = g.a_rows, kp.a_rows_total = g.a_rows_total;
+  if constexpr (paired_params<Params>) kp.b_second_groups = g.b_second_groups;
+  return kp;
+}
 
 // Where a tile's outputs go (block/gemm_epilogue.hpp): C's row stride resolved (0: `cols`, packed),
 // the offset of GEMM `batch` in C and of the split's partials (C's layout once a split, over the

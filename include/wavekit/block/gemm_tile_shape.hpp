@@ -2,13 +2,16 @@
 // that split it (M x N), the MFMA tile (16 or 32 square; the atom's K is the op's and target's
 // choice; 8 names the row-pair sparse atom's 8 x 16 tiles, arch/mfma_row_pairs.hpp) and the LDS
 // stages of the mainloop (2: double-buffered, one barrier per K step; 1: one buffer, a second
-// barrier per K step). Plain C++: configs, plans and kernels all read it.
+// barrier per K step); and what every config derives from it: the LDS its stages take on a target
+// and the occupancy that leaves (staged_tile_config). Plain C++: configs, plans and kernels all
+// read it.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <string>
 
+#include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/target.hpp"
 
 namespace wavekit::block {
@@ -37,6 +40,44 @@ struct gemm_tile_shape {
     return std::to_string(BlockM) + "x" + std::to_string(BlockN) + "x" + std::to_string(BlockK) + ", w" +
            std::to_string(WavesM) + "x" + std::to_string(WavesN);
   }
+};
+
+// The occupancy a config promises and the codegen report confirms: the waves per SIMD that room
+// for (LDS per CU / lds_bytes) workgroups of `waves` waves gives on `device`, capped at 2 (every
+// GEMM kernel asks for 2 at most: registers for deeper occupancy would cost the tile).
+constexpr int lds_occupancy(const arch::device_facts& device, int lds_bytes, int waves) {
+  return (device.lds_bytes_per_cu / lds_bytes) * waves / device.simds_per_cu >= 2 ? 2 : 1;
+}
+
+// The LDS of the group-promotion policy's per-row scales (block/scale_group_promotion.hpp) for a
+// tile Shape and GroupK-element scale groups: one buffer when a group spans two K steps or more,
+// two when it is one step; a 4-byte slot per thread or per row of the block, whichever is more.
+template <class Shape, int GroupK>
+inline constexpr int row_scale_lds_bytes =
+    (GroupK / Shape::block_k >= 2 ? 1 : 2) * (Shape::threads > Shape::block_m ? Shape::threads : Shape::block_m) * 4;
+
+// A config as the kernel of one target sees it: the tile Shape, RowBytes of K per LDS row, the
+// stages' A and B rows plus ExtraLdsBytes (a scale policy's buffers) of LDS, and the occupancy that
+// LDS leaves on Device (the target whose LDS sizes the config: configs sized for gfx942's 64 KiB
+// keep them on gfx950). Every GEMM config (or its per-target view) derives from it.
+template <class Shape, int RowBytes, arch::target Device, int ExtraLdsBytes = 0>
+struct staged_tile_config : Shape {
+  using shape = Shape;
+  static constexpr int row_bytes = RowBytes;
+  static constexpr int lds_bytes = Shape::stages * (Shape::block_m + Shape::block_n) * RowBytes + ExtraLdsBytes;
+  static constexpr arch::device_facts device = arch::facts_of<Device>;
+  static constexpr int min_waves_per_simd = lds_occupancy(device, lds_bytes, Shape::waves);
+  static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
+                "staged_tile_config: the tiles' LDS stages (and scale buffers) exceed the LDS a workgroup may have on "
+                "the config's target");
+};
+
+// The 16-bit GEMM configs' view (gemm_half's and the MoE bf16 / fp16 weights'): K steps of BlockK
+// elements of 2 bytes (64- or 128-byte LDS rows), LDS sized for gfx942's 64 KiB on both targets.
+template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>
+struct half_tile_config : staged_tile_config<gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>,
+                                             BlockK * 2, arch::target::gfx942> {
+  static_assert(BlockK == 32 || BlockK == 64, "half_tile_config: BlockK must be 32 or 64 (64- or 128-byte rows)");
 };
 
 // The K step (bytes = 8-bit elements) target T's fp8 GEMMs take with MFMA tiles of edge MfmaM,

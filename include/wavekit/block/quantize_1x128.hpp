@@ -27,10 +27,10 @@
 
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/fp8_convert.hpp"
+#include "wavekit/block/row_octets.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
-#include "wavekit/core/row_view.hpp"
 
 namespace wavekit::block {
 
@@ -86,13 +86,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x128_item(const quantize_1x128
   const bool active = row < a.rows && (!a.rows_in_use || a.rows_in_use[row] >= 0);
   const std::uint32_t elements = static_cast<std::uint32_t>(a.rows) * static_cast<std::uint32_t>(a.cols);
   const std::uint32_t at = static_cast<std::uint32_t>(row) * a.cols + col;  // used only when active
-  const int x_ld = a.x_ld ? a.x_ld : a.cols;
-  const arch::u32x4 raw = arch::buffer::over(a.x, static_cast<std::uint32_t>(view_extent(a.rows, a.cols, x_ld)) * 2)
-                              .load16(active ? (static_cast<std::uint32_t>(row) * x_ld + col) * 2 : arch::out_of_range);
+  static_assert(quantize_lane_elements == octet, "quantize_1x128: a work item is one 16-byte load of x");
   float v[quantize_lane_elements];
-#pragma unroll
-  for (int h = 0; h < quantize_lane_elements; ++h)
-    v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(raw[h / 2] >> (16 * (h % 2)))));
+  load_octet(a.x, a.rows, a.cols, a.x_ld, row, col, active, v);
   const fp8_octet_1x128 o = quantize_1x128_octet<Fp8>(v);
   arch::buffer::over(a.q, elements).store8(o.bytes, active ? at : arch::out_of_range);
   if (col % quantize_group == 0) {

@@ -41,11 +41,11 @@
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/mx_quantize_lanes.hpp"
 #include "wavekit/arch/target.hpp"
+#include "wavekit/block/row_octets.hpp"
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/mx_rounding.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
-#include "wavekit/core/row_view.hpp"
 
 namespace wavekit::block {
 
@@ -75,13 +75,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void quantize_1x32_mx_item(const quantize_1x3
   const bool active = row < a.rows && (!a.rows_in_use || a.rows_in_use[row] >= 0);
   const std::uint32_t elements = static_cast<std::uint32_t>(a.rows) * static_cast<std::uint32_t>(a.cols);
   const std::uint32_t at = static_cast<std::uint32_t>(row) * a.cols + col;  // used only when active
-  const int x_ld = a.x_ld ? a.x_ld : a.cols;
-  const arch::u32x4 raw = arch::buffer::over(a.x, static_cast<std::uint32_t>(view_extent(a.rows, a.cols, x_ld)) * 2)
-                              .load16(active ? (static_cast<std::uint32_t>(row) * x_ld + col) * 2 : arch::out_of_range);
+  static_assert(arch::mx_quantize_lane_elements == octet, "quantize_1x32_mx: a work item is one 16-byte load of x");
   float v[arch::mx_quantize_lane_elements];
-#pragma unroll
-  for (int h = 0; h < arch::mx_quantize_lane_elements; ++h)
-    v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(raw[h / 2] >> (16 * (h % 2)))));
+  load_octet(a.x, a.rows, a.cols, a.x_ld, row, col, active, v);
   const arch::buffer q = arch::buffer::over(a.q, elements / 8 * a.element_bits);
   std::uint32_t scale;
   if constexpr (std::is_same_v<Elem, fp4_e2m1>) {

@@ -23,6 +23,7 @@
 #include "wavekit/core/half_convert.hpp"
 #include "wavekit/core/numeric_types.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/core/row_view.hpp"
 #include "wavekit/warp/warp_topk.hpp"
 
 namespace wavekit::block {
@@ -62,6 +63,18 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void widen_octet(const arch::u32x4& raw, floa
 #pragma unroll
   for (int h = 0; h < octet; ++h)
     v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(raw[h / 2] >> (16 * (h % 2)))));
+}
+
+// The octet at (row, col) of a rows x cols tensor x (bf16 / fp16) whose rows are x_ld elements
+// apart (0: cols), widened; zeros where !active (the load is out of range; row and col unread).
+// The buffer spans x's view (core/row_view.hpp's view_extent), so no load leaves it.
+template <class T>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void load_octet(const T* x, int rows, int cols, int x_ld, int row, int col,
+                                                   bool active, float (&v)[octet]) {
+  const int ld = x_ld ? x_ld : cols;
+  const arch::u32x4 raw = arch::buffer::over(x, static_cast<std::uint32_t>(view_extent(rows, cols, ld)) * 2)
+                              .load16(active ? (static_cast<std::uint32_t>(row) * ld + col) * 2 : arch::out_of_range);
+  widen_octet<T>(raw, v);
 }
 
 // 8 values rounded to T (nearest even, +-Inf past its range), as a 16-byte store's data.

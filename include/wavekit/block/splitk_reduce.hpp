@@ -131,16 +131,6 @@ hipError_t launch_splitk_reduce_fused(const float* partials, const typename Epil
   return hipGetLastError();
 }
 
-// A GEMM launch's split-K cut: K steps per split, and the splits that get any (the last may get
-// fewer steps), for `splits` requested over `steps` K steps.
-struct splitk_cut {
-  int per_split, used_splits;
-  static splitk_cut of(int steps, int splits) {
-    const int per = ceil_div(steps, splits);
-    return {per, ceil_div(steps, per)};
-  }
-};
-
 // The checks every GEMM launcher makes of an explicit number of splits and of the workspace
 // their fp32 partials need (`need` bytes, 0 without split-K). `name` names the config, `problem`
 // the problem, `steps_name` the unit K is split in.

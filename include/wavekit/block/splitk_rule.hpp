@@ -9,9 +9,29 @@
 
 #include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/lazy_text.hpp"
+#include "wavekit/core/math.hpp"
 #include "wavekit/core/status.hpp"
 
 namespace wavekit::block {
+
+// A GEMM launch's split-K cut: K steps per split, the splits that get any (the last may get fewer
+// steps) for `splits` requested over `steps` K steps; and, cut from K elements in steps of step_k
+// (of_k), the elements the first step starts early so that whole steps cover K (the mainloop's
+// KTail reads them as zeros; 0 where K is whole steps). The kernel argument takes per_split and
+// skip (block::make_gemm_params).
+struct splitk_cut {
+  int per_split, used_splits, skip = 0;
+  static splitk_cut of(int steps, int splits) {
+    const int per = ceil_div(steps, splits);
+    return {per, ceil_div(steps, per)};
+  }
+  static splitk_cut of_k(int k, int step_k, int splits) {
+    const int steps = ceil_div(k, step_k);
+    splitk_cut cut = of(steps, splits);
+    cut.skip = steps * step_k - k;
+    return cut;
+  }
+};
 
 // The rule a GEMM launch keeps for its number of K splits (check_splitk_launch), which a plan query
 // checks of a tuned plan before taking it (tuning/tuned_or_model.hpp): every split gets at least

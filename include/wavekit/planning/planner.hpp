@@ -18,8 +18,9 @@
 //     static plan fallback(const problem&);   // optional: the plan when no candidate is judged
 //   };
 //
-// Following a query: the op's public function (ops/<op>/plan.hpp) -> choose_plan<descriptor> here ->
-// the descriptor's candidates, launches (ops/<op>/model.hpp) and table spelling.
+// Following a query: the op's public function (ops/<op>/plan.hpp; a GEMM's through
+// gemm_plan_queries.hpp) -> choose_plan<descriptor> here -> the descriptor's candidates, launches
+// (ops/<op>/model.hpp) and table spelling.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first

@@ -98,7 +98,7 @@ TEST_CASE("the tuner's command line", "[tuning]") {
   CHECK(error_of("--op gemm_half --arch gfx942 --shapes 16x16x16x16 --out t.txt") ==
         "shape '16x16x16x16' is not MxNxK (three positive integers)");
   CHECK(error_of("--op gemm_fp8_direct --arch gfx942 --shapes 16x16x16 --out t.txt") ==
-        "--op must be one of gemm_fp8_blockscale, gemm_half, gemm_fp8_scaled, gemm_mx, moe, not 'gemm_fp8_direct'");
+        "--op must be one of gemm_fp8_blockscale, gemm_fp8_scaled, gemm_half, gemm_mx, moe, not 'gemm_fp8_direct'");
 
   // The MoE layer's routing goes to every shape.
   const wavekit::result<tuner::options> m =

@@ -37,15 +37,15 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
       !s.ok())
     return s;
   if (g.m == 0) return status::success();
-  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  if (status s = block::check_batched_splits(name, p.str(), used_splits, g.batch.count); !s.ok()) return s;
+  const block::splitk_cut cut = block::splitk_cut::of_k(g.k, Cfg::block_k, splits);
+  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, g.batch.count); !s.ok()) return s;
   return with_activation(p.act, [&](auto act) {
     using E = epilogue<T, Out, decltype(act)::value>;
     typename E::args out{{a.c, need ? static_cast<float*>(a.workspace) : nullptr}, {{a.bias}}};
     if constexpr (is_fp8_e4m3_v<Out>) out.out_scale = a.out_scale;
-    const auto kp = block::plain_gemm_params<params<T, Out, decltype(act)::value>>(a.a, a.b, out, g, per_split,
-                                                                                   steps * Cfg::block_k - g.k);
-    const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(g.m, g.n, used_splits, g.batch.count);
+    const auto kp = block::plain_gemm_params<params<T, Out, decltype(act)::value>>(a.a, a.b, out, g, cut);
+    const dim3 grid =
+        block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(g.m, g.n, cut.used_splits, g.batch.count);
     if (g.order == layout::k_contiguous)
       hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, decltype(act)::value, layout::k_contiguous>), grid,
                          dim3(K::threads), 0, stream, kp);
@@ -54,7 +54,7 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
                          dim3(K::threads), 0, stream, kp);
     return block::finish_launch_then_reduce(name, need > 0, stream, [&](hipStream_t s) {
       return block::launch_splitk_reduce_fused<E>(static_cast<const float*>(a.workspace), kp.out,
-                                                  block::reduce_view_of(g), used_splits, s);
+                                                  block::reduce_view_of(g), cut.used_splits, s);
     });
   });
 }

@@ -35,34 +35,20 @@ struct config
   template <arch::target T>
   static constexpr int block_k_on = block::fp8_step_k<T, shape::mfma_m, BlockK>;
 
-  // The config as target T's kernel and plan see it.
+  // The config as target T's kernel and plan see it: Stages buffers of the A and B tiles (fp8) and
+  // the group-promotion policy's per-row scales (fp32) in LDS (block::row_scale_lds_bytes: one
+  // buffer when a 128-K scale group spans two K steps, as its first step stores them and its last
+  // reads them; two when it is one step, the next block's travelling with the next tiles), on T's
+  // LDS.
   template <arch::target T>
-  struct on : block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages> {
-    using tile_shape = block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages>;
-    static constexpr int k_steps_per_scale = 128 / tile_shape::block_k;  // K steps per 128-K scale group
-    // LDS: Stages buffers of the A and B tiles (fp8) and the blocks' per-row scales (fp32): one
-    // buffer when a scale group spans two K steps (its first step stores them, its last reads
-    // them), two when it is one step (the next block's travel with the next tiles). A scale
-    // buffer has a slot per thread (threads past BlockM write slots nobody reads) and per row.
-    static constexpr int lds_tile_bytes = (BlockM + BlockN) * tile_shape::block_k;
-    static constexpr int scale_buffers = k_steps_per_scale >= 2 ? 1 : 2;
-    static constexpr int scale_slots = tile_shape::threads > BlockM ? tile_shape::threads : BlockM;
-    static constexpr int lds_bytes = Stages * lds_tile_bytes + scale_buffers * scale_slots * 4;
-    // The occupancy the codegen report must confirm: what the target's LDS per CU allows (blocks
-    // per CU times waves per block over 4 SIMDs), capped at 2; registers must not lower it further.
-    static constexpr arch::device_facts device =
-        arch::facts_of < T == arch::target::gfx950 ? T : arch::target::gfx942 > ;
-    static constexpr int min_waves_per_simd =
-        (device.lds_bytes_per_cu / lds_bytes) * tile_shape::waves / 4 >= 2 ? 2 : 1;
-    static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
-                  "gemm_fp8_blockscale::config: the tiles' LDS stages exceed the target's LDS per workgroup");
-  };
+  using tile_shape_on = block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages>;
+  template <arch::target T>
+  using on =
+      block::staged_tile_config<tile_shape_on<T>, block_k_on<T>, T == arch::target::gfx950 ? T : arch::target::gfx942,
+                                block::row_scale_lds_bytes<tile_shape_on<T>, 128>>;
   // gfx942's view: the figures of the name, the tests and the smaller LDS.
   using gfx942_view = on<arch::target::gfx942>;
-  static constexpr int k_steps_per_scale = gfx942_view::k_steps_per_scale;
-  static constexpr int lds_tile_bytes = gfx942_view::lds_tile_bytes, scale_buffers = gfx942_view::scale_buffers;
-  static constexpr int scale_slots = gfx942_view::scale_slots, lds_bytes = gfx942_view::lds_bytes;
-  static constexpr int min_waves_per_simd = gfx942_view::min_waves_per_simd;
+  static constexpr int lds_bytes = gfx942_view::lds_bytes, min_waves_per_simd = gfx942_view::min_waves_per_simd;
 
   static_assert(BlockK == 64 || BlockK == 128, "gemm_fp8_blockscale::config: BlockK must be 64 or 128");
   static_assert(SplitK >= 1, "gemm_fp8_blockscale::config: SplitK must be at least 1");
@@ -73,8 +59,6 @@ struct config
   static_assert(threads >= BlockM,
                 "gemm_fp8_blockscale::config: one thread per row of the block brings the row scales: "
                 "64 * WavesM * WavesN must be at least BlockM");
-  static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
-                "gemm_fp8_blockscale::config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
   static_assert(on<arch::target::gfx950>::lds_bytes > 0, "gemm_fp8_blockscale::config: gfx950's view is valid");
 
   // The name of this configuration launched with `splits` K splits.

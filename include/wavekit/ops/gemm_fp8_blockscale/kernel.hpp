@@ -15,6 +15,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/scale_group_promotion.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
 #include "wavekit/core/math.hpp"
@@ -66,15 +67,7 @@ consteval int hot_loop_budget() {
 template <class Cfg, class Fp8, layout Order>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     parts<Cfg, Fp8, Order>::shape::min_waves_per_simd) void gemm_fp8_blockscale_kernel(params<Fp8> p) {
-  using parts = parts<Cfg, Fp8, Order>;
-  using shape = typename parts::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, hot_loop_budget<Cfg>()>();
-  if constexpr (!arch::runs_on_current_target<typename parts::atom>) {
-    __builtin_trap();
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
-    parts::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  block::run_gemm_kernel<parts<Cfg, Fp8, Order>, hot_loop_budget<Cfg>()>(p);
 }
 
 // Validates, then launches with the given configuration and number of K splits (the kernel is
@@ -90,11 +83,13 @@ status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stre
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
-  const auto [per_split, used_splits] = block::splitk_cut::of(p.k_groups(), splits);
-  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
+  // K in whole 128-K scale groups: no skip.
+  const block::splitk_cut cut = block::splitk_cut::of(p.k_groups(), splits);
+  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
   const auto kp = block::make_gemm_params<params<Fp8>>(
-      a.a, a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, per_split, 0);
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
+      a.a, a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, cut);
+  const dim3 grid =
+      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
   if (p.order == layout::k_contiguous) {
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
                        kp);
@@ -102,7 +97,8 @@ status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stre
     hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream,
                        kp);
   }
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
+                                     stream);
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

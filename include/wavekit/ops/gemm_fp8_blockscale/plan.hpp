@@ -38,6 +38,7 @@
 #include "wavekit/ops/gemm_fp8_blockscale/model.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 #include "wavekit/planning/gemm_plan.hpp"
+#include "wavekit/planning/gemm_plan_queries.hpp"
 #include "wavekit/planning/planner.hpp"
 #include "wavekit/planning/tables/key.hpp"
 #include "wavekit/planning/tables/names.hpp"
@@ -90,47 +91,35 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   }
   static status check(const problem& p, plan pl, arch::target) { return check_plan(p, pl); }
   static std::string name(plan pl) { return plan_name(pl); }
+  static status check_shape(const problem& p) { return validate_shape(p); }
+  static planning::op_time time(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t); }
 };
 
-// The tables' key of p on a device of target t with `cus` compute units, and their value of a
-// plan: the descriptor's (tools/tuner writes them).
-inline constexpr std::string_view tuning_op = plan_descriptor::family.op;
+// The plan queries (planning/gemm_plan_queries.hpp) under this op's names, with its one set of
+// element types (tuning_dtypes(t)): the key and the plan take no dtypes. The model's seconds are
+// those of target t's flagship part (MI300X, MI355X); workspace_bytes is what the plan chosen with
+// unlimited workspace uses, and with less gemm_fp8_blockscale runs a plan with fewer splits
+// (select_plan says which). tools/tuner writes the tables with tuning_key and tuning_value.
+using plan_queries = planning::gemm_plan_queries<plan_descriptor>;
+inline constexpr std::string_view tuning_op = plan_queries::tuning_op;
 inline planning::key tuning_key(const problem& p, arch::target t, int cus) {
-  return plan_descriptor::key(p, t, cus, tuning_dtypes(t));
+  return plan_queries::tuning_key(p, t, cus);
 }
-inline planning::value tuning_value(plan pl) { return plan_descriptor::to_value(pl); }
-inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_descriptor::from_value(v); }
-
-// The model's seconds of a plan on target t's flagship part (MI300X, MI355X).
-inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
-
-// The model's plan, splits limited to what `workspace_bytes` holds (planning/planner.hpp).
+inline planning::value tuning_value(plan pl) { return plan_queries::tuning_value(pl); }
+inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_queries::tuned_plan(v); }
+inline double model_seconds(const problem& p, plan pl, arch::target t) { return plan_queries::model_seconds(p, pl, t); }
 inline plan model_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
-  return planning::model_plan<plan_descriptor>(p, workspace_bytes, t);
+  return plan_queries::model_plan(p, workspace_bytes, t);
 }
-
-// The plan a call runs on target t with `workspace_bytes`: the tables' or the model's.
 inline plan choose_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
-  return planning::choose_plan<plan_descriptor>(p, workspace_bytes, t);
+  return plan_queries::choose_plan(p, workspace_bytes, t);
 }
-
-inline status validate_query(const problem& p, arch::target t) {
-  if (status s = validate_shape(p); !s.ok()) return s;
-  return planning::check_plan_target(lazy([&] { return "gemm_fp8_blockscale " + p.str(); }), t);
-}
-
-// The workspace (fp32 split-K partials) the preferred plan for p on target t uses; 0 when it does
-// not split K. With less, gemm_fp8_blockscale runs a plan with fewer splits (see select_plan).
+inline status validate_query(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
-  if (status s = validate_query(p, t); !s.ok()) return s;
-  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t).splits);
+  return plan_queries::workspace_bytes(p, t);
 }
-
-// The plan gemm_fp8_blockscale runs for p on target t given `workspace` bytes of workspace (0
-// when the workspace pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t) {
-  if (status s = validate_query(p, t); !s.ok()) return s;
-  return planning::select_gemm_plan<plan_descriptor>(p, workspace, t);
+  return plan_queries::select_plan(p, workspace, t);
 }
 
 }  // namespace wavekit::ops::gemm_fp8_blockscale

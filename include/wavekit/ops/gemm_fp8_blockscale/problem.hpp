@@ -36,6 +36,7 @@
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_shape.hpp"
 #include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -87,15 +88,16 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 // the workspace size answer only problems that pass them.
 inline status validate_shape(const problem& p) {
   const auto what = lazy([&] { return "gemm_fp8_blockscale " + p.str() + ": "; });
-  if (p.m < 0 || p.n <= 0 || p.k <= 0)
-    return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
-  if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
-  if (p.k % scale_group_k) return {status_code::bad_shape, what + "K must be a multiple of 128 (the scale group)"};
-  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
-    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
-  if (p.order == layout::mn_contiguous && p.m % 16)
-    return {status_code::bad_alignment,
-            what + "in the mn_contiguous order M must be a multiple of 16 (16-byte rows of A); use k_contiguous"};
+  constexpr gemm_shape_rules rules{.n_multiple = 16,
+                                   .k_multiple = scale_group_k,
+                                   .k_why = "the scale group",
+                                   .mn_m_multiple = 16,
+                                   .mn_m_why = "16-byte rows of A"};
+  // The shape steps of core/gemm_shape.hpp, then A's scales' bytes before the views.
+  if (status s = check_gemm_sizes(what, p.m, p.n, p.k); !s.ok()) return s;
+  if (status s = check_gemm_multiples(what, p.n, p.k, rules); !s.ok()) return s;
+  if (status s = check_gemm_order(what, p.order); !s.ok()) return s;
+  if (status s = check_gemm_mn_order_m(what, p.m, p.order, rules); !s.ok()) return s;
   // Buffer loads address each tensor with 32-bit byte offsets: A's scales too.
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   if (std::size_t(p.m) * p.k_groups() * 4 > limit)

@@ -34,18 +34,11 @@ struct config {
   template <arch::target T>
   static constexpr int block_k_on = block::fp8_step_k<T, MfmaM, BlockK>;
 
+  // The config as target T's kernel sees it: rows of the K step's bytes in LDS, on T's LDS.
   template <arch::target T>
-  struct on : block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, MfmaM, Stages> {
-    using shape = block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, MfmaM, Stages>;
-    static constexpr int row_bytes = shape::block_k;
-    static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
-    static constexpr arch::device_facts device =
-        arch::facts_of < T == arch::target::gfx950 ? T : arch::target::gfx942 > ;
-    // The occupancy the codegen report must confirm: what the target's LDS per CU allows, capped at 2.
-    static constexpr int min_waves_per_simd = (device.lds_bytes_per_cu / lds_bytes) * shape::waves / 4 >= 2 ? 2 : 1;
-    static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
-                  "gemm_fp8_scaled::config: the tiles' LDS stages exceed the target's LDS per workgroup");
-  };
+  using on =
+      block::staged_tile_config<block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, MfmaM, Stages>,
+                                block_k_on<T>, T == arch::target::gfx950 ? T : arch::target::gfx942>;
   // gfx942's view carries the name and the checks every target shares.
   using shape = on<arch::target::gfx942>;
   static constexpr int wave_m = shape::wave_m, wave_n = shape::wave_n, threads = shape::threads;

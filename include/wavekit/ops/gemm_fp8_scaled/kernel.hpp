@@ -23,6 +23,7 @@
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/arch/mfma_row_pairs.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/scale_epilogue.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
@@ -60,17 +61,9 @@ template <class Cfg, class Fp8, class Out, layout Order, scale_granularity AScal
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     parts<Cfg, Fp8, Out, Order, AScale, BScale>::shape::min_waves_per_simd) void gemm_fp8_scaled_kernel(params<Fp8, Out>
                                                                                                             p) {
-  using composed = parts<Cfg, Fp8, Out, Order, AScale, BScale>;
-  using shape = typename composed::shape;
   // The skinny family's loop budget is for its decode form, A and B K-contiguous.
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd,
-                                Order == layout::k_contiguous ? Cfg::loop_per_64_max : 0>();
-  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
-    __builtin_trap();
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
-    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  block::run_gemm_kernel<parts<Cfg, Fp8, Out, Order, AScale, BScale>,
+                         Order == layout::k_contiguous ? Cfg::loop_per_64_max : 0>(p);
 }
 
 // The K step the device's target runs with Cfg (the launcher's split arithmetic needs it).
@@ -94,12 +87,12 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
-  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
-  const auto kp = block::make_gemm_params<params<Fp8, Out>>(a.a, a.b, {a.a_scale, a.b_scale},
-                                                            {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p,
-                                                            per_split, steps * block_k_on<Cfg>(device) - p.k);
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
+  const block::splitk_cut cut = block::splitk_cut::of_k(p.k, block_k_on<Cfg>(device), splits);
+  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
+  const auto kp = block::make_gemm_params<params<Fp8, Out>>(
+      a.a, a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, cut);
+  const dim3 grid =
+      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
   // One kernel per storage order and scale granularity pair.
   auto launch_with = [&]<layout O, scale_granularity A, scale_granularity B>() {
     hipLaunchKernelGGL((gemm_fp8_scaled_kernel<K, Fp8, Out, O, A, B>), grid, dim3(K::threads), 0, stream, kp);
@@ -115,7 +108,8 @@ status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::targe
     with_scales.template operator()<layout::k_contiguous>();
   else
     with_scales.template operator()<layout::mn_contiguous>();
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
+                                     stream);
 }
 
 // The same on the current device's target.

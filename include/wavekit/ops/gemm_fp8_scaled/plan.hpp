@@ -44,6 +44,7 @@
 #include "wavekit/ops/gemm_fp8_scaled/model.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
 #include "wavekit/planning/gemm_plan.hpp"
+#include "wavekit/planning/gemm_plan_queries.hpp"
 #include "wavekit/planning/planner.hpp"
 #include "wavekit/planning/tables/key.hpp"
 #include "wavekit/planning/tables/names.hpp"
@@ -154,48 +155,34 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   }
   static status check(const problem& p, plan pl, arch::target t) { return check_plan(p, pl, t); }
   static std::string name(plan pl) { return plan_name(pl); }
+  static status check_shape(const problem& p) { return validate_shape(p); }
+  static planning::op_time time(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t); }
 };
 
-// The tables' key of p with element types `dtypes` (tuning_dtypes) on a device of target t with
-// `cus` compute units, and their value of a plan: the descriptor's (tools/tuner writes them).
-inline constexpr std::string_view tuning_op = plan_descriptor::family.op;
+// The plan queries (planning/gemm_plan_queries.hpp) under this op's names; the model's plan is
+// the header comment's. dtypes: the call's element types (tuning_dtypes<Out>(t)); empty: bf16
+// out. tools/tuner writes the tables with tuning_key and tuning_value.
+using plan_queries = planning::gemm_plan_queries<plan_descriptor>;
+inline constexpr std::string_view tuning_op = plan_queries::tuning_op;
 inline planning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
-  return plan_descriptor::key(p, t, cus, std::move(dtypes));
+  return plan_queries::tuning_key(p, t, cus, std::move(dtypes));
 }
-inline planning::value tuning_value(plan pl) { return plan_descriptor::to_value(pl); }
-inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_descriptor::from_value(v); }
-
-// The model's seconds of a plan on target t's flagship part.
-inline double model_seconds(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t).us * 1e-6; }
-
-// The model's best plan (header comment) with splits limited to what `workspace` holds.
+inline planning::value tuning_value(plan pl) { return plan_queries::tuning_value(pl); }
+inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_queries::tuned_plan(v); }
+inline double model_seconds(const problem& p, plan pl, arch::target t) { return plan_queries::model_seconds(p, pl, t); }
 inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
-  return planning::model_plan<plan_descriptor>(p, workspace, t);
+  return plan_queries::model_plan(p, workspace, t);
 }
-
-// The plan a call with element types `dtypes` (tuning_dtypes; empty: bf16 out) runs on target t
-// with `workspace` bytes: the tables' or the model's (planning/planner.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes = {}) {
-  return planning::choose_plan<plan_descriptor>(p, workspace, t, dtypes);
+  return plan_queries::choose_plan(p, workspace, t, dtypes);
 }
-
-inline status validate_query(const problem& p, arch::target t) {
-  if (status s = validate_shape(p); !s.ok()) return s;
-  return planning::check_plan_target(lazy([&] { return "gemm_fp8_scaled " + p.str(); }), t);
-}
-
-// The workspace the preferred plan for p on target t uses. dtypes: as choose_plan's (the call's
-// tuning_dtypes<Out>(t) when known).
+inline status validate_query(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 inline result<std::size_t> workspace_bytes(const problem& p, arch::target t, std::string_view dtypes = {}) {
-  if (status s = validate_query(p, t); !s.ok()) return s;
-  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, t, dtypes).splits);
+  return plan_queries::workspace_bytes(p, t, dtypes);
 }
-
-// The plan gemm_fp8_scaled runs for p on target t given `workspace` bytes (0 when the pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
                                      std::string_view dtypes = {}) {
-  if (status s = validate_query(p, t); !s.ok()) return s;
-  return planning::select_gemm_plan<plan_descriptor>(p, workspace, t, dtypes);
+  return plan_queries::select_plan(p, workspace, t, dtypes);
 }
 
 }  // namespace wavekit::ops::gemm_fp8_scaled

@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_shape.hpp"
 #include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -74,18 +75,19 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 
 inline status validate_shape(const problem& p) {
   const auto what = lazy([&] { return "gemm_fp8_scaled " + p.str() + ": "; });
-  if (p.m < 0 || p.n <= 0 || p.k <= 0)
-    return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
-  if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
-  if (p.k % 16) return {status_code::bad_shape, what + "K must be a multiple of 16 (16-byte rows of K)"};
-  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
-    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
+  constexpr gemm_shape_rules rules{.n_multiple = 16,
+                                   .k_multiple = 16,
+                                   .k_why = "16-byte rows of K",
+                                   .mn_m_multiple = 16,
+                                   .mn_m_why = "vector loads along M"};
+  // The shape steps of core/gemm_shape.hpp with the scales' check in its place among them.
+  if (status s = check_gemm_sizes(what, p.m, p.n, p.k); !s.ok()) return s;
+  if (status s = check_gemm_multiples(what, p.n, p.k, rules); !s.ok()) return s;
+  if (status s = check_gemm_order(what, p.order); !s.ok()) return s;
   for (scale_granularity g : {p.a_scales, p.b_scales})
     if (g != scale_granularity::tensor && g != scale_granularity::row)
       return {status_code::bad_format, what + "a_scales and b_scales must be scale_granularity::tensor or row"};
-  if (p.order == layout::mn_contiguous && p.m % 16)
-    return {status_code::bad_alignment,
-            what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
+  if (status s = check_gemm_mn_order_m(what, p.m, p.order, rules); !s.ok()) return s;
   // 16-byte loads of fp8 A and B; C's split-K partials (fp32, C's layout) and 8-byte stores.
   return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {8, 8, 32, 16, 16, 4});
 }

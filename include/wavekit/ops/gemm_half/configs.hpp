@@ -17,22 +17,12 @@
 namespace wavekit::ops::gemm_half {
 
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages = 2, int SplitK = 1>
-struct config : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages> {
-  using shape = block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>;
-  using shape::waves;
+struct config : block::half_tile_config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages> {
+  using typename config::half_tile_config::shape;
   static constexpr int split_k = SplitK;
   // The kernel depends on everything but SplitK (a launch parameter).
   using kernel_config = config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages, 1>;
-  static constexpr int row_bytes = BlockK * 2;  // bytes of K per LDS row
-  static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
-  // The occupancy the codegen report must confirm: what gfx942's 64 KiB of LDS per CU allows, capped at 2.
-  static constexpr int min_waves_per_simd =
-      (arch::facts_of<arch::target::gfx942>.lds_bytes_per_cu / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
-
-  static_assert(BlockK == 32 || BlockK == 64, "gemm_half::config: BlockK must be 32 or 64 (64- or 128-byte rows)");
   static_assert(SplitK >= 1, "gemm_half::config: SplitK must be at least 1");
-  static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
-                "gemm_half::config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
 
   static std::string name(int splits = SplitK) {
     return "gemm_half<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) + (Stages == 1 ? ", 1 stage" : "") +

@@ -19,6 +19,7 @@
 #include "wavekit/arch/matrix_formats.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/scale_none.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
 #include "wavekit/ops/gemm_half/configs.hpp"
@@ -32,6 +33,7 @@ namespace wavekit::ops::gemm_half {
 // Epilogue: the plain store, or a fusion (block/epilogue_fused.hpp: ops/gemm_bias_act/).
 template <class Cfg, class T, class Out, layout Order, class Epilogue = block::epilogue_store<Out>>
 struct parts {
+  using shape = Cfg;
   template <int Rows>
   using loader = std::conditional_t<Order == layout::k_contiguous,
                                     tile::tile_loader_k_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 16>,
@@ -51,21 +53,14 @@ struct parts {
 template <class T, class Out>
 using params = block::gemm_params<T, T, block::scale_none_args, Out>;
 
-// The body of a kernel over these parts with Epilogue (gemm_half's, ops/gemm_bias_act's): its codegen
-// targets, a trap in a device pass whose target cannot run it (no such atom; an fp8 C in another
-// target's format), else the block on the config's LDS.
+// The body of a kernel over these parts with Epilogue (gemm_half's, ops/gemm_bias_act's): the
+// kernel body every GEMM shares, which traps where the target cannot write C (an fp8 C in the other
+// target's format) as where it has no atom.
 template <class Cfg, class T, class Out, layout Order, class Epilogue, class Params>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run_kernel(const Params& p) {
-  using composed = parts<Cfg, T, Out, Order, Epilogue>;
-  arch::declare_codegen_targets<Cfg::lds_bytes, Cfg::min_waves_per_simd, 0>();
   constexpr bool writes_c =
       !is_fp8_e4m3_v<Out> || arch::reads_fp8<Out>(arch::current_target) || arch::current_target == arch::target::host;
-  if constexpr (!arch::runs_on_current_target<typename composed::atom> || !writes_c) {
-    __builtin_trap();
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, Cfg::lds_bytes / 16);
-    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  block::run_gemm_kernel<parts<Cfg, T, Out, Order, Epilogue>, 0, writes_c>(p);
 }
 
 template <class Cfg, class T, class Out, layout Order>
@@ -88,16 +83,18 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
-  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
+  const block::splitk_cut cut = block::splitk_cut::of_k(p.k, Cfg::block_k, splits);
+  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
   const params<T, Out> kp = block::plain_gemm_params<params<T, Out>>(
-      a.a, a.b, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, per_split, steps * Cfg::block_k - p.k);
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
+      a.a, a.b, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, cut);
+  const dim3 grid =
+      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
   if (p.order == layout::k_contiguous)
     hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::k_contiguous>), grid, dim3(K::threads), 0, stream, kp);
   else
     hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream, kp);
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
+                                     stream);
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

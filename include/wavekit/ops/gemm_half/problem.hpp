@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_shape.hpp"
 #include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -72,18 +73,15 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 // names the op in the statuses (an op built on this GEMM: ops/gemm_bias_act/).
 inline status validate_shape(const problem& p, const char* op = "gemm_half") {
   const auto what = lazy([&] { return std::string(op) + " " + p.str() + ": "; });
-  if (p.m < 0 || p.n <= 0 || p.k <= 0)
-    return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
-  if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
-  if (p.k % 8) return {status_code::bad_shape, what + "K must be a multiple of 8 (16-byte rows of K)"};
-  if (p.order != layout::k_contiguous && p.order != layout::mn_contiguous)
-    return {status_code::bad_shape, what + "order must be layout::k_contiguous or layout::mn_contiguous"};
-  if (p.order == layout::mn_contiguous && p.m % 16)
-    return {status_code::bad_alignment,
-            what + "in the mn_contiguous order M must be a multiple of 16 (vector loads along M); use k_contiguous"};
   // 16-byte loads of 2-byte A and B; C's split-K partials (fp32, C's layout) take 16-byte loads and
   // its bf16 / fp16 values 8-byte stores in the reduction.
-  return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {16, 16, 32, 8, 8, 4});
+  return check_gemm_shape(what, p.m, p.n, p.k, p.order, p.strides, p.batch,
+                          {.n_multiple = 16,
+                           .k_multiple = 8,
+                           .k_why = "16-byte rows of K",
+                           .mn_m_multiple = 16,
+                           .mn_m_why = "vector loads along M"},
+                          {16, 16, 32, 8, 8, 4});
 }
 
 // Shape and argument checks, before any launch. Each pointer status names the argument.

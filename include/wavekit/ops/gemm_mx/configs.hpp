@@ -25,18 +25,13 @@ struct config {
                 "gemm_mx::config: a K step must give each lane whole operands: StepBytes * MfmaM >= 2048");
   static_assert(SplitK >= 1, "gemm_mx::config: SplitK must be at least 1");
 
+  // The config for elements of format F: K steps of StepBytes of each row, on gfx950's LDS.
   template <mx_format F>
-  struct of : block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages> {
-    using shape =
-        block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages>;
+  struct of
+      : block::staged_tile_config<
+            block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages>,
+            StepBytes, arch::target::gfx950> {
     static constexpr mx_format format = F;
-    static constexpr int row_bytes = StepBytes;
-    static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
-    static constexpr arch::device_facts device = arch::facts_of<arch::target::gfx950>;
-    // The occupancy the codegen report must confirm: what the LDS per CU allows, capped at 2.
-    static constexpr int min_waves_per_simd = (device.lds_bytes_per_cu / lds_bytes) * shape::waves / 4 >= 2 ? 2 : 1;
-    static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
-                  "gemm_mx::config: the tiles' LDS stages exceed gfx950's LDS per workgroup");
   };
   using shape = of<mx_format::mxfp8>;
   static constexpr int wave_m = shape::wave_m, wave_n = shape::wave_n, threads = shape::threads;

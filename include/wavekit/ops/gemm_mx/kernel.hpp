@@ -18,6 +18,7 @@
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/gemv_mx_block.hpp"
 #include "wavekit/block/scale_in_instruction.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
@@ -72,10 +73,9 @@ struct parts_quantizing_a {
   using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/true>;
   using body =
       block::gemm_block<shape, layout::k_contiguous, typename mx::scheduler, mainloop, block::epilogue_store<Out>>;
-  static constexpr int lds_bytes = mainloop::lds_bytes;
-  static constexpr arch::device_facts device = arch::facts_of<arch::target::gfx950>;
-  static constexpr int min_waves_per_simd = (device.lds_bytes_per_cu / lds_bytes) * shape::waves / 4 >= 2 ? 2 : 1;
-  static_assert(lds_bytes <= device.lds_bytes_per_workgroup, "gemm_mx: the tiles exceed gfx950's LDS");
+  // The kernel's LDS and occupancy are the mainloop's (A's scales beside its tile), not the
+  // config's (block::gemm_kernel_facts).
+  static_assert(mainloop::lds_bytes <= shape::device.lds_bytes_per_workgroup, "gemm_mx: the tiles exceed gfx950's LDS");
 };
 
 template <class T, class Out>
@@ -84,16 +84,8 @@ using params_quantizing_a = block::gemm_params<T, fp4x2_e2m1, block::mx_scale_ar
 template <class Cfg, class Elem, class Out, bool BShuffled = false>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     parts<Cfg, Elem, Out>::shape::min_waves_per_simd) void gemm_mx_kernel(params<Elem, Out> p) {
-  using composed = parts<Cfg, Elem, Out, BShuffled>;
-  using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd,
-                                BShuffled ? 0 : loop_budget<Cfg, format_of<Elem>>>();
-  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
-    __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
-    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  // gfx942's pass of a GPU build traps (no scaled MFMAs): the launcher refuses that target first.
+  block::run_gemm_kernel<parts<Cfg, Elem, Out, BShuffled>, BShuffled ? 0 : loop_budget<Cfg, format_of<Elem>>>(p);
 }
 
 // The GEMV path of MXFP8 decode: Rows rows of A a block, a C column a lane (no MFMAs, no LDS for
@@ -117,21 +109,13 @@ __global__ __launch_bounds__(gemv_config<Rows>::threads)
 
 template <class Cfg, class T, class Out, bool BShuffled = false>
 __global__ __launch_bounds__(Cfg::threads)
-    WAVEKIT_MIN_WAVES_PER_SIMD(parts_quantizing_a<Cfg, T, Out>::min_waves_per_simd) void gemm_mx_quantizing_a_kernel(
-        params_quantizing_a<T, Out> p) {
-  using composed = parts_quantizing_a<Cfg, T, Out, BShuffled>;
-  arch::declare_codegen_targets<composed::lds_bytes, composed::min_waves_per_simd, quantizing_loop_budget<Cfg>>();
-  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
-    __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, composed::lds_bytes / 16);
-    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+    WAVEKIT_MIN_WAVES_PER_SIMD(block::gemm_kernel_facts<parts_quantizing_a<Cfg, T, Out>>::
+                                   min_waves_per_simd) void gemm_mx_quantizing_a_kernel(params_quantizing_a<T, Out> p) {
+  block::run_gemm_kernel<parts_quantizing_a<Cfg, T, Out, BShuffled>, quantizing_loop_budget<Cfg>>(p);
 }
 
 // What every launch does around its kernel: validate, check the target and the split-K workspace,
-// cut K into splits, and after start(grid, per_split, skip, partials) launches the kernel, reduce
-// the splits.
+// cut K into splits, and after start(grid, cut, partials) launches the kernel, reduce the splits.
 template <class Cfg, class Args, class Start>
 status launch_checked(const problem& p, const Args& a, int splits, arch::target device, hipStream_t stream,
                       Start&& start) {
@@ -145,11 +129,13 @@ status launch_checked(const problem& p, const Args& a, int splits, arch::target 
       !s.ok())
     return s;
   if (p.m == 0) return status::success();  // an empty problem launches nothing
-  const auto [per_split, used_splits] = block::splitk_cut::of(steps, splits);
-  if (status s = block::check_batched_splits(name, p.str(), used_splits, p.batch.count); !s.ok()) return s;
-  const dim3 grid = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, used_splits, p.batch.count);
-  start(grid, per_split, steps * step_k - p.k, need ? static_cast<float*>(a.workspace) : nullptr);
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), used_splits, stream);
+  const block::splitk_cut cut = block::splitk_cut::of_k(p.k, step_k, splits);
+  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
+  const dim3 grid =
+      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
+  start(grid, cut, need ? static_cast<float*>(a.workspace) : nullptr);
+  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
+                                     stream);
 }
 
 // Validates, then launches with the given configuration and number of K splits on `device`'s
@@ -157,16 +143,17 @@ status launch_checked(const problem& p, const Args& a, int splits, arch::target 
 template <class Cfg, class Elem, class Out>
 status launch(const problem& p, const args<Elem, Out>& a, int splits, arch::target device, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
-  return launch_checked<Cfg>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
-    const auto kp = block::make_gemm_params<params<Elem, Out>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p,
-                                                               per_split, skip);
-    if (p.b == b_layout::preshuffled) {
-      if constexpr (std::is_same_v<Elem, fp4_e2m1>)
-        hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out, true>), grid, dim3(K::threads), 0, stream, kp);
-    } else {
-      hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
-    }
-  });
+  return launch_checked<Cfg>(
+      p, a, splits, device, stream, [&](dim3 grid, const block::splitk_cut& cut, float* partials) {
+        const auto kp =
+            block::make_gemm_params<params<Elem, Out>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p, cut);
+        if (p.b == b_layout::preshuffled) {
+          if constexpr (std::is_same_v<Elem, fp4_e2m1>)
+            hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out, true>), grid, dim3(K::threads), 0, stream, kp);
+        } else {
+          hipLaunchKernelGGL((gemm_mx_kernel<K, Elem, Out>), grid, dim3(K::threads), 0, stream, kp);
+        }
+      });
 }
 
 // The same for MXFP4 with a 16-bit A quantized in the kernel.
@@ -177,16 +164,17 @@ status launch(const problem& p, const args_quantizing_a<T, Out>& a, int splits, 
   if (!quantizes_a_config<K>)
     return {status_code::bad_config,
             "gemm_mx " + p.str() + ": " + Cfg::name(splits) + "'s A tile is too large to quantize as it loads"};
-  return launch_checked<Cfg>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
-    const auto kp = block::make_gemm_params<params_quantizing_a<T, Out>>(a.a, a.b, {nullptr, a.b_scale},
-                                                                         {a.c, partials}, p, per_split, skip);
-    if constexpr (quantizes_a_config<K>) {
-      if (p.b == b_layout::preshuffled)
-        hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out, true>), grid, dim3(K::threads), 0, stream, kp);
-      else
-        hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
-    }
-  });
+  return launch_checked<Cfg>(
+      p, a, splits, device, stream, [&](dim3 grid, const block::splitk_cut& cut, float* partials) {
+        const auto kp = block::make_gemm_params<params_quantizing_a<T, Out>>(a.a, a.b, {nullptr, a.b_scale},
+                                                                             {a.c, partials}, p, cut);
+        if constexpr (quantizes_a_config<K>) {
+          if (p.b == b_layout::preshuffled)
+            hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out, true>), grid, dim3(K::threads), 0, stream, kp);
+          else
+            hipLaunchKernelGGL((gemm_mx_quantizing_a_kernel<K, T, Out>), grid, dim3(K::threads), 0, stream, kp);
+        }
+      });
 }
 
 // The GEMV path (Rows rows a block, M <= Rows) with MXFP8 arguments.
@@ -197,9 +185,9 @@ status launch_gemv(const problem& p, const args<fp8_e4m3fn, Out>& a, int splits,
   if (p.m > Rows)
     return {status_code::bad_config,
             "gemm_mx " + p.str() + ": " + K::name(splits) + " holds at most " + std::to_string(Rows) + " rows of A"};
-  return launch_checked<K>(p, a, splits, device, stream, [&](dim3 grid, int per_split, int skip, float* partials) {
-    const auto kp = block::make_gemm_params<params<fp8_e4m3fn, Out>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials},
-                                                                     p, per_split, skip);
+  return launch_checked<K>(p, a, splits, device, stream, [&](dim3 grid, const block::splitk_cut& cut, float* partials) {
+    const auto kp =
+        block::make_gemm_params<params<fp8_e4m3fn, Out>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p, cut);
     hipLaunchKernelGGL((gemm_mx_gemv_kernel<Rows, Out>), grid, dim3(K::threads), 0, stream, kp);
   });
 }

@@ -37,6 +37,7 @@
 #include "wavekit/ops/gemm_mx/model.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
 #include "wavekit/planning/gemm_plan.hpp"
+#include "wavekit/planning/gemm_plan_queries.hpp"
 #include "wavekit/planning/planner.hpp"
 #include "wavekit/planning/tables/key.hpp"
 #include "wavekit/planning/tables/names.hpp"
@@ -69,9 +70,6 @@ inline constexpr bool quantizes_a_config = [] {
 inline bool quantizes_a(config_id id) {
   return with_config(id, [](auto cfg) { return quantizes_a_config<decltype(cfg)>; });
 }
-
-// The model's seconds of a plan on MI355X (the GEMV's too).
-inline double model_seconds(const problem& p, plan pl) { return model_time(p, pl).us * 1e-6; }
 
 // Up to this M (the peer decode kernels' range) a plan keeps all rows in one M tile.
 inline constexpr int decode_rows = 64;
@@ -107,6 +105,16 @@ std::string tuning_dtypes(const problem& p) {
 inline std::string tuning_layout(const problem& p) {
   return planning::table_layout_of(p.b == b_layout::preshuffled ? "k_contiguous_b_preshuffled" : "k_contiguous",
                                    p.batch);
+}
+
+// The target rule of this op: gfx950's scaled MFMAs apply the MX scales; gfx942 has none.
+inline status check_target(const problem& p, arch::target t) {
+  const auto what = lazy([&] { return "gemm_mx " + p.str(); });
+  if (status s = planning::check_plan_target(what, t); !s.ok()) return s;
+  if (t != arch::target::gfx950)
+    return {status_code::unsupported_target,
+            what + ": MX formats run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
+  return status::success();
 }
 
 // K splits in powers of two up to 16, each with at least 4 K steps and within the workspace.
@@ -160,55 +168,39 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
       if (v.config == "gemv" + std::to_string(rows)) return plan{config_id::decode, v.splits, rows};
     return planning::split_plan_named<plan>(v, all_configs);
   }
+  static status check_shape(const problem& p) { return validate_shape(p); }
+  static planning::op_time time(const problem& p, plan pl, arch::target) { return model_time(p, pl); }
+  static status check_target(const problem& p, arch::target t) { return gemm_mx::check_target(p, t); }
 };
 
-// The tables' key of p with element types `dtypes` (tuning_dtypes) on a device of target t with
-// `cus` compute units, and their value of a plan: the descriptor's (tools/tuner writes them).
-inline constexpr std::string_view tuning_op = plan_descriptor::family.op;
+// The plan queries (planning/gemm_plan_queries.hpp) under this op's names; the model and the
+// plan are the MI355X's (gfx950), and the queries given a target refuse any other (check_target).
+// The model's plan is the header comment's. dtypes: the call's element types
+// (tuning_dtypes<Out>(p)); empty: bf16 out. tools/tuner writes the tables with tuning_key and
+// tuning_value.
+using plan_queries = planning::gemm_plan_queries<plan_descriptor>;
+inline constexpr std::string_view tuning_op = plan_queries::tuning_op;
 inline planning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
-  return plan_descriptor::key(p, t, cus, std::move(dtypes));
+  return plan_queries::tuning_key(p, t, cus, std::move(dtypes));
 }
-inline planning::value tuning_value(plan pl) { return plan_descriptor::to_value(pl); }
-inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_descriptor::from_value(v); }
-
-// The model's best plan (header comment) with splits limited to what `workspace` holds.
+inline planning::value tuning_value(plan pl) { return plan_queries::tuning_value(pl); }
+inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_queries::tuned_plan(v); }
+inline double model_seconds(const problem& p, plan pl) {
+  return plan_queries::model_seconds(p, pl, arch::target::gfx950);
+}
 inline plan model_plan(const problem& p, std::size_t workspace) {
-  return planning::model_plan<plan_descriptor>(p, workspace, arch::target::gfx950);
+  return plan_queries::model_plan(p, workspace, arch::target::gfx950);
 }
-
-// The plan a call with element types `dtypes` (tuning_dtypes; empty: bf16 out) runs on the MI355X
-// with `workspace` bytes: the tables' or the model's (planning/planner.hpp).
 inline plan choose_plan(const problem& p, std::size_t workspace, std::string_view dtypes = {}) {
-  return planning::choose_plan<plan_descriptor>(p, workspace, arch::target::gfx950, dtypes);
+  return plan_queries::choose_plan(p, workspace, arch::target::gfx950, dtypes);
 }
-
-// The target rule of this op: gfx950's scaled MFMAs apply the MX scales; gfx942 has none.
-inline status check_target(const problem& p, arch::target t) {
-  const auto what = lazy([&] { return "gemm_mx " + p.str(); });
-  if (status s = planning::check_plan_target(what, t); !s.ok()) return s;
-  if (t != arch::target::gfx950)
-    return {status_code::unsupported_target,
-            what + ": MX formats run on gfx950's scaled MFMAs; " + arch::to_string(t) + " has none"};
-  return status::success();
-}
-
-inline status validate_query(const problem& p, arch::target t) {
-  if (status s = validate_shape(p); !s.ok()) return s;
-  return check_target(p, t);
-}
-
-// The workspace the preferred plan for p uses. dtypes: as choose_plan's (the call's
-// tuning_dtypes<Out>(p) when known).
+inline status validate_query(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 inline result<std::size_t> workspace_bytes(const problem& p, arch::target t, std::string_view dtypes = {}) {
-  if (status s = validate_query(p, t); !s.ok()) return s;
-  return workspace_bytes(p, choose_plan(p, ~std::size_t{0}, dtypes).splits);
+  return plan_queries::workspace_bytes(p, t, dtypes);
 }
-
-// The plan gemm_mx runs for p on target t (gfx950) given `workspace` bytes (0 when the pointer is null).
 inline result<plan_info> select_plan(const problem& p, std::size_t workspace, arch::target t,
                                      std::string_view dtypes = {}) {
-  if (status s = validate_query(p, t); !s.ok()) return s;
-  return planning::select_gemm_plan<plan_descriptor>(p, workspace, t, dtypes);
+  return plan_queries::select_plan(p, workspace, t, dtypes);
 }
 
 }  // namespace wavekit::ops::gemm_mx

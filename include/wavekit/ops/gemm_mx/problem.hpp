@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "wavekit/block/splitk_rule.hpp"
+#include "wavekit/core/gemm_shape.hpp"
 #include "wavekit/core/gemm_view.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/numeric_types.hpp"
@@ -135,12 +136,13 @@ inline std::size_t workspace_bytes(const problem& p, int splits) {
 
 inline status validate_shape(const problem& p) {
   const auto what = lazy([&] { return "gemm_mx " + p.str() + ": "; });
-  if (p.m < 0 || p.n <= 0 || p.k <= 0)
-    return {status_code::bad_shape, what + "M must be >= 0 (0: nothing to do), N and K positive"};
+  constexpr gemm_shape_rules rules{.n_multiple = 16, .k_multiple = scale_block, .k_why = "the MX scale block"};
+  // The shape steps of core/gemm_shape.hpp with the format's check in its place; K-contiguous
+  // only, so no order steps.
+  if (status s = check_gemm_sizes(what, p.m, p.n, p.k); !s.ok()) return s;
   if (p.format != mx_format::mxfp8 && p.format != mx_format::mxfp4)
     return {status_code::bad_format, what + "format must be mx_format::mxfp8 or mx_format::mxfp4"};
-  if (p.n % 16) return {status_code::bad_shape, what + "N must be a multiple of 16"};
-  if (p.k % scale_block) return {status_code::bad_shape, what + "K must be a multiple of 32 (the MX scale block)"};
+  if (status s = check_gemm_multiples(what, p.n, p.k, rules); !s.ok()) return s;
   if (p.a != a_storage::mx && p.format != mx_format::mxfp4)
     return {status_code::bad_format, what + "a 16-bit A is quantized to MXFP4 only (the format must be mxfp4)"};
   if (p.b == b_layout::preshuffled && p.format != mx_format::mxfp4)

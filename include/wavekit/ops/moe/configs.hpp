@@ -17,17 +17,9 @@
 namespace wavekit::ops::moe {
 
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages = 2>
-struct config : block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages> {
-  using shape = block::gemm_tile_shape<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>;
-  using shape::waves;
-  static constexpr int row_bytes = BlockK * 2;
-  static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes;
-  static constexpr int min_waves_per_simd =
-      (arch::facts_of<arch::target::gfx942>.lds_bytes_per_cu / lds_bytes) * waves / 4 >= 2 ? 2 : 1;
-  static_assert(BlockK == 32 || BlockK == 64, "moe::config: BlockK must be 32 or 64 (64- or 128-byte rows)");
+struct config : block::half_tile_config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages> {
+  using typename config::half_tile_config::shape;
   static_assert(BlockM >= 16 && BlockM <= 256 && BlockM % 16 == 0, "moe::config: BlockM is the sort's tile: 16..256");
-  static_assert(lds_bytes <= arch::facts_of<arch::target::gfx942>.lds_bytes_per_workgroup,
-                "moe::config: the tiles' LDS stages exceed gfx942's 64 KiB per workgroup");
   // Every target's kernel sees the config as it is (the fp8 list's configs differ per target).
   template <arch::target>
   using on = config;

@@ -27,27 +27,20 @@ struct config {
   static_assert(BlockM >= 16 && BlockM <= 256 && BlockM % 16 == 0,
                 "moe::blockscale::config: BlockM is the sort's tile: 16..256");
 
+  // The config as target T's kernel sees it: the fp8 K step's rows and the group-promotion
+  // policy's per-row scales in LDS, on T's LDS.
   template <arch::target T>
-  struct on
-      : block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages> {
-    using shape =
-        block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>;
-    static constexpr int row_bytes = shape::block_k;
-    // The policy's row scales: one buffer when a 128-K group spans two steps, two when it is one;
-    // a slot per thread (threads past BlockM write slots nobody reads).
-    static constexpr int scale_buffers = scale_group_k / shape::block_k >= 2 ? 1 : 2;
-    static constexpr int scale_slots = shape::threads > BlockM ? shape::threads : BlockM;
-    static constexpr int lds_bytes = Stages * (BlockM + BlockN) * row_bytes + scale_buffers * scale_slots * 4;
-    static constexpr arch::device_facts device =
-        arch::facts_of < T == arch::target::gfx950 ? T : arch::target::gfx942 > ;
-    static constexpr int min_waves_per_simd = (device.lds_bytes_per_cu / lds_bytes) * shape::waves / 4 >= 2 ? 2 : 1;
-    static_assert(lds_bytes <= device.lds_bytes_per_workgroup,
-                  "moe::blockscale::config: the tiles' LDS stages exceed the target's LDS per workgroup");
-    static_assert(shape::threads >= BlockM,
-                  "moe::blockscale::config: one thread per row of the block brings its scales");
-    static_assert(shape::wave_n <= scale_group_k && scale_group_k % shape::wave_n == 0,
-                  "moe::blockscale::config: a wave's columns must lie in one 128-column weight scale block");
-  };
+  using tile_shape_on =
+      block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>;
+  template <arch::target T>
+  using on = block::staged_tile_config<tile_shape_on<T>, tile_shape_on<T>::block_k,
+                                       T == arch::target::gfx950 ? T : arch::target::gfx942,
+                                       block::row_scale_lds_bytes<tile_shape_on<T>, scale_group_k>>;
+  static_assert(tile_shape_on<arch::target::gfx942>::threads >= BlockM,
+                "moe::blockscale::config: one thread per row of the block brings its scales");
+  static_assert(tile_shape_on<arch::target::gfx942>::wave_n <= scale_group_k &&
+                    scale_group_k % tile_shape_on<arch::target::gfx942>::wave_n == 0,
+                "moe::blockscale::config: a wave's columns must lie in one 128-column weight scale block");
   using shape = on<arch::target::gfx942>;  // the name and the checks both targets share
   static constexpr int threads = shape::threads;
   static_assert(on<arch::target::gfx950>::lds_bytes > 0, "moe::blockscale::config: gfx950's view is valid");

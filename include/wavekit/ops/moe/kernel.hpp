@@ -40,6 +40,7 @@
 #include "wavekit/block/epilogue_fused.hpp"
 #include "wavekit/block/gate_up_pair.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/quantize_1x128.hpp"
 #include "wavekit/block/scale_group_promotion.hpp"
 #include "wavekit/block/scale_none.hpp"
@@ -154,15 +155,7 @@ template <class Cfg, class T, class W, layout WeightOrder, stage Stage>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     grouped_parts<Cfg, T, W, WeightOrder, Stage>::shape::
         min_waves_per_simd) void moe_gemm_kernel(typename grouped_parts<Cfg, T, W, WeightOrder, Stage>::params p) {
-  using composed = grouped_parts<Cfg, T, W, WeightOrder, Stage>;
-  using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, 0>();
-  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
-    __builtin_trap();
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
-    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  block::run_gemm_kernel<grouped_parts<Cfg, T, W, WeightOrder, Stage>>(p);
 }
 
 inline constexpr int quantize_threads = 256;
@@ -262,13 +255,9 @@ void launch_stage(const grouped_rows& g, const A* a, const int* a_rows, int a_ro
                   const W* const* b_up = nullptr, block::input_args routing = {}) {
   using parts = grouped_parts<Cfg, T, W, WeightOrder, Stage>;
   static_assert(std::is_same_v<A, typename parts::a_type>, "moe::launch_stage: A is the stage's activation type");
-  typename parts::params kp{};
-  kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = stage_output_args<T, Stage>(c, routing);
-  kp.m = g.rows, kp.n = n, kp.k = k, kp.lda = lda;
-  const int steps = ceil_div(k, parts::policy::group_k);
-  kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
-  kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = a_rows, kp.a_rows_total = a_rows_total;
-  if constexpr (Stage == stage::gate_up) kp.b_second_groups = b_up;
+  const auto kp = block::make_grouped_gemm_params<typename parts::params, parts::policy::group_k>(
+      a, scales, stage_output_args<T, Stage>(c, routing), g.rows, n, k, {b, g.tile_expert, a_rows, a_rows_total, b_up},
+      lda);
   hipLaunchKernelGGL((moe_gemm_kernel<Cfg, T, W, WeightOrder, Stage>), parts::scheduler::grid(g.tiles, n),
                      dim3(Cfg::threads), 0, stream, kp);
 }

@@ -30,6 +30,7 @@
 
 #include "wavekit/block/gate_up_pair.hpp"
 #include "wavekit/block/gemm_block.hpp"
+#include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/quantize_1x32_mx.hpp"
 #include "wavekit/block/scale_in_instruction.hpp"
 #include "wavekit/ops/gemm_mx/kernel.hpp"
@@ -92,15 +93,8 @@ __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
     mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>::shape::
         min_waves_per_simd) void moe_mx_gemm_kernel(typename mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>::params
                                                         p) {
-  using composed = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
-  using shape = typename composed::shape;
-  arch::declare_codegen_targets<shape::lds_bytes, shape::min_waves_per_simd, mx_loop_budget<Cfg, Elem, Shuffled>>();
-  if constexpr (!arch::runs_on_current_target<typename composed::atom>) {
-    __builtin_trap();  // gfx942's pass of a GPU build: the launcher refuses that target first
-  } else {
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
-    composed::body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  // gfx942's pass of a GPU build traps (no scaled MFMAs): the launcher refuses that target first.
+  block::run_gemm_kernel<mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>, mx_loop_budget<Cfg, Elem, Shuffled>>(p);
 }
 
 // An MX operand in the workspace: elements and e8m0 scales per 32.
@@ -119,19 +113,15 @@ void launch_mx_stage(const grouped_rows& g, const mx_storage_t<Elem>* a, const m
                      int k, int ld, const PolicyArgs& scales, stage_output<T, Stage>* c, hipStream_t stream,
                      const mx_storage_t<Elem>* const* b_up = nullptr, block::input_args routing = {}) {
   using parts = mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>;
-  typename parts::params kp{};
-  kp.a = a, kp.b = nullptr, kp.scales = scales, kp.out = stage_output_args<T, Stage>(c, routing);
-  kp.m = g.rows, kp.n = n, kp.k = k, kp.ldb = ld;
-  const int steps = ceil_div(k, parts::policy::group_k);
-  kp.groups_per_split = steps, kp.skip = steps * parts::policy::group_k - k;
   const block::grouped_mx_scale_args& mx = [&]() -> const block::grouped_mx_scale_args& {
     if constexpr (Stage == stage::gate_up)
       return scales.gate;
     else
       return scales;
   }();
-  kp.b_groups = b, kp.tile_group = g.tile_expert, kp.a_rows = mx.a_rows, kp.a_rows_total = mx.a_rows_total;
-  if constexpr (Stage == stage::gate_up) kp.b_second_groups = b_up;
+  const auto kp = block::make_grouped_gemm_params<typename parts::params, parts::policy::group_k>(
+      a, scales, stage_output_args<T, Stage>(c, routing), g.rows, n, k,
+      {b, g.tile_expert, mx.a_rows, mx.a_rows_total, b_up}, 0, ld);
   hipLaunchKernelGGL((moe_mx_gemm_kernel<Cfg, T, Elem, Shuffled, Stage>), parts::scheduler::grid(g.tiles, n),
                      dim3(Cfg::threads), 0, stream, kp);
 }

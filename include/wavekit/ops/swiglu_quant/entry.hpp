@@ -1,0 +1,39 @@
+// swiglu_quant's entry in the op registry (ops/registry.hpp): what the tools (the support matrix,
+// the performance report, the tuner) and the registry's checks know of the op by name. Plain C++.
+#pragma once
+
+#include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wavekit/ops/support_row.hpp"
+#include "wavekit/ops/swiglu_quant/supports.hpp"
+
+namespace wavekit::ops::swiglu_quant {
+
+struct entry {
+  static constexpr std::string_view name = "swiglu_quant";
+  // Its section of the performance report ("": the report has none).
+  static constexpr std::string_view report_title = "SwiGLU + fp8 (hf-rocm-kernels shapes)";
+  // Its codegen instance families (planning/instances.hpp).
+  static constexpr std::string_view families[] = {"swiglu_quant"};
+  // No tuned tables: the model sizes its grid (plan.hpp).
+  using descriptor = void;
+
+  static void support_rows(std::vector<support_row>& rows) { add<fp8_e4m3fnuz>(rows), add<fp8_e4m3fn>(rows); }
+
+ private:
+  template <class Fp8>
+  static void add(std::vector<support_row>& rows) {
+    for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
+      for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
+        const std::string scales = s == scale_granularity::tensor ? "per tensor fp32" : "1x128 fp32";
+        rows.push_back({"swiglu_quant", "bf16 / fp16 -> " + fp8_name<Fp8>(), to_string(order), scales,
+                        [=](arch::target t) { return supports<Fp8>({64, 2048, s, order}, t); }});
+      }
+  }
+};
+
+}  // namespace wavekit::ops::swiglu_quant
