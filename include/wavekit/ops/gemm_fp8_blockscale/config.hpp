@@ -41,11 +41,12 @@ struct config
   // reads them; two when it is one step, the next block's travelling with the next tiles), on T's
   // LDS.
   template <arch::target T>
-  using tile_shape_on = block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, shape::mfma_m, Stages>;
+  using tile_shape_on = block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, shape::mfma_m, BlockK>, WavesM,
+                                               WavesN, shape::mfma_m, Stages>;
   template <arch::target T>
-  using on =
-      block::staged_tile_config<tile_shape_on<T>, block_k_on<T>, T == arch::target::gfx950 ? T : arch::target::gfx942,
-                                block::row_scale_lds_bytes<tile_shape_on<T>, 128>>;
+  using on = block::staged_tile_config<tile_shape_on<T>, tile_shape_on<T>::block_k,
+                                       T == arch::target::gfx950 ? T : arch::target::gfx942,
+                                       block::row_scale_lds_bytes<tile_shape_on<T>, 128>>;
   // gfx942's view: the figures of the name, the tests and the smaller LDS.
   using gfx942_view = on<arch::target::gfx942>;
   static constexpr int lds_bytes = gfx942_view::lds_bytes, min_waves_per_simd = gfx942_view::min_waves_per_simd;

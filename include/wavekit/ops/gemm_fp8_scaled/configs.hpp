@@ -36,9 +36,9 @@ struct config {
 
   // The config as target T's kernel sees it: rows of the K step's bytes in LDS, on T's LDS.
   template <arch::target T>
-  using on =
-      block::staged_tile_config<block::gemm_tile_shape<BlockM, BlockN, block_k_on<T>, WavesM, WavesN, MfmaM, Stages>,
-                                block_k_on<T>, T == arch::target::gfx950 ? T : arch::target::gfx942>;
+  using on = block::staged_tile_config<
+      block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>,
+      block::fp8_step_k<T, MfmaM, BlockK>, T == arch::target::gfx950 ? T : arch::target::gfx942>;
   // gfx942's view carries the name and the checks every target shares.
   using shape = on<arch::target::gfx942>;
   static constexpr int wave_m = shape::wave_m, wave_n = shape::wave_n, threads = shape::threads;
