@@ -4,7 +4,6 @@
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,17 +21,10 @@ struct entry {
   // No tuned tables: the model sizes its grid (plan.hpp).
   using descriptor = void;
 
-  static void support_rows(std::vector<support_row>& rows) { add<fp8_e4m3fnuz>(rows), add<fp8_e4m3fn>(rows); }
-
- private:
-  template <class Fp8>
-  static void add(std::vector<support_row>& rows) {
-    for (scale_granularity s : {scale_granularity::tensor, scale_granularity::group_1x128})
-      for (layout order : {layout::k_contiguous, layout::mn_contiguous}) {
-        const std::string scales = s == scale_granularity::tensor ? "per tensor fp32" : "1x128 fp32";
-        rows.push_back({"rmsnorm_quant", "bf16 / fp16 -> " + fp8_name<Fp8>(), to_string(order), scales,
-                        [=](arch::target t) { return supports<Fp8>({64, 7168, s, order, residual_mode::add}, t); }});
-      }
+  static void support_rows(std::vector<support_row>& rows) {
+    fp8_quantizer_rows(rows, "rmsnorm_quant", [](auto fp8, scale_granularity s, layout order, arch::target t) {
+      return supports<decltype(fp8)>({64, 7168, s, order, residual_mode::add}, t);
+    });
   }
 };
 
