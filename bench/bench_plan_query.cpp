@@ -36,14 +36,14 @@ void gemm_half(benchmark::State& state) {
   const gh::problem p{int(state.range(0)), 7168, 2048, layout::k_contiguous};
   run(
       state, [&] { return gh::choose_plan(p, any_workspace, mi300x); },
-      [&] { return gh::model_plan(p, any_workspace, mi300x); });
+      [&] { return gh::plan_queries::model_plan(p, any_workspace, mi300x); });
 }
 void gemm_fp8_blockscale(benchmark::State& state) {
   namespace gb = ops::gemm_fp8_blockscale;
   const gb::problem p{int(state.range(0)), 4608, 7168, layout::mn_contiguous};
   run(
       state, [&] { return gb::choose_plan(p, any_workspace, mi300x); },
-      [&] { return gb::model_plan(p, any_workspace, mi300x); });
+      [&] { return gb::plan_queries::model_plan(p, any_workspace, mi300x); });
 }
 void gemm_fp8_scaled(benchmark::State& state) {
   namespace gs = ops::gemm_fp8_scaled;
@@ -51,12 +51,14 @@ void gemm_fp8_scaled(benchmark::State& state) {
                       gs::scale_granularity::row};
   run(
       state, [&] { return gs::choose_plan(p, any_workspace, mi300x); },
-      [&] { return gs::model_plan(p, any_workspace, mi300x); });
+      [&] { return gs::plan_queries::model_plan(p, any_workspace, mi300x); });
 }
 void gemm_mx(benchmark::State& state) {
   namespace gx = ops::gemm_mx;
   const gx::problem p{int(state.range(0)), 7168, 2048, gx::mx_format::mxfp4, gx::a_storage::bf16, gx::b_layout::plain};
-  run(state, [&] { return gx::choose_plan(p, any_workspace); }, [&] { return gx::model_plan(p, any_workspace); });
+  run(
+      state, [&] { return gx::choose_plan(p, any_workspace); },
+      [&] { return gx::plan_queries::model_plan(p, any_workspace, wavekit::arch::target::gfx950); });
 }
 void moe(benchmark::State& state) {
   namespace mo = ops::moe;

@@ -64,9 +64,9 @@ TEST_CASE("instance names join family, config and variant; hand-written families
   CHECK_FALSE(planning::in_family("gemm_half", planning::family_named("gemm_half")));
   CHECK_FALSE(planning::in_family("mla_decode_reduce", planning::family_named("mla_decode")));
   // The ops' names are their families' ops: tables, queries and the report say the same word.
-  CHECK(ops::gemm_half::tuning_op == "gemm_half");
-  CHECK(ops::gemm_fp8_blockscale::tuning_op == "gemm_fp8_blockscale");
-  CHECK(ops::gemm_mx::tuning_op == "gemm_mx");
+  CHECK(ops::gemm_half::plan_queries::tuning_op == "gemm_half");
+  CHECK(ops::gemm_fp8_blockscale::plan_queries::tuning_op == "gemm_fp8_blockscale");
+  CHECK(ops::gemm_mx::plan_queries::tuning_op == "gemm_mx");
   CHECK(ops::moe::tuning_op == "moe");
   CHECK(ops::gemm_half::codegen_instance(ops::gemm_half::config_id::large, layout::mn_contiguous) ==
         "gemm_half_large_mn_contiguous");

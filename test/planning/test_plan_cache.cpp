@@ -69,8 +69,9 @@ TEST_CASE("an op's plan query answers a table loaded after it was asked", "[tuni
   const gh::plan model = gh::choose_plan(p, ~std::size_t{0}, t);
   CHECK(gh::choose_plan(p, ~std::size_t{0}, t).config == model.config);  // kept
   const gh::plan tuned{model.config == gh::config_id::large ? gh::config_id::small : gh::config_id::large, 1};
-  wavekit::test::load_tuned_entry(gh::tuning_key(p, t, 256, gh::tuning_dtypes<wavekit::bf16, wavekit::bf16>()),
-                                  gh::tuning_value(tuned), "test_plan_cache_gemm_half.txt");
+  wavekit::test::load_tuned_entry(
+      gh::plan_queries::tuning_key(p, t, 256, gh::tuning_dtypes<wavekit::bf16, wavekit::bf16>()),
+      gh::plan_queries::tuning_value(tuned), "test_plan_cache_gemm_half.txt");
   const gh::plan after = gh::choose_plan(p, ~std::size_t{0}, t);
   CHECK(after.config == tuned.config);
   CHECK(after.splits == 1);

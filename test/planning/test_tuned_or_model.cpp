@@ -108,16 +108,17 @@ TEST_CASE("gemm_half: entries with splits past K's steps answer the model's plan
   const gh::plan past_steps{gh::config_id::decode, 17}, int_max{gh::config_id::decode, INT_MAX};
   CHECK_FALSE(gh::check_plan(p, past_steps).ok());
   CHECK(gh::check_plan(p, {gh::config_id::decode, 16}).ok());
-  wavekit::test::load_tuned_entry(gh::tuning_key(p, t, 304, dtypes), gh::tuning_value(past_steps),
-                                  "test_tuned_or_model_gemm_half_17.txt");
-  wavekit::test::load_tuned_entry(gh::tuning_key(q, t, 304, dtypes), gh::tuning_value(int_max),
-                                  "test_tuned_or_model_gemm_half_max.txt");
+  wavekit::test::load_tuned_entry(gh::plan_queries::tuning_key(p, t, 304, dtypes),
+                                  gh::plan_queries::tuning_value(past_steps), "test_tuned_or_model_gemm_half_17.txt");
+  wavekit::test::load_tuned_entry(gh::plan_queries::tuning_key(q, t, 304, dtypes),
+                                  gh::plan_queries::tuning_value(int_max), "test_tuned_or_model_gemm_half_max.txt");
   for (const gh::problem& r : {p, q}) {
-    const gh::plan model = gh::model_plan(r, ~std::size_t{0}, t);
+    const gh::plan model = gh::plan_queries::model_plan(r, ~std::size_t{0}, t);
     INFO(r.str() << ": model " << gh::plan_name(model));
     CHECK(gh::workspace_bytes(r, t).value() == gh::workspace_bytes(r, model.splits));
     const std::size_t ws = gh::workspace_bytes(r, t).value();
-    CHECK(gh::tuning_value(gh::select_plan(r, ws, t).value().plan) == gh::tuning_value(model));
+    CHECK(gh::plan_queries::tuning_value(gh::select_plan(r, ws, t).value().plan) ==
+          gh::plan_queries::tuning_value(model));
     CHECK_FALSE(gh::select_plan(r, ws, t).value().workspace_limited);
   }
   REQUIRE(log.lines.size() == 2);
@@ -135,15 +136,15 @@ TEST_CASE("an unknown config does not displace a valid entry silently", "[tuning
   unusable_lines log;
   const target t = target::gfx950;
   const gh::problem p{48, 128, 512, layout::k_contiguous};
-  const planning::key k = gh::tuning_key(p, t, 256, gh::tuning_dtypes<bf16, bf16>());
-  const gh::plan model = gh::model_plan(p, ~std::size_t{0}, t);
+  const planning::key k = gh::plan_queries::tuning_key(p, t, 256, gh::tuning_dtypes<bf16, bf16>());
+  const gh::plan model = gh::plan_queries::model_plan(p, ~std::size_t{0}, t);
   const gh::plan valid{model.config == gh::config_id::decode ? gh::config_id::medium : gh::config_id::decode, 1};
-  wavekit::test::load_tuned_entry(k, gh::tuning_value(valid), "test_tuned_or_model_valid.txt");
+  wavekit::test::load_tuned_entry(k, gh::plan_queries::tuning_value(valid), "test_tuned_or_model_valid.txt");
   CHECK(gh::select_plan(p, 0, t).value().name == gh::plan_name(valid));
   wavekit::test::load_tuned_entry(k, {"no_such_config", 1}, "test_tuned_or_model_unknown.txt");
   for (int repeat = 0; repeat < 2; ++repeat) CHECK(gh::select_plan(p, 1 << 20, t).value().name == gh::plan_name(model));
   REQUIRE(log.lines.size() == 1);
-  CHECK(log.lines[0] == planning::unusable_line(k, {"no_such_config", 1}, gh::tuning_value(model),
+  CHECK(log.lines[0] == planning::unusable_line(k, {"no_such_config", 1}, gh::plan_queries::tuning_value(model),
                                                 "config 'no_such_config' is none of gemm_half's configs"));
 }
 
@@ -156,15 +157,16 @@ TEST_CASE("gemm_fp8_scaled: splits past K's steps and configs not offered for th
   const gs::problem p{64, 256, 1024, layout::k_contiguous, scale_granularity::row, scale_granularity::row};
   const gs::problem q{64, 256, 2048, layout::k_contiguous, scale_granularity::row, scale_granularity::row};
   const int steps = gs::k_steps(p, gs::config_id::decode, t);
-  wavekit::test::load_tuned_entry(gs::tuning_key(p, t, 304, dtypes), {"decode", steps + 1},
+  wavekit::test::load_tuned_entry(gs::plan_queries::tuning_key(p, t, 304, dtypes), {"decode", steps + 1},
                                   "test_tuned_or_model_scaled_steps.txt");
-  wavekit::test::load_tuned_entry(gs::tuning_key(q, t, 304, dtypes), {"pairs", 1},
+  wavekit::test::load_tuned_entry(gs::plan_queries::tuning_key(q, t, 304, dtypes), {"pairs", 1},
                                   "test_tuned_or_model_scaled_pairs.txt");
   for (const gs::problem& r : {p, q}) {
-    const gs::plan model = gs::model_plan(r, ~std::size_t{0}, t);
+    const gs::plan model = gs::plan_queries::model_plan(r, ~std::size_t{0}, t);
     INFO(r.str() << ": model " << gs::plan_name(model));
     CHECK(gs::workspace_bytes(r, t).value() == gs::workspace_bytes(r, model.splits));
-    CHECK(gs::tuning_value(gs::choose_plan(r, ~std::size_t{0}, t)) == gs::tuning_value(model));
+    CHECK(gs::plan_queries::tuning_value(gs::choose_plan(r, ~std::size_t{0}, t)) ==
+          gs::plan_queries::tuning_value(model));
   }
   REQUIRE(log.lines.size() == 2);
   CHECK_THAT(log.lines[0], Catch::EndsWith("splits must be in [1, K steps = " + std::to_string(steps) + "]"));
@@ -177,10 +179,12 @@ TEST_CASE("gemm_fp8_blockscale: splits past K's scale groups fall back", "[tunin
   unusable_lines log;
   const target t = target::gfx950;
   const gb::problem p{64, 256, 1024, layout::mn_contiguous};  // 8 groups of 128
-  wavekit::test::load_tuned_entry(gb::tuning_key(p, t, 256), {"medium", INT_MAX}, "test_tuned_or_model_blockscale.txt");
-  const gb::plan model = gb::model_plan(p, ~std::size_t{0}, t);
+  wavekit::test::load_tuned_entry(gb::plan_queries::tuning_key(p, t, 256), {"medium", INT_MAX},
+                                  "test_tuned_or_model_blockscale.txt");
+  const gb::plan model = gb::plan_queries::model_plan(p, ~std::size_t{0}, t);
   CHECK(gb::workspace_bytes(p, t).value() == gb::workspace_bytes(p, model.splits));
-  CHECK(gb::tuning_value(gb::select_plan(p, 0, t).value().plan) == gb::tuning_value(gb::model_plan(p, 0, t)));
+  CHECK(gb::plan_queries::tuning_value(gb::select_plan(p, 0, t).value().plan) ==
+        gb::plan_queries::tuning_value(gb::plan_queries::model_plan(p, 0, t)));
   REQUIRE(log.lines.size() == 1);
   CHECK_THAT(log.lines[0], Catch::EndsWith("splits must be in [1, K/128 = 8]"));
 }
@@ -191,15 +195,15 @@ TEST_CASE("gemm_mx: a GEMV of fewer rows than M and splits past K's steps fall b
   const target t = target::gfx950;
   const gx::problem p{16, 256, 1024, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain},
       q{16, 256, 2048, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
-  wavekit::test::load_tuned_entry(gx::tuning_key(p, t, 256, gx::tuning_dtypes<bf16>(p)), {"gemv8", 1},
+  wavekit::test::load_tuned_entry(gx::plan_queries::tuning_key(p, t, 256, gx::tuning_dtypes<bf16>(p)), {"gemv8", 1},
                                   "test_tuned_or_model_mx_gemv.txt");
-  wavekit::test::load_tuned_entry(gx::tuning_key(q, t, 256, gx::tuning_dtypes<bf16>(q)), {"gemv16", INT_MAX},
-                                  "test_tuned_or_model_mx_splits.txt");
+  wavekit::test::load_tuned_entry(gx::plan_queries::tuning_key(q, t, 256, gx::tuning_dtypes<bf16>(q)),
+                                  {"gemv16", INT_MAX}, "test_tuned_or_model_mx_splits.txt");
   for (const gx::problem& r : {p, q}) {
-    const gx::plan model = gx::model_plan(r, ~std::size_t{0});
+    const gx::plan model = gx::plan_queries::model_plan(r, ~std::size_t{0}, t);
     INFO(r.str() << ": model " << gx::plan_name(model));
     CHECK(gx::workspace_bytes(r, t).value() == gx::workspace_bytes(r, model.splits));
-    CHECK(gx::tuning_value(gx::choose_plan(r, ~std::size_t{0})) == gx::tuning_value(model));
+    CHECK(gx::plan_queries::tuning_value(gx::choose_plan(r, ~std::size_t{0})) == gx::plan_queries::tuning_value(model));
   }
   REQUIRE(log.lines.size() == 2);
   CHECK_THAT(log.lines[0], Catch::EndsWith(" holds at most 8 rows of A"));
@@ -236,8 +240,8 @@ TEST_CASE("every shipped entry can run the problems of its key", "[tuning]") {
     REQUIRE(entries.ok());
     for (const planning::entry& e : entries.value()) {
       INFO(table.source << ": " << planning::to_string(e.key) << " " << planning::to_string(e.value));
-      REQUIRE(e.key.op == gb::tuning_op);  // the only op shipped yet: a new one adds its check here
-      const std::optional<gb::plan> pl = gb::tuned_plan(e.value);
+      REQUIRE(e.key.op == gb::plan_queries::tuning_op);  // the only op shipped yet: a new one adds its check here
+      const std::optional<gb::plan> pl = gb::plan_queries::tuned_plan(e.value);
       REQUIRE(pl);
       const layout order = e.key.layout == "k_contiguous" ? layout::k_contiguous : layout::mn_contiguous;
       for (int m : {e.key.m_bucket / 2 + 1, e.key.m_bucket}) {

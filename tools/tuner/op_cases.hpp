@@ -70,7 +70,7 @@ template <>
 struct op_case<ops::gemm_fp8_blockscale::entry> {
   using problem = ops::gemm_fp8_blockscale::problem;
   using plan = ops::gemm_fp8_blockscale::plan;
-  static constexpr std::string_view op = ops::gemm_fp8_blockscale::tuning_op;
+  static constexpr std::string_view op = ops::gemm_fp8_blockscale::plan_queries::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
   static std::vector<std::string> dtypes(arch::target t) { return {ops::gemm_fp8_blockscale::tuning_dtypes(t)}; }
@@ -78,14 +78,14 @@ struct op_case<ops::gemm_fp8_blockscale::entry> {
     const result<layout> order = detail::parse_order(layout_name);
     if (!order) return order.error();
     const problem p{s.m, s.n, s.k, order.value()};
-    if (status st = ops::gemm_fp8_blockscale::validate_query(p, t); !st.ok()) return st;
+    if (status st = ops::gemm_fp8_blockscale::plan_queries::validate_query(p, t); !st.ok()) return st;
     return p;
   }
   static planning::key key(const problem& p, arch::target t, int cus, const std::string&) {
-    return ops::gemm_fp8_blockscale::tuning_key(p, t, cus);
+    return ops::gemm_fp8_blockscale::plan_queries::tuning_key(p, t, cus);
   }
   static plan model(const problem& p, arch::target t) {
-    return ops::gemm_fp8_blockscale::model_plan(p, unlimited_workspace, t);
+    return ops::gemm_fp8_blockscale::plan_queries::model_plan(p, unlimited_workspace, t);
   }
   static std::vector<plan> candidates(const problem& p, arch::target) {
     namespace gb = ops::gemm_fp8_blockscale;
@@ -96,7 +96,7 @@ struct op_case<ops::gemm_fp8_blockscale::entry> {
     }
     return plans;
   }
-  static planning::value value(plan pl) { return ops::gemm_fp8_blockscale::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_fp8_blockscale::plan_queries::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_fp8_blockscale::plan_name(pl); }
   // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
   // time_<op>.cpp (a GPU build's), so a case without one fails the link.
@@ -109,7 +109,7 @@ template <>
 struct op_case<ops::gemm_half::entry> {
   using problem = ops::gemm_half::problem;
   using plan = ops::gemm_half::plan;
-  static constexpr std::string_view op = ops::gemm_half::tuning_op;
+  static constexpr std::string_view op = ops::gemm_half::plan_queries::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
   // bf16 or fp16 in, the same or fp32 out: each its own key (the one-call API asks its own).
@@ -122,13 +122,15 @@ struct op_case<ops::gemm_half::entry> {
     const result<layout> order = detail::parse_order(layout_name);
     if (!order) return order.error();
     const problem p{s.m, s.n, s.k, order.value()};
-    if (status st = ops::gemm_half::validate_query(p, t); !st.ok()) return st;
+    if (status st = ops::gemm_half::plan_queries::validate_query(p, t); !st.ok()) return st;
     return p;
   }
   static planning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
-    return ops::gemm_half::tuning_key(p, t, cus, dtypes);
+    return ops::gemm_half::plan_queries::tuning_key(p, t, cus, dtypes);
   }
-  static plan model(const problem& p, arch::target t) { return ops::gemm_half::model_plan(p, unlimited_workspace, t); }
+  static plan model(const problem& p, arch::target t) {
+    return ops::gemm_half::plan_queries::model_plan(p, unlimited_workspace, t);
+  }
   static std::vector<plan> candidates(const problem& p, arch::target) {
     namespace gh = ops::gemm_half;
     std::vector<plan> plans;
@@ -136,7 +138,7 @@ struct op_case<ops::gemm_half::entry> {
       for_each_split(gh::k_steps(p, id), [&](int splits) { plans.push_back({id, splits}); });
     return plans;
   }
-  static planning::value value(plan pl) { return ops::gemm_half::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_half::plan_queries::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_half::plan_name(pl); }
   // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
   // time_<op>.cpp (a GPU build's), so a case without one fails the link.
@@ -149,7 +151,7 @@ template <>
 struct op_case<ops::gemm_fp8_scaled::entry> {
   using problem = ops::gemm_fp8_scaled::problem;
   using plan = ops::gemm_fp8_scaled::plan;
-  static constexpr std::string_view op = ops::gemm_fp8_scaled::tuning_op;
+  static constexpr std::string_view op = ops::gemm_fp8_scaled::plan_queries::tuning_op;
 
   static std::vector<std::string> layouts() { return {"k_contiguous", "mn_contiguous"}; }
   // C bf16 or fp16, with per-row and per-column scales (the scales change no plan's work).
@@ -161,14 +163,14 @@ struct op_case<ops::gemm_fp8_scaled::entry> {
     if (!order) return order.error();
     using ops::gemm_fp8_scaled::scale_granularity;
     const problem p{s.m, s.n, s.k, order.value(), scale_granularity::row, scale_granularity::row};
-    if (status st = ops::gemm_fp8_scaled::validate_query(p, t); !st.ok()) return st;
+    if (status st = ops::gemm_fp8_scaled::plan_queries::validate_query(p, t); !st.ok()) return st;
     return p;
   }
   static planning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
-    return ops::gemm_fp8_scaled::tuning_key(p, t, cus, dtypes);
+    return ops::gemm_fp8_scaled::plan_queries::tuning_key(p, t, cus, dtypes);
   }
   static plan model(const problem& p, arch::target t) {
-    return ops::gemm_fp8_scaled::model_plan(p, unlimited_workspace, t);
+    return ops::gemm_fp8_scaled::plan_queries::model_plan(p, unlimited_workspace, t);
   }
   static std::vector<plan> candidates(const problem& p, arch::target t) {
     namespace gs = ops::gemm_fp8_scaled;
@@ -190,7 +192,7 @@ struct op_case<ops::gemm_fp8_scaled::entry> {
     }
     return plans;
   }
-  static planning::value value(plan pl) { return ops::gemm_fp8_scaled::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_fp8_scaled::plan_queries::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_fp8_scaled::plan_name(pl); }
   // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
   // time_<op>.cpp (a GPU build's), so a case without one fails the link.
@@ -203,7 +205,7 @@ template <>
 struct op_case<ops::gemm_mx::entry> {
   using problem = ops::gemm_mx::problem;
   using plan = ops::gemm_mx::plan;
-  static constexpr std::string_view op = ops::gemm_mx::tuning_op;
+  static constexpr std::string_view op = ops::gemm_mx::plan_queries::tuning_op;
 
   // The GPU run reads B plain (K-contiguous rows).
   static std::vector<std::string> layouts() { return {"k_contiguous"}; }
@@ -221,15 +223,17 @@ struct op_case<ops::gemm_mx::entry> {
       for (gx::a_storage a : {gx::a_storage::mx, gx::a_storage::bf16})
         if (dtypes == dtypes_of(f, a)) {
           const problem p{s.m, s.n, s.k, f, a, gx::b_layout::plain};
-          if (status st = gx::validate_query(p, t); !st.ok()) return st;
+          if (status st = gx::plan_queries::validate_query(p, t); !st.ok()) return st;
           return p;
         }
     return status{status_code::bad_shape, "gemm_mx: no form with dtypes '" + std::string(dtypes) + "'"};
   }
   static planning::key key(const problem& p, arch::target t, int cus, const std::string& dtypes) {
-    return ops::gemm_mx::tuning_key(p, t, cus, dtypes);
+    return ops::gemm_mx::plan_queries::tuning_key(p, t, cus, dtypes);
   }
-  static plan model(const problem& p, arch::target) { return ops::gemm_mx::model_plan(p, unlimited_workspace); }
+  static plan model(const problem& p, arch::target t) {
+    return ops::gemm_mx::plan_queries::model_plan(p, unlimited_workspace, t);
+  }
   static std::vector<plan> candidates(const problem& p, arch::target) {
     namespace gx = ops::gemm_mx;
     std::vector<plan> plans;
@@ -248,7 +252,7 @@ struct op_case<ops::gemm_mx::entry> {
     }
     return plans;
   }
-  static planning::value value(plan pl) { return ops::gemm_mx::tuning_value(pl); }
+  static planning::value value(plan pl) { return ops::gemm_mx::plan_queries::tuning_value(pl); }
   static std::string name(plan pl) { return ops::gemm_mx::plan_name(pl); }
   // The candidates timed on the current device (tuner/gpu_timing.hpp); defined in the op's
   // time_<op>.cpp (a GPU build's), so a case without one fails the link.

@@ -143,6 +143,17 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE output_place output_place_of(int ldc, int m, 
   return {ld, batch * b.c, split * (static_cast<long>(b.count - 1) * b.c + view_extent(m, cols, ld))};
 }
 
+// The buffer over rows [row0, row0 + min(block_rows, rows - row0)) of a K-contiguous tensor with
+// rows ld elements apart; the pointer moves in 64 bits, the buffer's extent is one tile's, so every
+// offset a tile loads stays below its rows x ld bytes however large the tensor is (32-bit offsets).
+template <class T>
+WAVEKIT_DEVICE WAVEKIT_FORCEINLINE arch::buffer tile_rows(const T* base, int row0, int rows, int block_rows, int ld) {
+  const int tile = rows - row0 < block_rows ? rows - row0 : block_rows;
+  const std::uint64_t row_objects = static_cast<std::uint64_t>(ld) / elements_per_object<T>;
+  return arch::buffer::over(base + static_cast<std::uint64_t>(row0) * row_objects,
+                            static_cast<std::uint32_t>(static_cast<std::uint64_t>(tile) * row_objects * sizeof(T)));
+}
+
 template <class Cfg, layout Order, tile_scheduler Scheduler, class Mainloop, gemm_epilogue Epilogue,
           layout BOrder = Order>
 struct gemm_block {
@@ -175,16 +186,6 @@ struct gemm_block {
   }
 
  private:
-  // The buffer over rows [row0, row0 + min(block_rows, rows - row0)) of a K-contiguous tensor with
-  // rows ld elements apart; the pointer moves in 64 bits, the buffer's extent is one tile's.
-  template <class T>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer tile_rows(const T* base, int row0, int rows, int block_rows,
-                                                                   int ld) {
-    const int tile = rows - row0 < block_rows ? rows - row0 : block_rows;
-    const std::uint64_t row_objects = static_cast<std::uint64_t>(ld) / elements_per_object<T>;
-    return arch::buffer::over(base + static_cast<std::uint64_t>(row0) * row_objects,
-                              static_cast<std::uint32_t>(static_cast<std::uint64_t>(tile) * row_objects * sizeof(T)));
-  }
   // The buffer over a whole tensor of `rows` rows of `cols` elements, rows ld apart.
   template <class T>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer whole(const T* base, int rows, int cols, int ld) {

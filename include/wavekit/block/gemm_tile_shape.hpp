@@ -50,11 +50,15 @@ constexpr int lds_occupancy(const arch::device_facts& device, int lds_bytes, int
 }
 
 // The LDS of the group-promotion policy's per-row scales (block/scale_group_promotion.hpp) for a
-// tile Shape and GroupK-element scale groups: one buffer when a group spans two K steps or more,
-// two when it is one step; a 4-byte slot per thread or per row of the block, whichever is more.
+// tile Shape and GroupK-element scale groups: one buffer when a group spans two K steps or more (its
+// first step stores them, its last reads them), two when it is one step (the next group's travel
+// with the next tiles); a 4-byte slot per thread or per row of the block, whichever is more.
 template <class Shape, int GroupK>
-inline constexpr int row_scale_lds_bytes =
-    (GroupK / Shape::block_k >= 2 ? 1 : 2) * (Shape::threads > Shape::block_m ? Shape::threads : Shape::block_m) * 4;
+struct row_scale_lds {
+  static constexpr int buffers = GroupK / Shape::block_k >= 2 ? 1 : 2;
+  static constexpr int slots = Shape::threads > Shape::block_m ? Shape::threads : Shape::block_m;  // per buffer
+  static constexpr int bytes = buffers * slots * 4;
+};
 
 // A config as the kernel of one target sees it: the tile Shape, RowBytes of K per LDS row, the
 // stages' A and B rows plus ExtraLdsBytes (a scale policy's buffers) of LDS, and the occupancy that
@@ -85,5 +89,18 @@ struct half_tile_config : staged_tile_config<gemm_tile_shape<BlockM, BlockN, Blo
 // whose 16x16x128 form takes 32 bytes of each row per lane, so 16-wide tiles step 128 bytes of K.
 template <arch::target T, int MfmaM, int BlockK>
 inline constexpr int fp8_step_k = T == arch::target::gfx950 && MfmaM == 16 ? 128 : BlockK;
+
+// The target whose LDS sizes a config that runs on T: gfx950's own; gfx942's 64 KiB for gfx942
+// and for the host (plans and tests read the gfx942 view).
+constexpr arch::target lds_sizing_target(arch::target t) {
+  return t == arch::target::gfx950 ? t : arch::target::gfx942;
+}
+
+// An fp8 config's tile on target T (its K step: fp8_step_k) and the config as T's kernel sees it:
+// LDS rows of the K step's bytes plus ExtraLdsBytes (a scale policy's buffers), on T's LDS.
+template <arch::target T, int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>
+using fp8_tile_shape = gemm_tile_shape<BlockM, BlockN, fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>;
+template <arch::target T, class Shape, int ExtraLdsBytes = 0>
+using fp8_tile_config = staged_tile_config<Shape, Shape::block_k, lds_sizing_target(T), ExtraLdsBytes>;
 
 }  // namespace wavekit::block

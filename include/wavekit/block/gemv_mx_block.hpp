@@ -58,10 +58,10 @@ struct gemv_mx_block {
     const int lda = p.lda ? p.lda : p.k, ldb = p.ldb ? p.ldb : p.k;
     const mx_scale_args scales = mx_scales_at_batch(p.scales, batch, p.batch, static_cast<long>(p.m) * scale_cols,
                                                     static_cast<long>(p.n) * scale_cols);
-    const arch::buffer a = tile_rows(p.a + batch * p.batch.a, t.m0, rows_a, lda),
-                       b = tile_rows(p.b + batch * p.batch.b, t.n0, rows_b, ldb);
-    const arch::buffer a_scale = tile_rows(scales.a_scale, t.m0, rows_a, scale_cols);
-    const arch::buffer b_scale = tile_rows(scales.b_scale, t.n0, rows_b, scale_cols);
+    const arch::buffer a = tile_rows(p.a + batch * p.batch.a, t.m0, p.m, BlockM, lda),
+                       b = tile_rows(p.b + batch * p.batch.b, t.n0, p.n, block_n, ldb);
+    const arch::buffer a_scale = tile_rows(scales.a_scale, t.m0, p.m, BlockM, scale_cols);
+    const arch::buffer b_scale = tile_rows(scales.b_scale, t.n0, p.n, block_n, scale_cols);
     const bool has_column = tid < rows_b;
     const std::uint32_t b_row = has_column ? static_cast<std::uint32_t>(tid * ldb) : arch::out_of_range;
     const std::uint32_t b_scale_row = has_column ? static_cast<std::uint32_t>(tid * scale_cols) : arch::out_of_range;
@@ -132,13 +132,6 @@ struct gemv_mx_block {
   }
 
  private:
-  // The buffer over `rows` rows `ld` objects apart from row `row0` (the pointer moves in 64 bits).
-  template <class T>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static arch::buffer tile_rows(const T* base, int row0, int rows, int ld) {
-    return arch::buffer::over(base + static_cast<std::uint64_t>(row0) * static_cast<std::uint64_t>(ld),
-                              static_cast<std::uint32_t>(rows * ld * static_cast<int>(sizeof(T))));
-  }
-
   // A's rows (lda apart) of the step at k0 widened to fp32 (rows past the tile and K before 0 read 0): thread
   // i moves 4 consecutive bytes to 16 consecutive LDS bytes, so a wave's writes are contiguous;
   // and each row's 4 scale bytes, as integers.

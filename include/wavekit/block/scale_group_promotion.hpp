@@ -29,6 +29,7 @@
 #include "wavekit/arch/buffer.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
+#include "wavekit/block/gemm_tile_shape.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/layout.hpp"
 #include "wavekit/core/platform.hpp"
@@ -62,9 +63,8 @@ struct scale_group_promotion {
   static constexpr int group_k = GroupK;
   static constexpr int steps_per_group = GroupK / Cfg::block_k;
   static constexpr bool restarts = true;
-  static constexpr int buffers = steps_per_group >= 2 ? 1 : 2;
-  static constexpr int slots = Cfg::threads > Cfg::block_m ? Cfg::threads : Cfg::block_m;  // per buffer
-  static constexpr int lds_bytes = buffers * slots * 4;
+  using lds_layout = row_scale_lds<Cfg, GroupK>;  // the configs size their LDS with it too
+  static constexpr int buffers = lds_layout::buffers, slots = lds_layout::slots, lds_bytes = lds_layout::bytes;
   static constexpr bool folded = Cfg::block_n <= GroupK;  // B's scale folded into the row scales
   static constexpr bool a_kc = Order == layout::k_contiguous, b_kc = BOrder == layout::k_contiguous;
   static_assert(GroupK % Cfg::block_k == 0, "scale_group_promotion: a group is a whole number of K steps");

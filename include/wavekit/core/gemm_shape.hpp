@@ -62,14 +62,20 @@ inline status check_gemm_mn_order_m(text_ref what, int m, layout order, const ge
   return status::success();
 }
 
-// Every step above, then the views' rules (gemm_view.hpp): the first rule broken, or success.
-inline status check_gemm_shape(text_ref what, int m, int n, int k, layout order, const gemm_strides& strides,
-                               const gemm_batch& batch, const gemm_shape_rules& rules,
-                               const gemm_view_rules& view_rules) {
+// Every step above in order: the first rule broken, or success. An op with rules of its own
+// (its scales) checks them between these and the views.
+inline status check_gemm_shape_steps(text_ref what, int m, int n, int k, layout order, const gemm_shape_rules& rules) {
   if (status s = check_gemm_sizes(what, m, n, k); !s.ok()) return s;
   if (status s = check_gemm_multiples(what, n, k, rules); !s.ok()) return s;
   if (status s = check_gemm_order(what, order); !s.ok()) return s;
-  if (status s = check_gemm_mn_order_m(what, m, order, rules); !s.ok()) return s;
+  return check_gemm_mn_order_m(what, m, order, rules);
+}
+
+// The steps, then the views' rules (gemm_view.hpp).
+inline status check_gemm_shape(text_ref what, int m, int n, int k, layout order, const gemm_strides& strides,
+                               const gemm_batch& batch, const gemm_shape_rules& rules,
+                               const gemm_view_rules& view_rules) {
+  if (status s = check_gemm_shape_steps(what, m, n, k, order, rules); !s.ok()) return s;
   return check_gemm_views(what, m, n, k, order, strides, batch, view_rules);
 }
 

@@ -385,11 +385,11 @@ TEST_CASE("blockscale dispatch: the model plans with the target's own device fac
   CHECK(t942.launches[0].bound == "DRAM");
   CHECK(t950.launches[0].bound == "DRAM");
   CHECK(t942.launches[0].dram_us / t950.launches[0].dram_us == Approx(8.0 / 5.3).epsilon(1e-3));
-  CHECK(gb::model_seconds(p, plan, arch::target::gfx942) == Approx(t942.us * 1e-6));
+  CHECK(gb::plan_queries::model_seconds(p, plan, arch::target::gfx942) == Approx(t942.us * 1e-6));
   // A shape no table names (the shipped table holds the mn_contiguous benchmark shapes) is planned
   // by the model.
   const gb::problem table_shape{1024, 576, 7168, layout::k_contiguous};
-  const gb::plan from_model = gb::model_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
+  const gb::plan from_model = gb::plan_queries::model_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
   const gb::plan chosen = gb::choose_plan(table_shape, ~std::size_t{0}, arch::target::gfx950);
   CHECK(chosen.config == from_model.config);
   CHECK(chosen.splits == from_model.splits);
@@ -411,7 +411,7 @@ TEST_CASE("blockscale dispatch: within the model's error the most robust plan ru
           candidates.push_back(planning::score(gb::plan{id, splits}, gb::model_time(p, {id, splits}, t),
                                                gb::padded_flops(p, {id, splits})));
       }
-      const gb::plan chosen = gb::model_plan(p, ~std::size_t{0}, t);
+      const gb::plan chosen = gb::plan_queries::model_plan(p, ~std::size_t{0}, t);
       INFO(arch::to_string(t) << " " << p.str() << ": " << gb::plan_name(chosen));
       test::check_plan_choice(candidates, chosen,
                               [](gb::plan a, gb::plan b) { return a.config == b.config && a.splits == b.splits; });

@@ -117,7 +117,8 @@ TEST_CASE("gemm_half: the one-call API on a batch of views runs the model's plan
   INFO(s.message());
   REQUIRE(s.ok());
   REQUIRE(hipDeviceSynchronize() == hipSuccess);
-  CHECK(ran.name == gh::plan_name(gh::model_plan(p, t.workspace_bytes, arch::current_device_arch().kind)));
+  CHECK(ran.name ==
+        gh::plan_name(gh::plan_queries::model_plan(p, t.workspace_bytes, arch::current_device_arch().kind)));
   CHECK(t.check(ran.plan.splits, ran.name.c_str()) == 0);
   CHECK(gh::workspace_bytes(p, 2) == 2 * std::size_t(2 * 192 + 4 * 576 + 128) * 4);
 }
@@ -198,11 +199,12 @@ TEST_CASE("gemm_half: the one-call API asks the tuned tables with the call's ele
   // A table entry for fp16 in, fp32 out naming a plan the model does not pick; none for bf16.
   const gh::problem p{48, 128, 1024, layout::k_contiguous};
   const arch::target t = arch::current_device_arch().kind;
-  const gh::plan model = gh::model_plan(p, ~std::size_t{0}, t);
+  const gh::plan model = gh::plan_queries::model_plan(p, ~std::size_t{0}, t);
   const gh::plan tuned{model.config == gh::config_id::decode ? gh::config_id::medium : gh::config_id::decode,
                        model.splits == 2 ? 4 : 2};
-  test::load_tuned_entry(gh::tuning_key(p, t, arch::facts_for(t).compute_units, gh::tuning_dtypes<fp16, float>()),
-                         gh::tuning_value(tuned), "test_gemm_half_fp16_entry.txt");
+  test::load_tuned_entry(
+      gh::plan_queries::tuning_key(p, t, arch::facts_for(t).compute_units, gh::tuning_dtypes<fp16, float>()),
+      gh::plan_queries::tuning_value(tuned), "test_gemm_half_fp16_entry.txt");
   gh::plan_info ran;
   test::gemm_half_case<fp16, float> fp16_call(p, 5, 16);
   REQUIRE(gemm_half(p, fp16_call.args(), nullptr, &ran).ok());
@@ -279,10 +281,11 @@ TEST_CASE("gemm_half: a tuned entry the call cannot run gives the model's plan a
   const gh::problem past_steps{32, 64, 512, layout::k_contiguous}, int_max{32, 64, 768, layout::k_contiguous};
   for (const auto& [p, splits] :
        {std::pair{past_steps, gh::k_steps(past_steps, gh::config_id::decode) + 1}, std::pair{int_max, INT_MAX}}) {
-    const gh::plan model = gh::model_plan(p, ~std::size_t{0}, t);
+    const gh::plan model = gh::plan_queries::model_plan(p, ~std::size_t{0}, t);
     INFO(p.str() << ": decode with " << splits << " splits; the model's plan " << gh::plan_name(model));
-    test::load_tuned_entry(gh::tuning_key(p, t, arch::facts_for(t).compute_units, gh::tuning_dtypes<bf16, bf16>()),
-                           {"decode", splits}, "test_gemm_half_unusable_" + std::to_string(p.k) + ".txt");
+    test::load_tuned_entry(
+        gh::plan_queries::tuning_key(p, t, arch::facts_for(t).compute_units, gh::tuning_dtypes<bf16, bf16>()),
+        {"decode", splits}, "test_gemm_half_unusable_" + std::to_string(p.k) + ".txt");
     const std::size_t ws = gemm_half_workspace_bytes<gh::args<bf16, bf16>>(p).value();
     REQUIRE(ws == gh::workspace_bytes(p, model.splits));
     test::gemm_half_case<bf16, bf16> call(p, 11, 16);
@@ -326,7 +329,7 @@ TEST_CASE("gemm_half: the plan splits K for few tiles and long K, per target, wi
         for (int splits = 1; splits <= 16 && (splits == 1 || gh::k_steps(p, id) / splits >= 4); splits *= 2)
           candidates.push_back(planning::score(gh::plan{id, splits}, gh::model_time(p, {id, splits}, t),
                                                planning::gemm_padded_flops(p.m, p.n, p.k, gh::facts(id))));
-      const gh::plan chosen = gh::model_plan(p, ~std::size_t{0}, t);
+      const gh::plan chosen = gh::plan_queries::model_plan(p, ~std::size_t{0}, t);
       INFO(arch::to_string(t) << " " << p.str() << ": " << gh::plan_name(chosen));
       test::check_plan_choice(candidates, chosen,
                               [](gh::plan a, gh::plan b) { return a.config == b.config && a.splits == b.splits; });

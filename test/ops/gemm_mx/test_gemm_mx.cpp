@@ -140,6 +140,7 @@ TEST_CASE("gemm_mx: each workspace query sizes its call, for every element-type 
 }
 
 TEST_CASE("gemm_mx: plans are gfx950's, at the format's K step and rate", "[gemm]") {
+  constexpr arch::target mx = arch::target::gfx950;
   const gx::problem decode{1, 1024, 8192, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain};
   const gx::plan pl = gx::choose_plan(decode, ~std::size_t{0});
   INFO(gx::plan_name(pl));
@@ -162,7 +163,7 @@ TEST_CASE("gemm_mx: plans are gfx950's, at the format's K step and rate", "[gemm
   const gx::problem big4{8192, 8192, 8192, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain},
       big8{8192, 8192, 8192, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
   const gx::plan large{gx::config_id::large, 1};
-  CHECK(gx::model_seconds(big4, large) < 0.6 * gx::model_seconds(big8, large));
+  CHECK(gx::plan_queries::model_seconds(big4, large, mx) < 0.6 * gx::plan_queries::model_seconds(big8, large, mx));
   const auto refused = gx::select_plan(decode, 0, arch::target::gfx942);
   REQUIRE(!refused);
   CHECK(refused.error().message() ==

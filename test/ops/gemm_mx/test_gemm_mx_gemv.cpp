@@ -93,6 +93,7 @@ TEST_CASE("gemm_mx GEMV: a scale byte 0xFF makes its row's or column's results N
 }
 
 TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu][gemm]") {
+  constexpr arch::target mx = arch::target::gfx950;  // the model's target for MX
   // The plan: the GEMV (MXFP8, up to 16 rows, the fewest rows that hold M) and the MFMA configs
   // weighed by the performance model (planning/model/plan_choice.hpp); never the GEMV for MXFP4 or past 16
   // rows. A GEMV the model rates faster beyond its error than the plan taken would have won.
@@ -105,8 +106,9 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
     int rows = 1;
     while (rows < m) rows *= 2;
     for (int splits = 1; splits <= 16; splits *= 2) {
-      const double gemv = gx::model_seconds(p, {gx::config_id::decode, splits, rows});
-      if (gemv < gx::model_seconds(p, pl)) CHECK(planning::within_model_error(gx::model_seconds(p, pl), gemv));
+      const double gemv = gx::plan_queries::model_seconds(p, {gx::config_id::decode, splits, rows}, mx);
+      if (gemv < gx::plan_queries::model_seconds(p, pl, mx))
+        CHECK(planning::within_model_error(gx::plan_queries::model_seconds(p, pl, mx), gemv));
     }
   }
   CHECK(gx::choose_plan(gx::problem{1, 6144, 6144, gx::mx_format::mxfp4, gx::a_storage::mx, gx::b_layout::plain},

@@ -24,7 +24,7 @@ const std::string header = "op arch cus dtypes layout m_bucket n k e_local top_k
 
 // The key of a shipped blockscale shape on the MI300X.
 planning::key shipped_key(int m, int n, int k) {
-  return gb::tuning_key(gb::problem{m, n, k, layout::mn_contiguous}, target::gfx942, 304);
+  return gb::plan_queries::tuning_key(gb::problem{m, n, k, layout::mn_contiguous}, target::gfx942, 304);
 }
 
 planning::registry shipped_registry() {
@@ -44,11 +44,11 @@ TEST_CASE("the shipped tables parse and hold the blockscale op's 18 shapes on bo
   const planning::registry r = shipped_registry();
   int blockscale[2] = {0, 0};
   for (const planning::entry& e : r.entries()) {
-    if (e.key.op != gb::tuning_op) continue;
+    if (e.key.op != gb::plan_queries::tuning_op) continue;
     ++blockscale[e.key.arch == target::gfx950];
     CHECK(e.key.cus == wavekit::arch::facts_for(e.key.arch).compute_units);
     CHECK(e.key.dtypes == gb::tuning_dtypes(e.key.arch));
-    CHECK(gb::tuned_plan(e.value));  // names one of the op's configs
+    CHECK(gb::plan_queries::tuned_plan(e.value));  // names one of the op's configs
     CHECK((e.value.splits == 1 || e.key.k / 128 / e.value.splits >= 4));
   }
   CHECK(blockscale[0] == 18);
@@ -62,18 +62,19 @@ TEST_CASE("the shipped tables parse and hold the blockscale op's 18 shapes on bo
       for (const auto& [n, k] : nk) {
         const gb::problem p{m, n, k, layout::mn_contiguous};
         INFO(wavekit::arch::to_string(t) << " " << m << "x" << n << "x" << k);
-        const auto v = r.find(gb::tuning_key(p, t, wavekit::arch::facts_for(t).compute_units));
+        const auto v = r.find(gb::plan_queries::tuning_key(p, t, wavekit::arch::facts_for(t).compute_units));
         REQUIRE(v);
-        CHECK(*v == gb::tuning_value(gb::model_plan(p, ~std::size_t{0}, t)));
+        CHECK(*v == gb::plan_queries::tuning_value(gb::plan_queries::model_plan(p, ~std::size_t{0}, t)));
       }
   CHECK(r.find(shipped_key(1024, 1536, 7168)) == planning::value{"narrow", 4});
   CHECK(r.find(shipped_key(1024, 576, 7168)) == planning::value{"small", 4});
   // M in the same bucket finds the same entry; another bucket or order none.
   CHECK(r.find(shipped_key(1008, 576, 7168)) == planning::value{"small", 4});
   CHECK_FALSE(r.find(shipped_key(512, 576, 7168)));
-  CHECK_FALSE(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::k_contiguous}, target::gfx942, 304)));
-  CHECK(r.find(gb::tuning_key(gb::problem{1024, 576, 7168, layout::mn_contiguous}, target::gfx950, 256)) ==
-        planning::value{"narrow", 8});
+  CHECK_FALSE(
+      r.find(gb::plan_queries::tuning_key(gb::problem{1024, 576, 7168, layout::k_contiguous}, target::gfx942, 304)));
+  CHECK(r.find(gb::plan_queries::tuning_key(gb::problem{1024, 576, 7168, layout::mn_contiguous}, target::gfx950,
+                                            256)) == planning::value{"narrow", 8});
 }
 
 TEST_CASE("a user table replaces the entries of its keys and keeps every other", "[tuning]") {

@@ -25,7 +25,7 @@ namespace {
 const std::string header = "op arch cus dtypes layout m_bucket n k e_local top_k config splits\n";
 
 planning::key key(int m, int n, int k) {
-  return gb::tuning_key(gb::problem{m, n, k, layout::mn_contiguous}, target::gfx942, 304);
+  return gb::plan_queries::tuning_key(gb::problem{m, n, k, layout::mn_contiguous}, target::gfx942, 304);
 }
 
 // What f() writes to stderr (file descriptor 2 redirected to a file meanwhile).

@@ -7,6 +7,7 @@
 #include <hip/hip_runtime.h>
 
 #include "wavekit/block/epilogue_fused.hpp"
+#include "wavekit/block/split_gemm_launch.hpp"
 #include "wavekit/ops/gemm_bias_act/problem.hpp"
 #include "wavekit/ops/gemm_half/kernel.hpp"
 
@@ -29,33 +30,30 @@ status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t s
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
   const gemm_half::problem& g = p.gemm;
-  const auto name = lazy([&] { return "gemm_bias_act with " + Cfg::name(splits); });
-  const int steps = ceil_div(g.k, Cfg::block_k);
-  const std::size_t need = gemm_half::workspace_bytes(g, splits);
-  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
-                                            a.workspace_bytes);
-      !s.ok())
-    return s;
-  if (g.m == 0) return status::success();
-  const block::splitk_cut cut = block::splitk_cut::of_k(g.k, Cfg::block_k, splits);
-  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, g.batch.count); !s.ok()) return s;
   return with_activation(p.act, [&](auto act) {
-    using E = epilogue<T, Out, decltype(act)::value>;
-    typename E::args out{{a.c, need ? static_cast<float*>(a.workspace) : nullptr}, {{a.bias}}};
+    constexpr activation A = decltype(act)::value;
+    using E = epilogue<T, Out, A>;
+    typename E::args out{{a.c, nullptr}, {{a.bias}}};
     if constexpr (is_fp8_e4m3_v<Out>) out.out_scale = a.out_scale;
-    const auto kp = block::plain_gemm_params<params<T, Out, decltype(act)::value>>(a.a, a.b, out, g, cut);
-    const dim3 grid =
-        block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(g.m, g.n, cut.used_splits, g.batch.count);
-    if (g.order == layout::k_contiguous)
-      hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, decltype(act)::value, layout::k_contiguous>), grid,
-                         dim3(K::threads), 0, stream, kp);
-    else
-      hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, decltype(act)::value, layout::mn_contiguous>), grid,
-                         dim3(K::threads), 0, stream, kp);
-    return block::finish_launch_then_reduce(name, need > 0, stream, [&](hipStream_t s) {
-      return block::launch_splitk_reduce_fused<E>(static_cast<const float*>(a.workspace), kp.out,
-                                                  block::reduce_view_of(g), cut.used_splits, s);
-    });
+    return block::launch_split_gemm<Cfg::block_m, Cfg::block_n>(
+        {lazy([&] { return "gemm_bias_act with " + Cfg::name(splits); }), lazy([&] { return p.str(); }), splits,
+         Cfg::block_k, a.workspace, a.workspace_bytes},
+        g, stream,
+        [&](dim3 grid, const block::splitk_cut& cut, float* partials) {
+          out.partials = partials;
+          const auto kp = block::plain_gemm_params<params<T, Out, A>>(a.a, a.b, out, g, cut);
+          out = kp.out;  // with C's row stride, as the reduction writes C too
+          if (g.order == layout::k_contiguous)
+            hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, A, layout::k_contiguous>), grid, dim3(K::threads), 0,
+                               stream, kp);
+          else
+            hipLaunchKernelGGL((gemm_bias_act_kernel<K, T, Out, A, layout::mn_contiguous>), grid, dim3(K::threads), 0,
+                               stream, kp);
+        },
+        // The epilogue runs once, in the reduction, on the fixed-order sum of the splits.
+        [&](const float* partials, int used_splits, hipStream_t s) {
+          return block::launch_splitk_reduce_fused<E>(partials, out, block::reduce_view_of(g), used_splits, s);
+        });
   });
 }
 

@@ -36,17 +36,11 @@ struct config
   static constexpr int block_k_on = block::fp8_step_k<T, shape::mfma_m, BlockK>;
 
   // The config as target T's kernel and plan see it: Stages buffers of the A and B tiles (fp8) and
-  // the group-promotion policy's per-row scales (fp32) in LDS (block::row_scale_lds_bytes: one
-  // buffer when a 128-K scale group spans two K steps, as its first step stores them and its last
-  // reads them; two when it is one step, the next block's travelling with the next tiles), on T's
-  // LDS.
+  // the group-promotion policy's per-row scales (fp32, block::row_scale_lds) in LDS, on T's LDS.
   template <arch::target T>
-  using tile_shape_on = block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, shape::mfma_m, BlockK>, WavesM,
-                                               WavesN, shape::mfma_m, Stages>;
+  using tile_shape_on = block::fp8_tile_shape<T, BlockM, BlockN, BlockK, WavesM, WavesN, shape::mfma_m, Stages>;
   template <arch::target T>
-  using on = block::staged_tile_config<tile_shape_on<T>, tile_shape_on<T>::block_k,
-                                       T == arch::target::gfx950 ? T : arch::target::gfx942,
-                                       block::row_scale_lds_bytes<tile_shape_on<T>, 128>>;
+  using on = block::fp8_tile_config<T, tile_shape_on<T>, block::row_scale_lds<tile_shape_on<T>, 128>::bytes>;
   // gfx942's view: the figures of the name, the tests and the smaller LDS.
   using gfx942_view = on<arch::target::gfx942>;
   static constexpr int lds_bytes = gfx942_view::lds_bytes, min_waves_per_simd = gfx942_view::min_waves_per_simd;

@@ -17,7 +17,7 @@
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/scale_group_promotion.hpp"
-#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/block/split_gemm_launch.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/ops/gemm_fp8_blockscale/problem.hpp"
 #include "wavekit/tile/tile_loader_k_contiguous.hpp"
@@ -76,29 +76,19 @@ template <class Cfg, class Fp8>
 status launch(const problem& p, const args<Fp8>& a, int splits, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
-  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
-  const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, p.k_groups(), need,
-                                            a.workspace, a.workspace_bytes, "K/128");
-      !s.ok())
-    return s;
-  if (p.m == 0) return status::success();  // an empty problem launches nothing
-  // K in whole 128-K scale groups: no skip.
-  const block::splitk_cut cut = block::splitk_cut::of(p.k_groups(), splits);
-  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
-  const auto kp = block::make_gemm_params<params<Fp8>>(
-      a.a, a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, cut);
-  const dim3 grid =
-      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
-  if (p.order == layout::k_contiguous) {
-    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
-                       kp);
-  } else {
-    hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream,
-                       kp);
-  }
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
-                                     stream);
+  // K is split in whole 128-K scale groups (K is a multiple of them: no skip).
+  return block::launch_split_gemm<Cfg::block_m, Cfg::block_n>(
+      {lazy([&] { return Cfg::name(splits); }), lazy([&] { return p.str(); }), splits, scale_group_k, a.workspace,
+       a.workspace_bytes, "K/128"},
+      p, a.c, stream, [&](dim3 grid, const block::splitk_cut& cut, float* partials) {
+        const auto kp = block::make_gemm_params<params<Fp8>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p, cut);
+        if (p.order == layout::k_contiguous)
+          hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::k_contiguous>), grid, dim3(K::threads), 0,
+                             stream, kp);
+        else
+          hipLaunchKernelGGL((gemm_fp8_blockscale_kernel<K, Fp8, layout::mn_contiguous>), grid, dim3(K::threads), 0,
+                             stream, kp);
+      });
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

@@ -95,26 +95,16 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   static planning::op_time time(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t); }
 };
 
-// The plan queries (planning/gemm_plan_queries.hpp) under this op's names, with its one set of
-// element types (tuning_dtypes(t)): the key and the plan take no dtypes. The model's seconds are
-// those of target t's flagship part (MI300X, MI355X); workspace_bytes is what the plan chosen with
-// unlimited workspace uses, and with less gemm_fp8_blockscale runs a plan with fewer splits
-// (select_plan says which). tools/tuner writes the tables with tuning_key and tuning_value.
+// The plan queries (planning/gemm_plan_queries.hpp): plan_queries::tuning_key, model_plan,
+// validate_query, ... for tools and tests; the three a caller plans a launch with under this op's
+// names, with its one set of element types (tuning_dtypes(t)): they take no dtypes. The model's
+// seconds are those of target t's flagship part (MI300X, MI355X); workspace_bytes is what the plan
+// chosen with unlimited workspace uses, and with less gemm_fp8_blockscale runs a plan with fewer
+// splits (select_plan says which).
 using plan_queries = planning::gemm_plan_queries<plan_descriptor>;
-inline constexpr std::string_view tuning_op = plan_queries::tuning_op;
-inline planning::key tuning_key(const problem& p, arch::target t, int cus) {
-  return plan_queries::tuning_key(p, t, cus);
-}
-inline planning::value tuning_value(plan pl) { return plan_queries::tuning_value(pl); }
-inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_queries::tuned_plan(v); }
-inline double model_seconds(const problem& p, plan pl, arch::target t) { return plan_queries::model_seconds(p, pl, t); }
-inline plan model_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
-  return plan_queries::model_plan(p, workspace_bytes, t);
-}
 inline plan choose_plan(const problem& p, std::size_t workspace_bytes, arch::target t) {
   return plan_queries::choose_plan(p, workspace_bytes, t);
 }
-inline status validate_query(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 inline result<std::size_t> workspace_bytes(const problem& p, arch::target t) {
   return plan_queries::workspace_bytes(p, t);
 }

@@ -94,10 +94,7 @@ inline status validate_shape(const problem& p) {
                                    .mn_m_multiple = 16,
                                    .mn_m_why = "16-byte rows of A"};
   // The shape steps of core/gemm_shape.hpp, then A's scales' bytes before the views.
-  if (status s = check_gemm_sizes(what, p.m, p.n, p.k); !s.ok()) return s;
-  if (status s = check_gemm_multiples(what, p.n, p.k, rules); !s.ok()) return s;
-  if (status s = check_gemm_order(what, p.order); !s.ok()) return s;
-  if (status s = check_gemm_mn_order_m(what, p.m, p.order, rules); !s.ok()) return s;
+  if (status s = check_gemm_shape_steps(what, p.m, p.n, p.k, p.order, rules); !s.ok()) return s;
   // Buffer loads address each tensor with 32-bit byte offsets: A's scales too.
   constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
   if (std::size_t(p.m) * p.k_groups() * 4 > limit)

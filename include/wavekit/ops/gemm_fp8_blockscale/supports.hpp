@@ -19,7 +19,7 @@ namespace wavekit::ops::gemm_fp8_blockscale {
 // Fp8: the element type of A and B.
 template <class Fp8>
 status supports(const problem& p, arch::target t) {
-  if (status s = validate_query(p, t); !s.ok()) return s;
+  if (status s = plan_queries::validate_query(p, t); !s.ok()) return s;
   return arch::check_fp8_format<Fp8>(t, "gemm_fp8_blockscale");
 }
 

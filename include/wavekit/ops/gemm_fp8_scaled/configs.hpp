@@ -36,9 +36,7 @@ struct config {
 
   // The config as target T's kernel sees it: rows of the K step's bytes in LDS, on T's LDS.
   template <arch::target T>
-  using on = block::staged_tile_config<
-      block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>,
-      block::fp8_step_k<T, MfmaM, BlockK>, T == arch::target::gfx950 ? T : arch::target::gfx942>;
+  using on = block::fp8_tile_config<T, block::fp8_tile_shape<T, BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>>;
   // gfx942's view carries the name and the checks every target shares.
   using shape = on<arch::target::gfx942>;
   static constexpr int wave_m = shape::wave_m, wave_n = shape::wave_n, threads = shape::threads;

@@ -25,7 +25,7 @@
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/scale_epilogue.hpp"
-#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/block/split_gemm_launch.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/configs.hpp"
 #include "wavekit/ops/gemm_fp8_scaled/problem.hpp"
 #include "wavekit/tile/tile_loader_k_contiguous.hpp"
@@ -79,37 +79,28 @@ template <class Cfg, class Fp8, class Out>
 status launch(const problem& p, const args<Fp8, Out>& a, int splits, arch::target device, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
-  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
-  const int steps = ceil_div(p.k, block_k_on<Cfg>(device));
-  const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
-                                            a.workspace_bytes);
-      !s.ok())
-    return s;
-  if (p.m == 0) return status::success();  // an empty problem launches nothing
-  const block::splitk_cut cut = block::splitk_cut::of_k(p.k, block_k_on<Cfg>(device), splits);
-  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
-  const auto kp = block::make_gemm_params<params<Fp8, Out>>(
-      a.a, a.b, {a.a_scale, a.b_scale}, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, cut);
-  const dim3 grid =
-      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
-  // One kernel per storage order and scale granularity pair.
-  auto launch_with = [&]<layout O, scale_granularity A, scale_granularity B>() {
-    hipLaunchKernelGGL((gemm_fp8_scaled_kernel<K, Fp8, Out, O, A, B>), grid, dim3(K::threads), 0, stream, kp);
-  };
-  auto with_scales = [&]<layout O>() {
-    using enum scale_granularity;
-    if (p.a_scales == tensor && p.b_scales == tensor) launch_with.template operator()<O, tensor, tensor>();
-    if (p.a_scales == tensor && p.b_scales == row) launch_with.template operator()<O, tensor, row>();
-    if (p.a_scales == row && p.b_scales == tensor) launch_with.template operator()<O, row, tensor>();
-    if (p.a_scales == row && p.b_scales == row) launch_with.template operator()<O, row, row>();
-  };
-  if (p.order == layout::k_contiguous)
-    with_scales.template operator()<layout::k_contiguous>();
-  else
-    with_scales.template operator()<layout::mn_contiguous>();
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
-                                     stream);
+  return block::launch_split_gemm<Cfg::block_m, Cfg::block_n>(
+      {lazy([&] { return Cfg::name(splits); }), lazy([&] { return p.str(); }), splits, block_k_on<Cfg>(device),
+       a.workspace, a.workspace_bytes},
+      p, a.c, stream, [&](dim3 grid, const block::splitk_cut& cut, float* partials) {
+        const auto kp =
+            block::make_gemm_params<params<Fp8, Out>>(a.a, a.b, {a.a_scale, a.b_scale}, {a.c, partials}, p, cut);
+        // One kernel per storage order and scale granularity pair.
+        auto launch_with = [&]<layout O, scale_granularity A, scale_granularity B>() {
+          hipLaunchKernelGGL((gemm_fp8_scaled_kernel<K, Fp8, Out, O, A, B>), grid, dim3(K::threads), 0, stream, kp);
+        };
+        auto with_scales = [&]<layout O>() {
+          using enum scale_granularity;
+          if (p.a_scales == tensor && p.b_scales == tensor) launch_with.template operator()<O, tensor, tensor>();
+          if (p.a_scales == tensor && p.b_scales == row) launch_with.template operator()<O, tensor, row>();
+          if (p.a_scales == row && p.b_scales == tensor) launch_with.template operator()<O, row, tensor>();
+          if (p.a_scales == row && p.b_scales == row) launch_with.template operator()<O, row, row>();
+        };
+        if (p.order == layout::k_contiguous)
+          with_scales.template operator()<layout::k_contiguous>();
+        else
+          with_scales.template operator()<layout::mn_contiguous>();
+      });
 }
 
 // The same on the current device's target.

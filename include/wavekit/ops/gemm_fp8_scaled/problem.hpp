@@ -80,14 +80,11 @@ inline status validate_shape(const problem& p) {
                                    .k_why = "16-byte rows of K",
                                    .mn_m_multiple = 16,
                                    .mn_m_why = "vector loads along M"};
-  // The shape steps of core/gemm_shape.hpp with the scales' check in its place among them.
-  if (status s = check_gemm_sizes(what, p.m, p.n, p.k); !s.ok()) return s;
-  if (status s = check_gemm_multiples(what, p.n, p.k, rules); !s.ok()) return s;
-  if (status s = check_gemm_order(what, p.order); !s.ok()) return s;
+  // The shape steps of core/gemm_shape.hpp, then the scales' granularities before the views.
+  if (status s = check_gemm_shape_steps(what, p.m, p.n, p.k, p.order, rules); !s.ok()) return s;
   for (scale_granularity g : {p.a_scales, p.b_scales})
     if (g != scale_granularity::tensor && g != scale_granularity::row)
       return {status_code::bad_format, what + "a_scales and b_scales must be scale_granularity::tensor or row"};
-  if (status s = check_gemm_mn_order_m(what, p.m, p.order, rules); !s.ok()) return s;
   // 16-byte loads of fp8 A and B; C's split-K partials (fp32, C's layout) and 8-byte stores.
   return check_gemm_views(what, p.m, p.n, p.k, p.order, p.strides, p.batch, {8, 8, 32, 16, 16, 4});
 }

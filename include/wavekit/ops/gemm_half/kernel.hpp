@@ -21,7 +21,7 @@
 #include "wavekit/block/gemm_block.hpp"
 #include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/scale_none.hpp"
-#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/block/split_gemm_launch.hpp"
 #include "wavekit/ops/gemm_half/configs.hpp"
 #include "wavekit/ops/gemm_half/problem.hpp"
 #include "wavekit/tile/tile_loader_k_contiguous.hpp"
@@ -75,26 +75,18 @@ template <class Cfg, class T, class Out>
 status launch(const problem& p, const args<T, Out>& a, int splits, hipStream_t stream) {
   using K = typename Cfg::kernel_config;
   if (status s = validate(p, a); !s.ok()) return s;
-  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
-  const int steps = ceil_div(p.k, Cfg::block_k);
-  const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
-                                            a.workspace_bytes);
-      !s.ok())
-    return s;
-  if (p.m == 0) return status::success();  // an empty problem launches nothing
-  const block::splitk_cut cut = block::splitk_cut::of_k(p.k, Cfg::block_k, splits);
-  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
-  const params<T, Out> kp = block::plain_gemm_params<params<T, Out>>(
-      a.a, a.b, {a.c, need ? static_cast<float*>(a.workspace) : nullptr}, p, cut);
-  const dim3 grid =
-      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
-  if (p.order == layout::k_contiguous)
-    hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::k_contiguous>), grid, dim3(K::threads), 0, stream, kp);
-  else
-    hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream, kp);
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
-                                     stream);
+  return block::launch_split_gemm<Cfg::block_m, Cfg::block_n>(
+      {lazy([&] { return Cfg::name(splits); }), lazy([&] { return p.str(); }), splits, Cfg::block_k, a.workspace,
+       a.workspace_bytes},
+      p, a.c, stream, [&](dim3 grid, const block::splitk_cut& cut, float* partials) {
+        const auto kp = block::plain_gemm_params<params<T, Out>>(a.a, a.b, {a.c, partials}, p, cut);
+        if (p.order == layout::k_contiguous)
+          hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::k_contiguous>), grid, dim3(K::threads), 0, stream,
+                             kp);
+        else
+          hipLaunchKernelGGL((gemm_half_kernel<K, T, Out, layout::mn_contiguous>), grid, dim3(K::threads), 0, stream,
+                             kp);
+      });
 }
 
 // The configuration's own number of K splits (Cfg::split_k).

@@ -90,24 +90,14 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   static planning::op_time time(const problem& p, plan pl, arch::target t) { return model_time(p, pl, t); }
 };
 
-// The plan queries (planning/gemm_plan_queries.hpp) under this op's names. dtypes: the call's
-// element types (tuning_dtypes<T, Out>()); empty: bf16 in and out, what a query that does not know
-// them asks for. tools/tuner writes the tables with tuning_key and tuning_value.
+// The plan queries (planning/gemm_plan_queries.hpp): plan_queries::tuning_key, model_plan,
+// validate_query, ... for tools and tests; the three a caller plans a launch with under this op's
+// names. dtypes: the call's element types (tuning_dtypes<T, Out>()); empty: bf16 in and out, what a
+// query that does not know them asks for.
 using plan_queries = planning::gemm_plan_queries<plan_descriptor>;
-inline constexpr std::string_view tuning_op = plan_queries::tuning_op;
-inline planning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
-  return plan_queries::tuning_key(p, t, cus, std::move(dtypes));
-}
-inline planning::value tuning_value(plan pl) { return plan_queries::tuning_value(pl); }
-inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_queries::tuned_plan(v); }
-inline double model_seconds(const problem& p, plan pl, arch::target t) { return plan_queries::model_seconds(p, pl, t); }
-inline plan model_plan(const problem& p, std::size_t workspace, arch::target t) {
-  return plan_queries::model_plan(p, workspace, t);
-}
 inline plan choose_plan(const problem& p, std::size_t workspace, arch::target t, std::string_view dtypes = {}) {
   return plan_queries::choose_plan(p, workspace, t, dtypes);
 }
-inline status validate_query(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 inline result<std::size_t> workspace_bytes(const problem& p, arch::target t, std::string_view dtypes = {}) {
   return plan_queries::workspace_bytes(p, t, dtypes);
 }

@@ -15,6 +15,6 @@
 
 namespace wavekit::ops::gemm_half {
 
-inline status supports(const problem& p, arch::target t) { return validate_query(p, t); }
+inline status supports(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 
 }  // namespace wavekit::ops::gemm_half

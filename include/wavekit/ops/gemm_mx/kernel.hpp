@@ -21,7 +21,7 @@
 #include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/gemv_mx_block.hpp"
 #include "wavekit/block/scale_in_instruction.hpp"
-#include "wavekit/block/splitk_reduce.hpp"
+#include "wavekit/block/split_gemm_launch.hpp"
 #include "wavekit/ops/gemm_mx/configs.hpp"
 #include "wavekit/ops/gemm_mx/plan.hpp"
 #include "wavekit/ops/gemm_mx/problem.hpp"
@@ -114,28 +114,17 @@ __global__ __launch_bounds__(Cfg::threads)
   block::run_gemm_kernel<parts_quantizing_a<Cfg, T, Out, BShuffled>, quantizing_loop_budget<Cfg>>(p);
 }
 
-// What every launch does around its kernel: validate, check the target and the split-K workspace,
-// cut K into splits, and after start(grid, cut, partials) launches the kernel, reduce the splits.
+// What every launch does around its kernel: validate, check the target, then the split-K launch
+// (block/split_gemm_launch.hpp: start(grid, cut, partials) launches the kernel).
 template <class Cfg, class Args, class Start>
 status launch_checked(const problem& p, const Args& a, int splits, arch::target device, hipStream_t stream,
                       Start&& start) {
   if (status s = validate(p, a); !s.ok()) return s;
   if (status s = check_target(p, device); !s.ok()) return s;
-  const auto name = lazy([&] { return Cfg::name(splits); });  // formatted on a refusal only
-  const int step_k = block_k_of<Cfg>(p.format), steps = ceil_div(p.k, step_k);
-  const std::size_t need = workspace_bytes(p, splits);
-  if (status s = block::check_splitk_launch(name, lazy([&] { return p.str(); }), splits, steps, need, a.workspace,
-                                            a.workspace_bytes);
-      !s.ok())
-    return s;
-  if (p.m == 0) return status::success();  // an empty problem launches nothing
-  const block::splitk_cut cut = block::splitk_cut::of_k(p.k, step_k, splits);
-  if (status s = block::check_batched_splits(name, p.str(), cut.used_splits, p.batch.count); !s.ok()) return s;
-  const dim3 grid =
-      block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>::grid(p.m, p.n, cut.used_splits, p.batch.count);
-  start(grid, cut, need ? static_cast<float*>(a.workspace) : nullptr);
-  return block::finish_splitk_launch(name, need > 0, a.workspace, a.c, block::reduce_view_of(p), cut.used_splits,
-                                     stream);
+  return block::launch_split_gemm<Cfg::block_m, Cfg::block_n>(
+      {lazy([&] { return Cfg::name(splits); }), lazy([&] { return p.str(); }), splits, block_k_of<Cfg>(p.format),
+       a.workspace, a.workspace_bytes},
+      p, a.c, stream, start);
 }
 
 // Validates, then launches with the given configuration and number of K splits on `device`'s

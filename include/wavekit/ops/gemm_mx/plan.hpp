@@ -173,28 +173,15 @@ struct plan_descriptor : planning::split_gemm_descriptor<plan_descriptor, proble
   static status check_target(const problem& p, arch::target t) { return gemm_mx::check_target(p, t); }
 };
 
-// The plan queries (planning/gemm_plan_queries.hpp) under this op's names; the model and the
-// plan are the MI355X's (gfx950), and the queries given a target refuse any other (check_target).
-// The model's plan is the header comment's. dtypes: the call's element types
-// (tuning_dtypes<Out>(p)); empty: bf16 out. tools/tuner writes the tables with tuning_key and
-// tuning_value.
+// The plan queries (planning/gemm_plan_queries.hpp): plan_queries::tuning_key, model_plan,
+// validate_query, ... for tools and tests (the model is the MI355X's: pass gfx950); the three a
+// caller plans a launch with under this op's names, choose_plan for gfx950 only, and the queries
+// given a target refuse any other (check_target). The model's plan is the header comment's.
+// dtypes: the call's element types (tuning_dtypes<Out>(p)); empty: bf16 out.
 using plan_queries = planning::gemm_plan_queries<plan_descriptor>;
-inline constexpr std::string_view tuning_op = plan_queries::tuning_op;
-inline planning::key tuning_key(const problem& p, arch::target t, int cus, std::string dtypes) {
-  return plan_queries::tuning_key(p, t, cus, std::move(dtypes));
-}
-inline planning::value tuning_value(plan pl) { return plan_queries::tuning_value(pl); }
-inline std::optional<plan> tuned_plan(const planning::value& v) { return plan_queries::tuned_plan(v); }
-inline double model_seconds(const problem& p, plan pl) {
-  return plan_queries::model_seconds(p, pl, arch::target::gfx950);
-}
-inline plan model_plan(const problem& p, std::size_t workspace) {
-  return plan_queries::model_plan(p, workspace, arch::target::gfx950);
-}
 inline plan choose_plan(const problem& p, std::size_t workspace, std::string_view dtypes = {}) {
   return plan_queries::choose_plan(p, workspace, arch::target::gfx950, dtypes);
 }
-inline status validate_query(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 inline result<std::size_t> workspace_bytes(const problem& p, arch::target t, std::string_view dtypes = {}) {
   return plan_queries::workspace_bytes(p, t, dtypes);
 }

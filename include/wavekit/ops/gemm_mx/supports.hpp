@@ -18,6 +18,6 @@
 
 namespace wavekit::ops::gemm_mx {
 
-inline status supports(const problem& p, arch::target t) { return validate_query(p, t); }
+inline status supports(const problem& p, arch::target t) { return plan_queries::validate_query(p, t); }
 
 }  // namespace wavekit::ops::gemm_mx

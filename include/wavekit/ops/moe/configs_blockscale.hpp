@@ -30,12 +30,9 @@ struct config {
   // The config as target T's kernel sees it: the fp8 K step's rows and the group-promotion
   // policy's per-row scales in LDS, on T's LDS.
   template <arch::target T>
-  using tile_shape_on =
-      block::gemm_tile_shape<BlockM, BlockN, block::fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>;
+  using tile_shape_on = block::fp8_tile_shape<T, BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>;
   template <arch::target T>
-  using on = block::staged_tile_config<tile_shape_on<T>, tile_shape_on<T>::block_k,
-                                       T == arch::target::gfx950 ? T : arch::target::gfx942,
-                                       block::row_scale_lds_bytes<tile_shape_on<T>, scale_group_k>>;
+  using on = block::fp8_tile_config<T, tile_shape_on<T>, block::row_scale_lds<tile_shape_on<T>, scale_group_k>::bytes>;
   static_assert(tile_shape_on<arch::target::gfx942>::threads >= BlockM,
                 "moe::blockscale::config: one thread per row of the block brings its scales");
   static_assert(tile_shape_on<arch::target::gfx942>::wave_n <= scale_group_k &&
