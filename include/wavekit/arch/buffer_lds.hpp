@@ -8,11 +8,16 @@
 // buffer load's (arch/buffer.hpp): out-of-range lanes write zeros.
 //
 // The data lands asynchronously, counted by vmcnt in issue order with the wave's other VMEM
-// instructions. __syncthreads() does not wait for vmcnt, so a kernel waits with wait_vmcnt<N>()
-// (N: loads it may leave in flight, the newest ones) before the barrier after which any wave
-// reads the bytes, and does not issue a load onto bytes other waves may still read (a barrier
-// between). On the emulator (arch/platform_hooks.hpp) each load is modelled and those rules are
+// instructions. __syncthreads() need not wait for vmcnt (gfx942's does not), so a kernel waits
+// with wait_vmcnt<N>() (N: loads it may leave in flight, the newest ones) before the barrier
+// after which any wave reads the bytes, and does not issue a load onto bytes other waves may
+// still read (a barrier between). On the emulator (arch/platform_hooks.hpp) each load is modelled and those rules are
 // checked (emu/lds_dma.hpp).
+//
+// For the next stage to stay in flight while this one is read (docs/hardware.md 5.3): issue it
+// after the step's barrier (the gfx950 lowering waits for every load into LDS at a barrier) and
+// unconditionally, and read each stage through its own array named at the read (otherwise the
+// compiler waits for all loads into LDS before every ds_read). test/isa/buffer_lds has the form.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
