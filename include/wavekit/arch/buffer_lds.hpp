@@ -85,6 +85,9 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void buffer_load_lds(const buffer& source, vo
 // direct-to-LDS loads, oldest first) are outstanding. The other counters are left at their
 // maximum, so nothing else is waited for. gfx9's encoding: vmcnt in bits 3:0 and 15:14, expcnt
 // in 6:4, lgkmcnt in 11:8.
+// Count in N only the loads into LDS issued after the ones waited for: the compiler may merge,
+// split or move the other loads and stores (the emulator counts them as the source has them), and
+// any it leaves in between only make the wait end later.
 template <int N>
 WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void wait_vmcnt() {
   static_assert(N >= 0 && N < 64, "wait_vmcnt: vmcnt is a 6-bit count (0..63)");

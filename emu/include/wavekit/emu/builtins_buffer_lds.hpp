@@ -128,7 +128,8 @@ inline void buffer_load_lds(const wavekit_emu_buffer_rsrc& r, void* lds, int byt
 // younger instructions and retires its own loads later than the device would, never earlier: the
 // model may fail a correct kernel that counts on such loads (or on VMEM instructions the emulator
 // does not see: loads and stores through plain pointers, which are global_load/store on the
-// device), never pass one that reads before its data landed.
+// device), never pass one that reads before its data landed, as long as N counts only loads into
+// LDS (the device counts what the compiler made of the other accesses: merged, split or moved).
 inline void wait_vmcnt(unsigned n) {
   thread_state& t = current_thread();
   std::vector<lds_dma_chunk>& q = t.vmem.lds_in_flight;
