@@ -201,3 +201,27 @@ TEST_CASE("tile loaders: the first step of a ragged K reads its skipped elements
   check_loader<false, 64, 128, 256, 2>(16);
   check_loader<false, 128, 64, 256, 2>(2);
 }
+
+namespace {
+
+// Every (row, K byte) of a tile, placed by offset() and read back by at(): the layout's inverse,
+// which the direct fill (tile/lds_direct_fill.hpp) fetches each LDS address's bytes by.
+template <class L, int RowBytes>
+int inverse_mismatches(int rows) {
+  int bad = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < RowBytes; ++k) {
+      const auto rk = L::at(L::offset(r, k));
+      bad += rk.row != r || rk.k != k;
+    }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("lds_swizzled_rows: at() inverts offset() for both row widths and row-pair trades", "[tile]") {
+  CHECK(inverse_mismatches<tile::lds_swizzled_rows<128>, 128>(256) == 0);
+  CHECK(inverse_mismatches<tile::lds_swizzled_rows<64>, 64>(256) == 0);
+  CHECK(inverse_mismatches<tile::lds_swizzled_rows<64, 4>, 64>(256) == 0);
+  CHECK(inverse_mismatches<tile::lds_swizzled_rows<64, 8>, 64>(256) == 0);
+}

@@ -7,6 +7,7 @@
 //   wavekit::platform::lds_access(...)        the function declared below, called before each
 //                                             LDS access arch/lds.hpp makes
 //   wavekit::platform::lds_load_transposed_b16(...)  gfx950's transposing LDS read, declared below
+//   wavekit::platform::buffer_load_lds(...)   a direct-to-LDS buffer load, declared below
 //
 // A platform that models the device's f32 math library (the emulator does) defines
 // WAVEKIT_PLATFORM_DEVICE_MATH and the device_* functions declared below; arch/device_math.hpp
@@ -27,6 +28,11 @@ void lds_access(const void* p, int bytes, bool store, bool active, const char* f
 // wave taking part): the 4 halfwords the instruction leaves in this lane, as two words.
 using lds_words2 = std::uint32_t __attribute__((ext_vector_type(2)));
 lds_words2 lds_load_transposed_b16(const void* p, const char* file, int line);
+// buffer_load_* ... lds of `bytes` a lane by the calling GPU thread (arch/buffer_lds.hpp): every lane
+// of the wave names the same destination `lds`. The buffer resource type is the platform's
+// (<hip/hip_runtime.h>, included before this header).
+void buffer_load_lds(__amdgpu_buffer_rsrc_t rsrc, void* lds, int bytes, std::uint32_t voffset, std::uint32_t soffset,
+                     const char* file, int line);
 #endif
 
 #if defined(WAVEKIT_PLATFORM_DEVICE_MATH)

@@ -162,26 +162,27 @@ struct gemm_block {
   static_assert(
       [] {
         if constexpr (block_epilogue<Epilogue>)
-          return Epilogue::template lds_bytes<Cfg, mma> <= Mainloop::lds_bytes;
+          return Epilogue::template lds_bytes<Cfg, mma> <= Mainloop::exchange_bytes;
         else
           return true;
       }(),
       "gemm_block: the epilogue's exchange between waves must fit in the mainloop's LDS");
 
-  // lds: Mainloop::lds_bytes, 16-byte aligned.
+  // lds: Mainloop::lds_bytes, 16-byte aligned (a direct-fill mainloop: its stages' arrays).
+  using lds_type = typename Mainloop::lds_type;
   template <class A, class B, class Out, class EpilogueArgs>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(
-      const gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
+      const gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, lds_type lds) {
     run_with(p, lds);
   }
   template <class A, class B, class Out, class EpilogueArgs>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(
-      const grouped_gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
+      const grouped_gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, lds_type lds) {
     run_with(p, lds);
   }
   template <class A, class B, class Out, class EpilogueArgs>
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(
-      const paired_gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, unsigned char* lds) {
+      const paired_gemm_params<A, B, typename policy::args, Out, EpilogueArgs>& p, lds_type lds) {
     run_with(p, lds);
   }
 
@@ -194,7 +195,7 @@ struct gemm_block {
   }
 
   template <class Params>
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run_with(const Params& p, unsigned char* lds) {
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run_with(const Params& p, lds_type lds) {
     using A = std::remove_cvref_t<decltype(*p.a)>;
     using B = std::remove_cvref_t<decltype(*p.b)>;
     constexpr bool grouped = grouped_params<Params>, paired = paired_params<Params>;
@@ -266,7 +267,7 @@ struct gemm_block {
                                          }()};
     // The GEMM's scales: a policy whose scales follow their operands moves them (at_batch).
     policy scale_state;
-    float* const policy_lds = reinterpret_cast<float*>(lds + Mainloop::policy_lds_offset);
+    float* const policy_lds = Mainloop::policy_lds(lds);
     if constexpr (requires { policy::at_batch(p.scales, batch, p.batch, p.m, p.n, p.k); })
       scale_state.begin(policy::at_batch(p.scales, batch, p.batch, p.m, p.n, p.k), p.m, p.n, p.k, t, policy_lds, tid,
                         wave_row, wave_col, lane);
@@ -285,7 +286,8 @@ struct gemm_block {
       out = place_outputs(out, at.c_offset, at.split_offset);
     if constexpr (block_epilogue<Epilogue>)  // waves exchange values through LDS (the tiles' LDS, done with)
       Epilogue::template store<Cfg, mma>(out, p.m, p.n, scale_state.result(w), t,
-                                         wave_place{lds, wave_row, wave_col, lane}, scale_state.epilogue_transform());
+                                         wave_place{Mainloop::exchange_lds(lds), wave_row, wave_col, lane},
+                                         scale_state.epilogue_transform());
     else
       Epilogue::template store<mma>(out, p.m, p.n, scale_state.result(w), t.m0 + wave_row, t.n0 + wave_col, lane,
                                     scale_state.epilogue_transform());

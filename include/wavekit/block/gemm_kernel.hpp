@@ -15,6 +15,7 @@
 #include "wavekit/arch/codegen_targets.hpp"
 #include "wavekit/arch/lds.hpp"
 #include "wavekit/arch/mfma_atoms.hpp"
+#include "wavekit/block/gemm_mainloop.hpp"
 #include "wavekit/block/gemm_tile_shape.hpp"
 #include "wavekit/core/platform.hpp"
 
@@ -41,6 +42,21 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run_gemm_kernel(const Params& p) {
   arch::declare_codegen_targets<facts::lds_bytes, facts::min_waves_per_simd, LoopPer64Max>();
   if constexpr (!arch::runs_on_current_target<typename Parts::atom> || !WritesHere) {
     __builtin_trap();
+  } else if constexpr (Parts::mainloop::direct) {
+    // The direct fill's stages, each an array of its own (block/gemm_mainloop.hpp).
+    using mainloop = typename Parts::mainloop;
+    WAVEKIT_LDS_ARRAY(arch::u32x4, stage0, mainloop::tile_bytes / 16);
+    WAVEKIT_LDS_ARRAY(arch::u32x4, stage1, mainloop::tile_bytes / 16);
+    if constexpr (mainloop::policy_type::lds_bytes > 0) {
+      WAVEKIT_LDS_ARRAY(arch::u32x4, rest, (mainloop::policy_type::lds_bytes + 15) / 16);
+      Parts::body::run(p, block::gemm_lds_stages{
+                              {reinterpret_cast<unsigned char*>(stage0), reinterpret_cast<unsigned char*>(stage1)},
+                              reinterpret_cast<unsigned char*>(rest)});
+    } else {
+      Parts::body::run(
+          p, block::gemm_lds_stages{
+                 {reinterpret_cast<unsigned char*>(stage0), reinterpret_cast<unsigned char*>(stage1)}, nullptr});
+    }
   } else {
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds, facts::lds_bytes / 16);
     Parts::body::run(p, reinterpret_cast<unsigned char*>(lds));

@@ -25,6 +25,13 @@
 //
 // KTail: K need not be a whole number of steps. The first step of the K range then starts skip
 // elements early and its loaders read those as 0 (load_skipping), in the prologue only.
+//
+// Direct fill (a config with fills_lds_directly): the next step's tiles go from global memory
+// straight into LDS (tile/lds_direct_fill.hpp), two stages in two LDS arrays of their own
+// (gemm_lds_stages; arch/buffer_lds.hpp says why). A step waits for its own loads, then the
+// barrier (every thread's loads of the step have landed; every wave is done with the other stage),
+// then issues the next step's loads into the other stage and runs its MFMAs: one barrier a step,
+// no registers or ds_write for the tiles. The policy's hooks run in the same order.
 #pragma once
 
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
@@ -34,10 +41,13 @@
 #include <type_traits>
 
 #include "wavekit/arch/buffer.hpp"
+#include "wavekit/arch/buffer_lds.hpp"
 #include "wavekit/arch/schedule.hpp"
+#include "wavekit/block/gemm_tile_shape.hpp"
 #include "wavekit/block/tile_scheduler.hpp"
 #include "wavekit/core/math.hpp"
 #include "wavekit/core/platform.hpp"
+#include "wavekit/tile/lds_direct_fill.hpp"
 #include "wavekit/tile/tile_concepts.hpp"
 #include "wavekit/warp/warp_mma.hpp"
 
@@ -83,6 +93,22 @@ struct gemm_sources {
   const int* a_rows = nullptr;  // grouped GEMMs: A row of each C row (-1: zeros), or null: the same row
 };
 
+// Whether a config asks for the direct fill (the mainloop's header comment).
+template <class Cfg>
+inline constexpr bool fills_lds_directly = [] {
+  if constexpr (requires { Cfg::fills_lds_directly; })
+    return bool(Cfg::fills_lds_directly);
+  else
+    return false;
+}();
+
+// The LDS of a direct-fill mainloop: each stage's tiles in an array of its own, and the rest (the
+// scale policy's buffers; null when it has none).
+struct gemm_lds_stages {
+  unsigned char* stage[2];
+  unsigned char* rest;
+};
+
 template <class Cfg, class Mma, class ALoader, class BLoader, class Policy, bool KTail = false>
 struct gemm_mainloop {
   static_assert(tile::tile_loader<ALoader> && tile::tile_loader<BLoader>,
@@ -96,13 +122,51 @@ struct gemm_mainloop {
   static_assert(ALoader::row_bytes * 8 == step_k * ALoader::element_bits,
                 "gemm_mainloop: the loaders' rows are one K step (Cfg::block_k elements)");
   static_assert(Policy::group_k == kps * step_k, "gemm_mainloop: a scale group is a whole number of K steps");
+  // The direct fill where the config asks for it and both tiles can take it (K-contiguous rows in
+  // one buffer each); otherwise the tiles stage through registers, in no more LDS.
+  static constexpr bool direct =
+      fills_lds_directly<Cfg> && tile::fills_directly<ALoader> && tile::fills_directly<BLoader>;
+  // The direct fill's loads: 16 bytes a lane on gfx950 (buffer_load_dwordx4 ... lds), else 4.
+  using fill = tile::lds_direct_fill<ALoader, BLoader, Cfg::threads, direct_fill_lane_bytes(arch::current_target)>;
   static constexpr int a_tile_bytes = loader_tile_bytes<ALoader, Cfg::block_m>;
-  static constexpr int tile_bytes = a_tile_bytes + loader_tile_bytes<BLoader, Cfg::block_n>;
+  static constexpr int tile_bytes = [] {
+    if constexpr (direct)
+      return fill::stage_bytes;  // A's tile, B's, the sink
+    else
+      return a_tile_bytes + loader_tile_bytes<BLoader, Cfg::block_n>;
+  }();
   static constexpr int policy_lds_offset = Cfg::stages * tile_bytes;  // the policy's LDS follows the tiles
   static constexpr int lds_bytes = policy_lds_offset + Policy::lds_bytes;
   static constexpr bool k_tail = KTail;
   using mma_type = Mma;
   using policy_type = Policy;
+  // The LDS the kernel gives it: one array (lds_bytes), or the direct fill's arrays.
+  using lds_type = std::conditional_t<direct, gemm_lds_stages, unsigned char*>;
+  static_assert(
+      [] {
+        if constexpr (direct)
+          return Cfg::stages == 2 && ALoader::rows == Cfg::block_m && BLoader::rows == Cfg::block_n &&
+                 fill::stage_bytes ==
+                     direct_fill_stage_bytes<Cfg, ALoader::row_bytes, direct_fill_lane_bytes(arch::current_target)>;
+        else
+          return true;
+      }(),
+      "gemm_mainloop: the direct fill takes two stages of the config's A and B tiles");
+  // The scale policy's LDS, and what an epilogue that exchanges values between waves may use
+  // after the K loop (the tiles', done with).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static float* policy_lds(lds_type lds) {
+    if constexpr (direct)
+      return reinterpret_cast<float*>(lds.rest);
+    else
+      return reinterpret_cast<float*>(lds + policy_lds_offset);
+  }
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static unsigned char* exchange_lds(lds_type lds) {
+    if constexpr (direct)
+      return lds.stage[0];
+    else
+      return lds;
+  }
+  static constexpr int exchange_bytes = direct ? tile_bytes : lds_bytes;
 
   // lds: lds_bytes, 16-byte aligned; the policy's LDS (if any) starts at lds + stages * tile_bytes
   // and is the policy's to place.
@@ -110,7 +174,9 @@ struct gemm_mainloop {
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
                                                      int wave_row, int wave_col, Mma& w, Policy& policy,
-                                                     unsigned char* lds) {
+                                                     unsigned char* lds)
+    requires(!direct)
+  {
     ALoader a_load;
     BLoader b_load;
     w.clear();
@@ -183,6 +249,86 @@ struct gemm_mainloop {
       group.template operator()<true>(t.group_end - 1);
     }
     w.finish();  // a row-pair atom folds its sparse rows (warp/warp_mma.hpp)
+  }
+
+  // The direct fill's K loop (the header comment).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
+                                                     int wave_row, int wave_col, Mma& w, Policy& policy,
+                                                     const gemm_lds_stages& lds)
+    requires direct
+  {
+    fill f;
+    const int wave = __builtin_amdgcn_readfirstlane(tid / 64);
+    w.clear();
+    if (ALoader::gathers_rows && src.a_rows)  // A's rows from the table (a grouped GEMM's tokens)
+      f.locate_by([&](int r) { return t.m0 + r < src.m ? src.a_rows[t.m0 + r] : -1; }, src.a_ld, t.n0, src.n, src.b_ld,
+                  tid);
+    else
+      f.locate(t.m0, src.m, src.a_ld, t.n0, src.n, src.b_ld, tid);
+    const int skip = KTail ? src.skip : 0;
+    const int k_begin = t.group_begin * Policy::group_k - skip;  // K of the range's first step
+    // The first step's loads, into stage `first`.
+    auto prologue = [&](unsigned char* first) {
+      if (KTail && skip > 0 && t.group_begin == 0)
+        f.issue_skipping(src.a, src.b, skip, first, wave, tid);
+      else
+        f.issue(src.a, src.b, k_begin, first, wave);
+      policy.prologue(t.group_begin);
+    };
+    // Phase: the stage of the group's first step. Each step's stage is known at compile time, so
+    // its reads name their array (the compiler then waits for none of the other stage's loads).
+    auto group = [&]<bool Last, int Phase>(int g) {
+      policy.group_begin(g);
+      static_for<kps>([&](auto s_constant) {
+        constexpr int s = decltype(s_constant)::value;
+        constexpr bool more = !Last || s + 1 < kps;
+        constexpr int cur = (Phase + s) % 2;
+        const int step = (g - t.group_begin) * kps + s;
+        arch::wait_vmcnt<0>();  // this thread's loads of the step (the only ones in flight)
+        __syncthreads();
+        policy.template issue_loads<s>(g, more);
+        if constexpr (more) f.issue(src.a, src.b, k_begin + (step + 1) * step_k, lds.stage[cur ^ 1], wave);
+        if constexpr (requires { policy.template stage_in_lds<s>(lds.stage[cur]); })
+          policy.template stage_in_lds<s>(lds.stage[cur]);
+        policy.template before_mma<s>(g);
+        w.template step<Policy::restarts && s == 0>(lds.stage[cur], lds.stage[cur] + fill::a_bytes, wave_row, wave_col,
+                                                    lane, policy.template mma_scales<s>());
+        arch::schedule_fence();
+        if constexpr (more) policy.template after_stores<s>(g);
+        policy.template after_mma<s>(w);
+      });
+    };
+    const int groups = t.group_end - t.group_begin;
+    if constexpr (kps % 2 == 0) {
+      if (groups > 0) {
+        prologue(lds.stage[0]);
+        for (int g = t.group_begin; g < t.group_end - 1; ++g) group.template operator()<false, 0>(g);
+        group.template operator()<true, 0>(t.group_end - 1);
+      }
+    } else {
+      // An odd number of steps a group: groups in pairs (stages 0 then 1), the last pair peeled;
+      // an odd count runs its first group alone, in stage 1, before them.
+      int g = t.group_begin;
+      if (groups % 2 == 1) {
+        prologue(lds.stage[1]);
+        if (groups == 1)
+          group.template operator()<true, 1>(g);
+        else
+          group.template operator()<false, 1>(g);
+        ++g;
+      } else if (groups > 0) {
+        prologue(lds.stage[0]);
+      }
+      if (g < t.group_end) {
+        for (; g + 2 < t.group_end; g += 2) {
+          group.template operator()<false, 0>(g);
+          group.template operator()<false, 1>(g + 1);
+        }
+        group.template operator()<false, 0>(g);
+        group.template operator()<true, 1>(g + 1);
+      }
+    }
+    w.finish();
   }
 };
 

@@ -76,6 +76,29 @@ struct staged_tile_config : Shape {
                 "the config's target");
 };
 
+// The direct fill (block/gemm_mainloop.hpp, tile/lds_direct_fill.hpp) loads LaneBytes a lane: 16 on
+// gfx950 (buffer_load_dwordx4 ... lds), 4 elsewhere. A stage is the A and B tiles rounded up to
+// whole loads of every thread; the rest of it is the sink that the loads past the tiles land in.
+constexpr int direct_fill_lane_bytes(arch::target t) { return t == arch::target::gfx950 ? 16 : 4; }
+template <class Shape, int RowBytes, int LaneBytes>
+inline constexpr int direct_fill_stage_bytes =
+    ((Shape::block_m + Shape::block_n) * RowBytes + Shape::threads * LaneBytes - 1) / (Shape::threads * LaneBytes) *
+    (Shape::threads * LaneBytes);
+
+// Config Base with the tiles loaded straight into LDS on target T (two stages): its LDS is the
+// stages' (sinks included) and what else Base takes (a scale policy's buffers), and the occupancy
+// that leaves on Base's device.
+template <class Base, arch::target T>
+struct direct_fill_config : Base {
+  static_assert(Base::stages == 2, "direct_fill_config: the direct fill runs two LDS stages");
+  static constexpr bool fills_lds_directly = true;
+  static constexpr int lds_bytes = Base::lds_bytes - 2 * (Base::block_m + Base::block_n) * Base::row_bytes +
+                                   2 * direct_fill_stage_bytes<Base, Base::row_bytes, direct_fill_lane_bytes(T)>;
+  static constexpr int min_waves_per_simd = lds_occupancy(Base::device, lds_bytes, Base::waves);
+  static_assert(lds_bytes <= Base::device.lds_bytes_per_workgroup,
+                "direct_fill_config: the stages (and sinks) exceed the LDS a workgroup may have");
+};
+
 // The 16-bit GEMM configs' view (gemm_half's and the MoE bf16 / fp16 weights'): K steps of BlockK
 // elements of 2 bytes (64- or 128-byte LDS rows), LDS sized for gfx942's 64 KiB on both targets.
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>

@@ -48,6 +48,18 @@ struct lds_swizzled_rows {
     const int slot = rows_per_line == 2 ? row ^ ((row / SwapRows) & 1) : row;
     return slot * RowBytes + ((k / 16) ^ mask(row)) * 16 + k % 16;
   }
+
+  // The inverse: the row and K byte stored at byte `at` of the tile (a loader that fills LDS
+  // directly, in address order, fetches each lane's bytes from where they are in memory).
+  struct row_k {
+    int row, k;
+  };
+  WAVEKIT_HOST_DEVICE static constexpr row_k at(int at) {
+    const int slot = at / RowBytes;
+    // The row-pair trade keeps a row within its group of SwapRows: its own inverse.
+    const int row = rows_per_line == 2 ? slot ^ ((slot / SwapRows) & 1) : slot;
+    return {row, (((at % RowBytes) / 16) ^ mask(row)) * 16 + at % 16};
+  }
 };
 
 static_assert(lds_layout<lds_swizzled_rows<64>> && lds_layout<lds_swizzled_rows<128>>,

@@ -44,7 +44,8 @@ template <int Rows, int RowBytes, int Threads, int ElementBits = 8, class Global
 struct tile_loader_k_contiguous {
   static_assert(ElementBits == 4 || ElementBits == 8 || ElementBits == 16,
                 "tile_loader_k_contiguous: 4-, 8- or 16-bit elements");
-  static constexpr int element_bits = ElementBits, row_bytes = RowBytes;
+  static constexpr int element_bits = ElementBits, row_bytes = RowBytes, rows = Rows;
+  using global = Global;  // where a row's bytes are in memory
   static constexpr int chunks_per_row = RowBytes / 16;
   static constexpr int chunks = Rows * chunks_per_row;
   static constexpr int per_thread = (chunks + Threads - 1) / Threads;

@@ -17,6 +17,7 @@
 #include "wavekit/emu/counters.hpp"
 #include "wavekit/emu/dim3.hpp"
 #include "wavekit/emu/fiber.hpp"
+#include "wavekit/emu/lds_dma.hpp"
 #include "wavekit/emu/read_footprint.hpp"
 #include "wavekit/emu/site.hpp"
 
@@ -36,6 +37,7 @@ struct thread_state {
   source_site site;  // where it waits
   block_state* block = nullptr;
   detail::fiber fiber;
+  vmem_queue vmem;  // its vector-memory instructions as vmcnt counts them (lds_dma.hpp)
 };
 
 struct wave_state {
@@ -68,6 +70,8 @@ struct block_state {
   void (*body)(void*) = nullptr;
   void* body_arg = nullptr;
   char barrier_sync = 0;
+  // Direct-to-LDS loads in flight, and the LDS accesses they are checked against.
+  lds_dma_block lds_dma;
 };
 
 namespace detail {
@@ -138,6 +142,7 @@ WAVEKIT_EMU_NOT_INSTRUMENTED inline void barrier(source_site site = source_site:
       if (other.status == thread_status::at_barrier) other.status = thread_status::runnable;
     b.barrier_arrived = 0;
     ++b.counters.barriers;
+    b.lds_dma.publish();
   } else {
     detail::wait_here(t, thread_status::at_barrier, site);
   }

@@ -4,6 +4,7 @@
 
 #include "wavekit/emu/builtins_alu.hpp"
 #include "wavekit/emu/builtins_buffer.hpp"
+#include "wavekit/emu/builtins_buffer_lds.hpp"
 #include "wavekit/emu/builtins_convert.hpp"
 #include "wavekit/emu/builtins_convert_gfx950.hpp"
 #include "wavekit/emu/builtins_mfma.hpp"

@@ -115,14 +115,18 @@ inline void check_buffer_access(const wavekit_emu_buffer_rsrc& r, std::uintptr_t
        thread_name(current_thread()) + ")");
 }
 
+// Every load and store is one vector-memory instruction of the lane, counted for vmcnt
+// (lds_dma.hpp's vmem_queue).
 template <int Bytes>
-void buffer_load(void* out, const wavekit_emu_buffer_rsrc& r, int voffset, int soffset) {
+void buffer_load(void* out, const wavekit_emu_buffer_rsrc& r, int voffset, int soffset,
+                 const char* instruction = buffer_instruction<Bytes>(false)) {
+  ++current_thread().vmem.issued;
   const auto v = static_cast<std::uint32_t>(voffset);
   const unsigned read = bytes_in_range<Bytes>(r, v);
   std::memset(out, 0, Bytes);
   if (!read) return;
   const std::uintptr_t at = buffer_address(r, v, soffset);
-  if (strict_buffers()) check_buffer_access(r, at, read, v, soffset, buffer_instruction<Bytes>(false));
+  if (strict_buffers()) check_buffer_access(r, at, read, v, soffset, instruction);
   std::memcpy(out, reinterpret_cast<const void*>(at), read);  // the kernel's access
   [[maybe_unused]] tsan_ignore_scope bookkeeping;
   block_state& b = *current_thread().block;
@@ -135,6 +139,7 @@ void buffer_load(void* out, const wavekit_emu_buffer_rsrc& r, int voffset, int s
 
 template <int Bytes>
 void buffer_store(const void* in, const wavekit_emu_buffer_rsrc& r, int voffset, int soffset) {
+  ++current_thread().vmem.issued;
   const auto v = static_cast<std::uint32_t>(voffset);
   const unsigned written = bytes_in_range<Bytes>(r, v);
   if (!written) return;

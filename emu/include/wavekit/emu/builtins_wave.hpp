@@ -39,8 +39,8 @@ inline unsigned __builtin_amdgcn_mbcnt_lo(unsigned mask, unsigned add) { return 
 inline unsigned __builtin_amdgcn_mbcnt_hi(unsigned mask, unsigned add) { return wavekit::emu::mbcnt_hi(mask, add); }
 inline void __builtin_amdgcn_s_barrier(WAVEKIT_EMU_SITE) { wavekit::emu::barrier(site); }
 
-// Scheduling and waiting hints: no effect on results in a functional emulator.
-inline void __builtin_amdgcn_s_waitcnt(int) {}
+// Scheduling hints: no effect on results in a functional emulator. (s_waitcnt waits for
+// direct-to-LDS loads: builtins_buffer_lds.hpp.)
 inline void __builtin_amdgcn_sched_barrier(int) {}
 inline void __builtin_amdgcn_sched_group_barrier(int, int, int) {}
 inline void __builtin_amdgcn_s_setprio(short) {}

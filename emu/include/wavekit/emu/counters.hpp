@@ -1,6 +1,6 @@
 // What one kernel launch did, counted by the emulator: matrix-core instructions by kind, bytes
-// moved by wavekit's global load/store paths, barriers, and LDS bank conflicts of wavekit's LDS
-// accesses (bank model of docs/hardware.md 4).
+// moved by wavekit's global load/store paths, barriers, LDS bank conflicts of wavekit's LDS
+// accesses (bank model of docs/hardware.md 4) and direct-to-LDS loads.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,9 @@ struct launch_counters {
   std::uint64_t barriers = 0;                  // block-wide barriers completed (per block)
   std::uint64_t lds_instructions = 0;          // wave-level LDS instructions through arch helpers
   std::uint64_t lds_bank_conflict_cycles = 0;  // extra cycles beyond the conflict-free phase count
+  // Direct-to-LDS buffer loads (wave-level) and the LDS bytes they write, out-of-range zeros
+  // included; their global bytes count with the other buffer loads' above.
+  std::uint64_t lds_dma_instructions = 0, lds_dma_bytes = 0;
   std::uint64_t blocks = 0, waves = 0;
   std::uint64_t launches = 0;  // kernel launches (1 for one launch's counters; summed when merged)
 
@@ -50,6 +53,8 @@ struct launch_counters {
     barriers += o.barriers;
     lds_instructions += o.lds_instructions;
     lds_bank_conflict_cycles += o.lds_bank_conflict_cycles;
+    lds_dma_instructions += o.lds_dma_instructions;
+    lds_dma_bytes += o.lds_dma_bytes;
     blocks += o.blocks;
     waves += o.waves;
     launches += o.launches;
@@ -62,6 +67,9 @@ struct launch_counters {
          std::to_string(global_bytes_read_distinct) + " distinct), written " + std::to_string(global_bytes_written) +
          "\n  LDS instructions " + std::to_string(lds_instructions) + ", bank-conflict cycles " +
          std::to_string(lds_bank_conflict_cycles);
+    if (lds_dma_instructions)
+      s += "\n  direct-to-LDS loads " + std::to_string(lds_dma_instructions) + " (" + std::to_string(lds_dma_bytes) +
+           " LDS bytes)";
     return s;
   }
 };

@@ -85,6 +85,13 @@ WAVEKIT_EMU_NOT_INSTRUMENTED inline void thread_entry(void* p) {
     b.error = std::string("cross-lane operation in divergent code: lanes ") + lane_list(w.arrived) + " of wave " +
               std::to_string(t->wave) + " wait at " + w.op + " (" + w.op_site.str() + ") while lane " +
               std::to_string(t->lane) + " returned";
+  if (b.error.empty() && !t->vmem.lds_in_flight.empty()) {
+    const lds_dma_write& d = *t->vmem.lds_in_flight.front().write;
+    const std::uint32_t at = d.begin + t->lane * d.stride;
+    b.error = std::string(d.instruction) + " at " + d.site.str() + " still in flight when " + thread_name(*t) +
+              " returned: no s_waitcnt vmcnt retired its load into LDS bytes " + lds_dma_block::range(at, at + d.size) +
+              " (" + std::to_string(t->vmem.lds_in_flight.size()) + " such loads pending)";
+  }
   sync_release(&this_thread_runner().block_end);
   sync_release(&launch_end_sync);
 }
@@ -124,6 +131,7 @@ WAVEKIT_EMU_NOT_INSTRUMENTED inline void run_block(block_runner& r, dim3 index) 
     w.exited = w.arrived = 0;
   }
   this_thread_lds().begin_block();
+  b.lds_dma.begin_block();
   if (b.dynamic_lds_bytes) {
     try {
       this_thread_lds().acquire({"<dynamic shared memory>", 0}, b.dynamic_lds_bytes, "dynamic shared memory");
@@ -138,6 +146,7 @@ WAVEKIT_EMU_NOT_INSTRUMENTED inline void run_block(block_runner& r, dim3 index) 
     t.linear = i, t.wave = i / wave_size, t.lane = i % wave_size;
     t.status = thread_status::runnable;
     t.block = &b;
+    t.vmem.clear();
     t.fiber.start(*r.stacks[i], &thread_entry, &t);
   }
   sync_acquire(&r.block_end);    // the previous block's threads have all returned ...

@@ -59,15 +59,23 @@ struct lds_pool {
     return p;
   }
 
-  // The LDS byte offset of p in this block, for arrays from acquire(); other pointers (plain
-  // __shared__ variables) use their address, which keeps their alignment.
-  std::uint32_t offset_of(const void* p) const {
+  // The region of this block holding p (nullptr for plain __shared__ variables).
+  const lds_region* region_of(const void* p) const {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     for (const auto& r : regions) {
       const auto base = reinterpret_cast<std::uintptr_t>(r.ptr);
-      if (r.in_use && a >= base && a < base + r.bytes) return r.lds_offset + static_cast<std::uint32_t>(a - base);
+      if (r.in_use && a >= base && a < base + r.bytes) return &r;
     }
-    return static_cast<std::uint32_t>(a);
+    return nullptr;
+  }
+
+  // The LDS byte offset of p in this block, for arrays from acquire(); other pointers (plain
+  // __shared__ variables) use their address, which keeps their alignment.
+  std::uint32_t offset_of(const void* p) const {
+    const lds_region* r = region_of(p);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    return r ? r->lds_offset + static_cast<std::uint32_t>(a - reinterpret_cast<std::uintptr_t>(r->ptr))
+             : static_cast<std::uint32_t>(a);
   }
 
   // Adds an array to the block's LDS; returns its offset (16-byte aligned).
@@ -102,28 +110,41 @@ T (&lds_array(const char* name, source_site site = source_site::current()))
 // access is its own (visible to ThreadSanitizer) and consecutive instructions of a wave stay in
 // order: nothing of instruction k+1 happens before all lanes have done instruction k.
 // Lanes with active = false take part in the rendezvous but not in the access (EXEC masking).
+// Accesses to the block's regions are also checked against direct-to-LDS loads (lds_dma.hpp).
 inline void lds_instruction(const void* p, int bytes, bool write, bool active, source_site site) {
   struct access {
     std::uint32_t offset;
-    bool active;
+    bool active, in_region;
   };
-  const std::uint32_t offset = active ? detail::this_thread_lds().offset_of(p) : 0;
+  const detail::lds_region* region = active ? detail::this_thread_lds().region_of(p) : nullptr;
+  const bool in_region = region != nullptr;
+  const std::uint32_t offset =
+      !active  ? 0
+      : region ? region->lds_offset +
+                     static_cast<std::uint32_t>(static_cast<const char*>(p) - static_cast<const char*>(region->ptr))
+               : static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(p));
   const char* name = write ? (bytes == 16  ? "ds_write_b128"
                               : bytes == 8 ? "ds_write_b64"
                                            : "ds_write_b32")
                            : (bytes == 16  ? "ds_read_b128"
                               : bytes == 8 ? "ds_read_b64"
                                            : "ds_read_b32");
-  wave_op<int>(name, site, access{offset, active}, [&](auto in_of, auto out_of) {
+  wave_op<int>(name, site, access{offset, active, in_region}, [&](auto in_of, auto out_of) {
     block_state& b = *current_thread().block;
     const std::uint64_t lanes = b.waves[current_thread().wave]->lanes;  // a partial wave has fewer
-    std::uint64_t mask = 0;
+    std::uint64_t mask = 0, regions = 0;
     std::uint32_t offsets[64] = {};
     for (unsigned l = 0; l < wave_size; ++l) {
       out_of(l) = 0;
       if (((lanes >> l) & 1) && in_of(l).active) mask |= std::uint64_t{1} << l, offsets[l] = in_of(l).offset;
+      if (((mask >> l) & 1) && in_of(l).in_region) regions |= std::uint64_t{1} << l;
     }
     if (!mask) return;
+    if (regions) {
+      const std::string problem =
+          b.lds_dma.access(current_thread().wave, offsets, regions, static_cast<unsigned>(bytes), write, name, site);
+      if (!problem.empty()) detail::fail(problem);
+    }
     ++b.counters.lds_instructions;
     b.counters.lds_bank_conflict_cycles += lds_conflict_cycles(offsets, mask, bytes, write);
   });

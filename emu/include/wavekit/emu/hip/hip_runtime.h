@@ -42,7 +42,8 @@
 #define __shared__ static thread_local
 #define HIP_DYNAMIC_SHARED(type, var) type* var = ::wavekit::emu::dynamic_shared<type>()
 // The LDS hooks of arch/platform_hooks.hpp: bounds-checked, LDS-accounted arrays (arch/lds.hpp's
-// WAVEKIT_LDS_ARRAY maps here) and every LDS access of arch/lds.hpp checked and counted.
+// WAVEKIT_LDS_ARRAY maps here), every LDS access of arch/lds.hpp checked and counted, and
+// arch/buffer_lds.hpp's direct-to-LDS loads modelled (emu/lds_dma.hpp).
 #define WAVEKIT_PLATFORM_LDS_HOOKS 1
 #define WAVEKIT_PLATFORM_LDS_ARRAY(T, name, N) T(&name)[N] = ::wavekit::emu::lds_array<T, N>(#name)
 namespace wavekit::platform {
@@ -51,6 +52,10 @@ inline void lds_access(const void* p, int bytes, bool store, bool active, const 
 }
 inline ::wavekit::emu::lds_words2 lds_load_transposed_b16(const void* p, const char* file, int line) {
   return ::wavekit::emu::lds_read_transposed_b16(p, ::wavekit::emu::source_site{file, line});
+}
+inline void buffer_load_lds(__amdgpu_buffer_rsrc_t rsrc, void* lds, int bytes, std::uint32_t voffset,
+                            std::uint32_t soffset, const char* file, int line) {
+  ::wavekit::emu::buffer_load_lds(rsrc, lds, bytes, voffset, soffset, ::wavekit::emu::source_site{file, line});
 }
 }  // namespace wavekit::platform
 
