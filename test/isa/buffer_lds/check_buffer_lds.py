@@ -3,32 +3,24 @@
 buffer_lds_<form> loads with `buffer_load_<form> ... offen lds` after setting M0, waits for vmcnt
 before every s_barrier (the barrier does not wait for the loads into LDS itself on gfx942), and
 after each barrier reads LDS with no vmcnt wait in between: the next stage's load stays in flight
-while the current stage is read. --gfx950 also requires the 16-byte form.
+while the current stage is read. --arch gfx950 also requires the 16-byte form.
 
-usage: check_buffer_lds.py <buffer_lds.s> [--gfx950]
+usage: check_buffer_lds.py <buffer_lds.s> --arch gfx942|gfx950
 """
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools"))
+import codegen_report  # noqa: E402
 
 FORMS = ["ubyte", "ushort", "dword"]
 
 
 def functions(path):
-    """{name: [instruction line, ...]} for each function of the assembly (label to s_endpgm)."""
-    out, current = {}, None
-    for line in open(path):
-        label = re.match(r"^([A-Za-z_][\w.]*):", line)
-        if label and not label.group(1).startswith(".L"):
-            current = out.setdefault(label.group(1), [])
-            continue
-        if current is None:
-            continue
-        text = line.split(";")[0].strip()
-        if text and not text.startswith(".") and not re.match(r"^[\w.]+:", text):
-            current.append(text)
-            if text.split()[0] in ("s_setpc_b64", "s_endpgm"):
-                current = None
-    return out
+    """{kernel: [instruction, ...]} of the assembly (tools/codegen_report.py reads the kernels)."""
+    bodies = codegen_report.kernel_bodies(open(path).read())
+    return {k: [l.split(";")[0].strip() for l in body if codegen_report.is_instruction(l)] for k, body in bodies.items()}
 
 
 def check_kernel(name, form, lines):
@@ -60,8 +52,8 @@ def check_kernel(name, form, lines):
 
 def main():
     args = sys.argv[1:]
-    gfx950 = "--gfx950" in args
-    paths = [a for a in args if not a.startswith("--")]
+    gfx950 = "--arch" in args and args[args.index("--arch") + 1] == "gfx950"
+    paths = [a for a in args if not a.startswith("--") and a not in ("gfx942", "gfx950")]
     fns = functions(paths[0])
     problems = []
     for form in FORMS + (["dwordx4"] if gfx950 else []):

@@ -6,7 +6,7 @@ after it (the next step's loads stay in flight while this step's tiles are read)
 kernel's figures beside its staged twin's (per K step: the direct loop runs two steps an iteration
 where a group is one step; both run one barrier a step): loop instructions, VALU, VGPRs.
 
-usage: check_direct_fill.py <gemm_direct_fill.s> <report.json> --arch gfx942|gfx950
+usage: check_gemm_direct_fill.py <gemm_direct_fill.s> <report.json> --arch gfx942|gfx950
 """
 import json
 import os
