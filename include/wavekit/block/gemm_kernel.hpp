@@ -47,16 +47,14 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run_gemm_kernel(const Params& p) {
     using mainloop = typename Parts::mainloop;
     WAVEKIT_LDS_ARRAY(arch::u32x4, stage0, mainloop::tile_bytes / 16);
     WAVEKIT_LDS_ARRAY(arch::u32x4, stage1, mainloop::tile_bytes / 16);
+    unsigned char* rest = nullptr;  // the scale policy's, if it has any
     if constexpr (mainloop::policy_type::lds_bytes > 0) {
-      WAVEKIT_LDS_ARRAY(arch::u32x4, rest, (mainloop::policy_type::lds_bytes + 15) / 16);
-      Parts::body::run(p, block::gemm_lds_stages{
-                              {reinterpret_cast<unsigned char*>(stage0), reinterpret_cast<unsigned char*>(stage1)},
-                              reinterpret_cast<unsigned char*>(rest)});
-    } else {
-      Parts::body::run(
-          p, block::gemm_lds_stages{
-                 {reinterpret_cast<unsigned char*>(stage0), reinterpret_cast<unsigned char*>(stage1)}, nullptr});
+      WAVEKIT_LDS_ARRAY(arch::u32x4, policy_lds, (mainloop::policy_type::lds_bytes + 15) / 16);
+      rest = reinterpret_cast<unsigned char*>(policy_lds);
     }
+    Parts::body::run(
+        p, block::gemm_lds_stages{{reinterpret_cast<unsigned char*>(stage0), reinterpret_cast<unsigned char*>(stage1)},
+                                  rest});
   } else {
     WAVEKIT_LDS_ARRAY(arch::u32x4, lds, facts::lds_bytes / 16);
     Parts::body::run(p, reinterpret_cast<unsigned char*>(lds));
