@@ -181,7 +181,7 @@ def hot_loop(lines, arch, with_body=False):
             best = (key, stats, body)
     if best is None:
         empty = {"instructions": 0, "mfma": 0, "mfma_work": 0.0, "mfma_cycles": 0.0, "waitcnt": 0, "barriers": 0,
-                 "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
+                 "valu": 0, "vmem_loads": 0, "load_cover": 0.0, "load_trips": 0.0, "mfma_kind": "", "share": 0.0, "per_64": None,
                  "issue_ratio": None, "rare": 0}
         return (empty, []) if with_body else empty
     return (with_ratios(best[1]), best[2]) if with_body else with_ratios(best[1])
@@ -211,6 +211,7 @@ def loop_stats(body, arch, loop=True):
             "valu": sum(1 for l in body if l.startswith("v_") and not l.startswith(MATRIX)),
             "vmem_loads": sum(1 for l in body if is_vmem(l) and "_load" in l.split()[0]),
             "load_cover": load_cover(body, arch) if loop else 0.0,
+            "load_trips": load_trips(body, arch) if loop else 0.0,
             "mfma_kind": mfma_kind(body),
     }
 
@@ -257,6 +258,41 @@ def load_cover(body, arch):
     if any(c == 1 and load for _, c, load in outstanding):
         cover = 3.0 if cover is None else min(cover, 3.0)
     return round(cover if cover is not None else 3.0, 3)
+
+
+def load_trips(body, arch):
+    """How many load round trips an iteration of the hot loop waits out one after another when the
+    round trip is long against the loop's work: the growth of the loop's steady-state iteration time
+    per cycle of round trip. A loop that loads each K step a step ahead and runs two steps an
+    iteration waits two trips an iteration (its load cover, in iterations, is then about half a
+    step's share); one that loads two iterations ahead, half a trip. The loop is run as one wave
+    issues it (load_cover's weights), each s_waitcnt vmcnt(N) stalling until the operations it
+    retires have returned, at two long round trips. 0: the loop loads nothing from memory; a
+    loop that never waits for its loads counts a third of a trip (load_cover's three iterations)."""
+    costs = [mfma_cycles(l, arch) if l.startswith(MATRIX) else 4.0 for l in body]
+    if sum(costs) == 0 or not any(is_vmem(l) and "_load" in l.split()[0] for l in body):
+        return 0.0
+    copies, settled = 16, 8
+
+    def iteration_time(trip):
+        outstanding, clock, ends = [], 0.0, []  # outstanding: return times in issue order
+        for _ in range(copies):
+            for line, cost in zip(body, costs):
+                if is_vmem(line):
+                    outstanding.append(clock + trip)
+                elif line.startswith("s_waitcnt"):
+                    m = VMCNT.search(line)
+                    if m:
+                        keep = int(m.group(1))
+                        done, outstanding = (outstanding[:-keep], outstanding[-keep:]) if keep else (outstanding, [])
+                        clock = max([clock] + done)
+                clock += cost
+            ends.append(clock)
+        return (ends[-1] - ends[settled - 1]) / (copies - settled)
+
+    long_trip = 1e6
+    trips = (iteration_time(2 * long_trip) - iteration_time(long_trip)) / long_trip
+    return round(max(trips, 1 / 3), 3)
 
 
 def mfma_kind(body):
@@ -477,7 +513,8 @@ def profile_row(arch, symbol, name, resources, loop):
               "occupancy": resources.get("occupancy", 1), "loop_instructions": loop["instructions"],
               "loop_mfma": loop["mfma"], "loop_mfma_work": loop["mfma_work"], "loop_mfma_cycles": loop["mfma_cycles"],
               "loop_barriers": loop["barriers"], "loop_valu": loop["valu"], "loop_vmem_loads": loop["vmem_loads"],
-              "loop_load_cover": loop["load_cover"], "loop_mfma_kind": loop["mfma_kind"] or "none"}
+              "loop_load_cover": loop["load_cover"], "loop_load_trips": loop["load_trips"],
+              "loop_mfma_kind": loop["mfma_kind"] or "none"}
     return " ".join(f"{k}={v}" for k, v in fields.items())
 
 

@@ -62,7 +62,7 @@ namespace wavekit::planning {
 
 // target, instance, kernel, VGPRs, AGPRs, LDS bytes, occupancy, hot loop: instructions, MFMAs,
 // MFMA work (16x16x32 multiply-add units), MFMA cycles, barriers, VALU instructions, vector-memory
-// loads, load cover (iterations), MFMA operand kind
+// loads, load cover (iterations), MFMA operand kind, load round trips an iteration
 // clang-format off
 inline constexpr std::array codegen_profiles = {
 """
@@ -81,7 +81,8 @@ def rows(reports):
             out.append((arch, instance, k["name"], k["vgpr"], k["agpr"], k["lds"], k["occupancy"],
                         loop.get("instructions", 0), loop.get("mfma", 0), float(loop.get("mfma_work", 0.0)),
                         float(loop.get("mfma_cycles", 0.0)), loop.get("barriers", 0), loop.get("valu", 0),
-                        loop.get("vmem_loads", 0), float(loop.get("load_cover", 0.0)), loop.get("mfma_kind", "")))
+                        loop.get("vmem_loads", 0), float(loop.get("load_cover", 0.0)), loop.get("mfma_kind", ""),
+                        float(loop.get("load_trips", 1.0))))
     out.sort(key=lambda r: (r[0], r[1], r[2]))
     return out
 
@@ -90,7 +91,7 @@ def render(reports):
     text = HEADER
     for r in rows(reports):
         text += (f"    kernel_profile{{arch::target::{r[0]}, \"{r[1]}\", \"{r[2]}\", {r[3]}, {r[4]}, {r[5]}, {r[6]}, "
-                 f"{r[7]}, {r[8]}, {r[9]:.1f}, {r[10]:.1f}, {r[11]}, {r[12]}, {r[13]}, {r[14]:.3f}, \"{r[15]}\"}},\n")
+                 f"{r[7]}, {r[8]}, {r[9]:.1f}, {r[10]:.1f}, {r[11]}, {r[12]}, {r[13]}, {r[14]:.3f}, \"{r[15]}\", {r[16]:.3f}}},\n")
     return text + "};\n// clang-format on\n\n}  // namespace wavekit::planning\n"
 
 

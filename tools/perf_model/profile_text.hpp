@@ -105,7 +105,8 @@ inline std::optional<planning::kernel_profile> parse_profile(const std::string& 
   }
   if (!number(*f, "loop_mfma_work", &p.loop_mfma_work, error) ||
       !number(*f, "loop_mfma_cycles", &p.loop_mfma_cycles, error) ||
-      !number(*f, "loop_load_cover", &p.loop_load_cover, error))
+      !number(*f, "loop_load_cover", &p.loop_load_cover, error) ||
+      !number(*f, "loop_load_trips", &p.loop_load_trips, error, false))
     return std::nullopt;
   if (p.occupancy < 1) {
     *error = "occupancy=0: a kernel runs at least one wave a SIMD";

@@ -35,7 +35,9 @@ struct published_pair {
 // clang's default contraction, as RadeonFlow's build compiles it (tools/foreign_kernels/README.md:
 // its transposes, its GEMM instance per shape, its split-K reduce). The rows are what
 // `tools/codegen_report.py profile` prints for each (kernel names shortened); a kernel compiled
-// for one shape without a loop is described whole, run once a wave (iterations=1).
+// for one shape without a loop is described whole, run once a wave (iterations=1). The rows carry
+// no loop_load_trips (read as 1): profiled again after that figure was added, the looped instances
+// print 1.0 (one K step an iteration, its loads waited for once) with every other field as here.
 inline const char* const seed_gemm_row =
     "target=gfx942 kernel=gemm_kernel::gemm_kernel vgpr=221 agpr=0 lds=53248 occupancy=2 loop_instructions=198 "
     "loop_mfma=64 loop_mfma_work=64.0 loop_mfma_cycles=1024.0 loop_barriers=2 loop_valu=64 loop_vmem_loads=8 "

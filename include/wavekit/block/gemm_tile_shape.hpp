@@ -10,6 +10,7 @@
 #include "wavekit/core/requirements.hpp"  // C++20, HIP on the device: checked first
 
 #include <string>
+#include <type_traits>
 
 #include "wavekit/arch/device_facts.hpp"
 #include "wavekit/arch/target.hpp"
@@ -99,6 +100,16 @@ struct direct_fill_config : Base {
                 "direct_fill_config: the stages (and sinks) exceed the LDS a workgroup may have");
 };
 
+// Config as target T's kernel sees it: on gfx950 a two-stage config loads its tiles straight into
+// LDS (direct_fill_config; the mainloop stages through registers where a tile's layout cannot take
+// it), which there cuts the loop's VALU work and registers (test/isa/gemm_direct_fill); gfx942's
+// 4-byte form of the load adds instructions, so gfx942 keeps the staged fill.
+// DirectFill = false keeps a config staged on every target (where the direct loop's registers do
+// not fit: the config says why).
+template <class Config, arch::target T, bool DirectFill = true>
+using direct_fill_view = std::conditional_t<DirectFill && T == arch::target::gfx950 && Config::stages == 2,
+                                            direct_fill_config<Config, T>, Config>;
+
 // The 16-bit GEMM configs' view (gemm_half's and the MoE bf16 / fp16 weights'): K steps of BlockK
 // elements of 2 bytes (64- or 128-byte LDS rows), LDS sized for gfx942's 64 KiB on both targets.
 template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>
@@ -120,10 +131,12 @@ constexpr arch::target lds_sizing_target(arch::target t) {
 }
 
 // An fp8 config's tile on target T (its K step: fp8_step_k) and the config as T's kernel sees it:
-// LDS rows of the K step's bytes plus ExtraLdsBytes (a scale policy's buffers), on T's LDS.
+// LDS rows of the K step's bytes plus ExtraLdsBytes (a scale policy's buffers), on T's LDS, filled
+// directly on gfx950 (direct_fill_view).
 template <arch::target T, int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>
 using fp8_tile_shape = gemm_tile_shape<BlockM, BlockN, fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>;
-template <arch::target T, class Shape, int ExtraLdsBytes = 0>
-using fp8_tile_config = staged_tile_config<Shape, Shape::block_k, lds_sizing_target(T), ExtraLdsBytes>;
+template <arch::target T, class Shape, int ExtraLdsBytes = 0, bool DirectFill = true>
+using fp8_tile_config =
+    direct_fill_view<staged_tile_config<Shape, Shape::block_k, lds_sizing_target(T), ExtraLdsBytes>, T, DirectFill>;
 
 }  // namespace wavekit::block

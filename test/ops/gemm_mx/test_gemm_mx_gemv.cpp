@@ -15,6 +15,7 @@
 
 #include "support/gemm_mx_run.hpp"
 #include "wavekit/arch/lds.hpp"
+#include "wavekit/block/gemm_kernel.hpp"
 #include "wavekit/block/gemv_mx_block.hpp"
 #include "wavekit/ops/gemm_mx.hpp"
 #include "wavekit/planning/model/plan_choice.hpp"
@@ -179,15 +180,17 @@ struct tail_scheduler {
   }
 };
 template <int First>
+struct tail_parts : gx::parts<gx::config_decode, fp8_e4m3fn, bf16> {
+  using base = gx::parts<gx::config_decode, fp8_e4m3fn, bf16>;
+  using body = block::gemm_block<base::shape, layout::k_contiguous,
+                                 tail_scheduler<base::shape::block_m, base::shape::block_n, First>, base::mainloop,
+                                 block::epilogue_store<bf16>>;
+};
+template <int First>
 __global__ __launch_bounds__(gx::config_decode::threads) void mfma_tail_kernel(gx::params<fp8_e4m3fn, bf16> p) {
-  using parts = gx::parts<gx::config_decode, fp8_e4m3fn, bf16>;
-  using shape = parts::shape;
-  using body = block::gemm_block<shape, layout::k_contiguous, tail_scheduler<shape::block_m, shape::block_n, First>,
-                                 parts::mainloop, block::epilogue_store<bf16>>;
-  if constexpr (arch::runs_on_current_target<parts::atom>) {  // gfx950 (this test runs nothing on gfx942)
-    WAVEKIT_LDS_ARRAY(arch::u32x4, lds, shape::lds_bytes / 16);
-    body::run(p, reinterpret_cast<unsigned char*>(lds));
-  }
+  // The kernel body every GEMM shares (its LDS: the direct fill's stages on gfx950); this test
+  // runs nothing on gfx942.
+  block::run_gemm_kernel<tail_parts<First>>(p);
 }
 
 TEST_CASE("gemm_mx: MXFP8 decode over a B past 2 GB (sparse), GEMV and MFMA blocks", "[emu][gemm]") {

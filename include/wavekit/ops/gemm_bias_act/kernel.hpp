@@ -20,7 +20,8 @@ using params = block::gemm_params<T, T, block::scale_none_args, Out, typename ep
 
 template <class Cfg, class T, class Out, activation Act, layout Order>
 __global__ __launch_bounds__(Cfg::threads)
-    WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void gemm_bias_act_kernel(params<T, Out, Act> p) {
+    WAVEKIT_MIN_WAVES_PER_SIMD(block::gemm_kernel_facts<gemm_half::parts<Cfg, T, Out, Order, epilogue<T, Out, Act>>>::
+                                   min_waves_per_simd) void gemm_bias_act_kernel(params<T, Out, Act> p) {
   gemm_half::run_kernel<Cfg, T, Out, Order, epilogue<T, Out, Act>>(p);
 }
 

@@ -66,7 +66,8 @@ consteval int hot_loop_budget() {
 
 template <class Cfg, class Fp8, layout Order>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
-    parts<Cfg, Fp8, Order>::shape::min_waves_per_simd) void gemm_fp8_blockscale_kernel(params<Fp8> p) {
+    block::gemm_kernel_facts<parts<Cfg, Fp8, Order>>::min_waves_per_simd) void gemm_fp8_blockscale_kernel(params<Fp8>
+                                                                                                              p) {
   block::run_gemm_kernel<parts<Cfg, Fp8, Order>, hot_loop_budget<Cfg>()>(p);
 }
 

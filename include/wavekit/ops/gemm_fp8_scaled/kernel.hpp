@@ -59,9 +59,9 @@ template <class Fp8, class Out>
 using params = block::gemm_params<Fp8, Fp8, block::epilogue_scale_args, Out>;
 
 template <class Cfg, class Fp8, class Out, layout Order, scale_granularity AScale, scale_granularity BScale>
-__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
-    parts<Cfg, Fp8, Out, Order, AScale, BScale>::shape::min_waves_per_simd) void gemm_fp8_scaled_kernel(params<Fp8, Out>
-                                                                                                            p) {
+__global__ __launch_bounds__(Cfg::threads)
+    WAVEKIT_MIN_WAVES_PER_SIMD(block::gemm_kernel_facts<parts<Cfg, Fp8, Out, Order, AScale, BScale>>::
+                                   min_waves_per_simd) void gemm_fp8_scaled_kernel(params<Fp8, Out> p) {
   // The skinny family's loop budget is for its decode form, A and B K-contiguous.
   block::run_gemm_kernel<parts<Cfg, Fp8, Out, Order, AScale, BScale>,
                          Order == layout::k_contiguous ? Cfg::loop_per_64_max : 0>(p);

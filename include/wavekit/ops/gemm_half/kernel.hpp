@@ -33,21 +33,21 @@ namespace wavekit::ops::gemm_half {
 // Epilogue: the plain store, or a fusion (block/epilogue_fused.hpp: ops/gemm_bias_act/).
 template <class Cfg, class T, class Out, layout Order, class Epilogue = block::epilogue_store<Out>>
 struct parts {
-  using shape = Cfg;
+  using shape = typename Cfg::template on<arch::kernel_view_target>;
   template <int Rows>
   using loader = std::conditional_t<Order == layout::k_contiguous,
-                                    tile::tile_loader_k_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 16>,
-                                    tile::tile_loader_mn_contiguous<Rows, Cfg::row_bytes, Cfg::threads, 16>>;
-  using a_loader = loader<Cfg::block_m>;
-  using b_loader = loader<Cfg::block_n>;
-  using atom = arch::half_gemm_atom<T, Cfg::mfma_m>;
-  using mma = warp::warp_mma<atom, Cfg::tiles_m, Cfg::tiles_n, Cfg::row_bytes,
+                                    tile::tile_loader_k_contiguous<Rows, shape::row_bytes, shape::threads, 16>,
+                                    tile::tile_loader_mn_contiguous<Rows, shape::row_bytes, shape::threads, 16>>;
+  using a_loader = loader<shape::block_m>;
+  using b_loader = loader<shape::block_n>;
+  using atom = arch::half_gemm_atom<T, shape::mfma_m>;
+  using mma = warp::warp_mma<atom, shape::tiles_m, shape::tiles_n, shape::row_bytes,
                              warp::from_lds<typename a_loader::layout>, warp::from_lds<typename b_loader::layout>>;
-  using policy = block::scale_none<mma, Cfg::block_k>;
-  using mainloop = block::gemm_mainloop<Cfg, mma, a_loader, b_loader, policy, /*KTail=*/true>;
-  using scheduler = block::tile_scheduler_2d<Cfg::block_m, Cfg::block_n>;
-  using body = block::gemm_block<Cfg, Order, scheduler, mainloop, Epilogue>;
-  static_assert(mainloop::lds_bytes <= Cfg::lds_bytes,
+  using policy = block::scale_none<mma, shape::block_k>;
+  using mainloop = block::gemm_mainloop<shape, mma, a_loader, b_loader, policy, /*KTail=*/true>;
+  using scheduler = block::tile_scheduler_2d<shape::block_m, shape::block_n>;
+  using body = block::gemm_block<shape, Order, scheduler, mainloop, Epilogue>;
+  static_assert(mainloop::lds_bytes <= shape::lds_bytes,
                 "gemm_half::parts: the config's LDS budget holds the mainloop's");
 };
 
@@ -65,8 +65,8 @@ WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void run_kernel(const Params& p) {
 }
 
 template <class Cfg, class T, class Out, layout Order>
-__global__ __launch_bounds__(Cfg::threads)
-    WAVEKIT_MIN_WAVES_PER_SIMD(Cfg::min_waves_per_simd) void gemm_half_kernel(params<T, Out> p) {
+__global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
+    block::gemm_kernel_facts<parts<Cfg, T, Out, Order>>::min_waves_per_simd) void gemm_half_kernel(params<T, Out> p) {
   run_kernel<Cfg, T, Out, Order, block::epilogue_store<Out>>(p);
 }
 

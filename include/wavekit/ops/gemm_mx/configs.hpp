@@ -25,12 +25,15 @@ struct config {
                 "gemm_mx::config: a K step must give each lane whole operands: StepBytes * MfmaM >= 2048");
   static_assert(SplitK >= 1, "gemm_mx::config: SplitK must be at least 1");
 
-  // The config for elements of format F: K steps of StepBytes of each row, on gfx950's LDS.
+  // The config for elements of format F: K steps of StepBytes of each row, on gfx950's LDS, the
+  // tiles filled straight into it (block::direct_fill_view; staged where a tile cannot take it).
   template <mx_format F>
   struct of
-      : block::staged_tile_config<
-            block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages>,
-            StepBytes, arch::target::gfx950> {
+      : block::direct_fill_view<
+            block::staged_tile_config<
+                block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages>,
+                StepBytes, arch::target::gfx950>,
+            arch::target::gfx950> {
     static constexpr mx_format format = F;
   };
   using shape = of<mx_format::mxfp8>;

@@ -84,7 +84,8 @@ using params_quantizing_a = block::gemm_params<T, fp4x2_e2m1, block::mx_scale_ar
 
 template <class Cfg, class Elem, class Out, bool BShuffled = false>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
-    parts<Cfg, Elem, Out>::shape::min_waves_per_simd) void gemm_mx_kernel(params<Elem, Out> p) {
+    block::gemm_kernel_facts<
+        parts<Cfg, Elem, Out, BShuffled>>::min_waves_per_simd) void gemm_mx_kernel(params<Elem, Out> p) {
   // gfx942's pass of a GPU build traps (no scaled MFMAs): the launcher refuses that target first.
   block::run_gemm_kernel<parts<Cfg, Elem, Out, BShuffled>, BShuffled ? 0 : loop_budget<Cfg, format_of<Elem>>>(p);
 }

@@ -20,9 +20,10 @@ template <int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM,
 struct config : block::half_tile_config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages> {
   using typename config::half_tile_config::shape;
   static_assert(BlockM >= 16 && BlockM <= 256 && BlockM % 16 == 0, "moe::config: BlockM is the sort's tile: 16..256");
-  // Every target's kernel sees the config as it is (the fp8 list's configs differ per target).
-  template <arch::target>
-  using on = config;
+  // Every target's kernel sees the config's tile as it is (the fp8 list's configs differ per
+  // target); gfx950's fills it straight into LDS (block::direct_fill_view).
+  template <arch::target T>
+  using on = block::direct_fill_view<config, T>;
   static std::string name() {
     return "moe_gemm<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) + (Stages == 1 ? ", 1 stage" : "") +
            ">";

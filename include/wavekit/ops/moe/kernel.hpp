@@ -154,7 +154,7 @@ struct grouped_parts {
 
 template <class Cfg, class T, class W, layout WeightOrder, stage Stage>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
-    grouped_parts<Cfg, T, W, WeightOrder, Stage>::shape::
+    block::gemm_kernel_facts<grouped_parts<Cfg, T, W, WeightOrder, Stage>>::
         min_waves_per_simd) void moe_gemm_kernel(typename grouped_parts<Cfg, T, W, WeightOrder, Stage>::params p) {
   block::run_gemm_kernel<grouped_parts<Cfg, T, W, WeightOrder, Stage>>(p);
 }

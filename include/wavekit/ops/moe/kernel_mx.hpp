@@ -91,7 +91,7 @@ inline constexpr int mx_loop_budget<gemm_mx::config_decode, fp8_e4m3fn, false> =
 
 template <class Cfg, class T, class Elem, bool Shuffled, stage Stage>
 __global__ __launch_bounds__(Cfg::threads) WAVEKIT_MIN_WAVES_PER_SIMD(
-    mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>::shape::
+    block::gemm_kernel_facts<mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>>::
         min_waves_per_simd) void moe_mx_gemm_kernel(typename mx_grouped_parts<Cfg, T, Elem, Shuffled, Stage>::params
                                                         p) {
   // gfx942's pass of a GPU build traps (no scaled MFMAs): the launcher refuses that target first.

@@ -29,10 +29,13 @@ struct kernel_profile {
   // vector-memory loads, how far ahead it loads (the work between a load's issue and the wait that
   // retires it, in loop iterations: tools/codegen_report.py load_cover; 0: no loads), and its
   // MFMAs' operand kind ("fp8", "bf16", "f16"; "" none), which sets the clock a saturating kernel
-  // sustains.
+  // sustains; and the round trips an iteration waits out one after another when they are long
+  // (tools/codegen_report.py load_trips: 2 for a loop that runs two K steps an iteration, each
+  // loading the next; below 1 for a loop that loads more than an iteration ahead).
   int loop_valu = 0, loop_vmem_loads = 0;
   double loop_load_cover = 0;
   std::string_view loop_mfma_kind = "";
+  double loop_load_trips = 1;
 
   // MFMA instructions over all instructions of the hot loop (0 without a loop or MFMAs).
   double mfma_share() const { return loop_instructions ? double(loop_mfma) / loop_instructions : 0.0; }

@@ -124,13 +124,14 @@ inline launch_time terms_at(const launch_work& w, const arch::device_facts& d, d
     const double port = waves_simd * it * (p->loop_valu + p->loop_mfma) * a.issue_cycles;
     const double own = it * p->loop_instructions * a.issue_cycles;
     r.matrix_us = r.rounds * matrix / clock, r.issue_us = r.rounds * std::max(port, own) / clock;
-    // A wave's loads must return before the wait that retires them: with `cover` iterations of its
-    // own work between issue and wait, an iteration takes at least the round trip over the cover,
-    // plus the rest of the iteration's work where the wait comes within the same iteration.
+    // A wave's loads must return before the wait that retires them. An iteration waits out `trips`
+    // round trips one after another; with `cover` of its work between a load's issue and its wait
+    // (cover x trips per trip), each trip takes at least the round trip over that cover, plus the
+    // rest of the trip's share of the work where the wait comes within the same trip.
     if (p->loop_load_cover > 0) {
       const double work = std::max(p->loop_mfma_cycles, p->loop_instructions * a.issue_cycles);
-      const double cover = p->loop_load_cover;
-      r.latency_us = r.rounds * it * (latency + std::max(0.0, 1 - cover) * work) / std::max(cover, 1.0) / clock;
+      const double trips = p->loop_load_trips, cover = p->loop_load_cover * trips;
+      r.latency_us = r.rounds * it * (trips * latency + std::max(0.0, 1 - cover) * work) / std::max(cover, 1.0) / clock;
     }
   }
   const double per_workgroup_loaded = w.workgroups > 0 ? w.loaded_bytes / w.workgroups : 0;
