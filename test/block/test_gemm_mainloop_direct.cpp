@@ -28,10 +28,19 @@ namespace gb = wavekit::ops::gemm_fp8_blockscale;
 
 namespace {
 
-// Sized for gfx950's loads in every compiler pass (a kernel's config is one type in all of them);
-// gfx942's stages take no more.
+// gemm_half's config Base staged, and filled directly, on every target (the shipped configs fill
+// directly on gfx950 only: block::direct_fill_view). The direct view is sized for gfx950's loads in
+// every compiler pass (a kernel's config is one type in all of them); gfx942's stages take no more.
 template <class Base>
-using direct_config = block::direct_fill_config<Base, arch::target::gfx950>;
+struct staged_config : Base {
+  template <arch::target>
+  using on = Base;
+};
+template <class Base>
+struct direct_config : block::direct_fill_config<Base, arch::target::gfx950> {
+  template <arch::target>
+  using on = direct_config;
+};
 
 // C, and on the emulator the launch's counters.
 struct result {
@@ -87,7 +96,8 @@ void check_config() {
         bf16* a = test::upload(ha);
         bf16* b = test::upload(hb);
         INFO(Base::name() << " M " << m << " N " << n << " K " << k << " splits " << splits);
-        const result staged = run<Base>(a, b, m, n, k, splits), direct = run<Direct>(a, b, m, n, k, splits);
+        const result staged = run<staged_config<Base>>(a, b, m, n, k, splits),
+                     direct = run<Direct>(a, b, m, n, k, splits);
         hipFree(a), hipFree(b);
         CHECK(std::memcmp(staged.c.data(), direct.c.data(), staged.c.size() * sizeof(bf16)) == 0);
 #if defined(WAVEKIT_EMULATOR)
@@ -105,11 +115,20 @@ void check_config() {
       }
 }
 
-// A blockscale config whose per-target views fill directly (its own kernel: kernel_config).
+// A blockscale config whose per-target views are staged, or fill directly (each its own kernel:
+// kernel_config).
+template <class Base>
+struct staged_blockscale : Base {
+  template <arch::target T>
+  using on = block::fp8_tile_config<T, typename Base::template tile_shape_on<T>,
+                                    block::row_scale_lds<typename Base::template tile_shape_on<T>, 128>::bytes,
+                                    /*DirectFill=*/false>;
+  using kernel_config = staged_blockscale<typename Base::kernel_config>;
+};
 template <class Base>
 struct direct_blockscale : Base {
   template <arch::target T>
-  using on = block::direct_fill_config<typename Base::template on<T>, T>;
+  using on = block::direct_fill_config<typename staged_blockscale<Base>::template on<T>, T>;
   using kernel_config = direct_blockscale<typename Base::kernel_config>;
 };
 
@@ -125,7 +144,7 @@ void check_blockscale() {
         INFO(Base::name() << " on " << p.str() << " splits " << splits);
         test::blockscale_case<Fp8> staged(p, 11, splits), direct(p, 11, splits);  // the same data
         reset_counters();
-        REQUIRE(gb::launch<Base>(p, staged.args(), splits, nullptr).ok());
+        REQUIRE(gb::launch<staged_blockscale<Base>>(p, staged.args(), splits, nullptr).ok());
         REQUIRE(hipDeviceSynchronize() == hipSuccess);
 #if defined(WAVEKIT_EMULATOR)
         const emu::launch_counters staged_counters = emu::accumulated_counters();

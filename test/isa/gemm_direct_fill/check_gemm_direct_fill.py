@@ -34,7 +34,7 @@ def main():
         loop = k["loop"]
         steps = max(1, loop["barriers"])  # one barrier a K step, staged or direct
         is_direct = "direct_fill" in name
-        key = re.sub(r"wavekit::isa::direct_fill(_blockscale)?<(.*?)>", r"\2", name)
+        key = re.sub(r"wavekit::isa::(direct_fill|staged)(_blockscale)?<(.*?)>", r"\3", name)
         if is_direct:
             direct += 1
             lds_loads = [l for l in lines if l.split()[0] == form and l.endswith("lds")]

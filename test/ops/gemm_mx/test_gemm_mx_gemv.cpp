@@ -117,10 +117,10 @@ TEST_CASE("gemm_mx: MXFP8 decode dispatch between the GEMV and the MFMAs", "[emu
             .gemv_rows == 0);
   // The plans docs/mx-gemm.md names for the reference decode shapes (the calibrated model's): a
   // change of the model that changes them changes that paragraph too.
-  for (const auto& [m, n, k, name] : {std::tuple{1, 1536, 6144, "gemm_mx<32x64x128B, w1x2, mfma16, sk8>"},
-                                      std::tuple{2, 1536, 6144, "gemm_mx<32x64x128B, w1x2, mfma16, sk8>"},
+  for (const auto& [m, n, k, name] : {std::tuple{1, 1536, 6144, "gemm_mx<16x128x128B, w1x4, mfma16, sk8>"},
+                                      std::tuple{2, 1536, 6144, "gemm_mx<16x128x128B, w1x4, mfma16, sk8>"},
                                       std::tuple{1, 6144, 2304, "gemm_mx<32x64x128B, w1x2, mfma16, sk4>"},
-                                      std::tuple{1, 7168, 2048, "gemm_mx<32x64x128B, w1x2, mfma16, sk4>"}}) {
+                                      std::tuple{1, 7168, 2048, "gemm_mx<16x128x128B, w1x4, mfma16, sk4>"}}) {
     const gx::problem p{m, n, k, gx::mx_format::mxfp8, gx::a_storage::mx, gx::b_layout::plain};
     CHECK(gx::select_plan(p, ~std::size_t{0}, arch::target::gfx950, gx::tuning_dtypes<bf16>(p)).value().name == name);
   }
