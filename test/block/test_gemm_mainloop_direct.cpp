@@ -1,10 +1,12 @@
-// The mainloop's direct fill (block/gemm_mainloop.hpp, tile/lds_direct_fill.hpp): the same GEMM
-// through an op's parts (gemm_half's: no scales; gemm_fp8_blockscale's: the group-promotion policy
-// with its LDS, two K steps a group on gfx942 and one on gfx950), once staged through registers
-// and once with the tiles loaded straight into LDS. The arithmetic order is the same, so C must be bit for bit the
-// same, at shapes derived from each tile (M = 1, tile - 1, tile + 1; K one step, many, a ragged first step; split-K),
-// with the emulator's checks of loads in flight (emu/lds_dma.hpp) watching every step; and the traffic the same: each
-// tile's bytes read once, written into LDS once by the direct loads.
+// The mainloop's fill schedules (block/gemm_mainloop.hpp): the same GEMM through an op's parts
+// (gemm_half's: no scales; gemm_fp8_blockscale's: the group-promotion policy with its LDS, two K
+// steps a group on gfx942 and one on gfx950), staged through registers one step ahead, and either
+// with the tiles loaded straight into LDS (the direct fill, tile/lds_direct_fill.hpp) or staged two
+// steps ahead (two register copies). The arithmetic order is the same, so C must be bit for bit the
+// same, at shapes derived from each tile (M = 1, tile - 1, tile + 1; K one step, two, many, a
+// ragged first step; split-K), with the emulator's checks of loads in flight (emu/lds_dma.hpp)
+// watching every step; and the traffic the same: each tile's bytes read once (written into LDS once
+// by the direct loads), the same barriers.
 #include <hip/hip_runtime.h>
 #include <catch2/catch.hpp>
 
@@ -40,6 +42,11 @@ template <class Base>
 struct direct_config : block::direct_fill_config<Base, arch::target::gfx950> {
   template <arch::target>
   using on = direct_config;
+};
+template <class Base>
+struct two_ahead_config : block::register_prefetch_config<Base> {
+  template <arch::target>
+  using on = two_ahead_config;
 };
 
 // C, and on the emulator the launch's counters.
@@ -79,14 +86,15 @@ result run(const bf16* a, const bf16* b, int m, int n, int k, int splits) {
   return r;
 }
 
-template <class Base>
+// Variant: direct_config<Base> or two_ahead_config<Base>, against Base staged one step ahead.
+template <class Base, class Variant>
 void check_config() {
-  using Direct = direct_config<Base>;
+  constexpr bool fills_directly = block::fills_lds_directly<Variant>;
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   const int bm = Base::block_m, bn = Base::block_n, bk = Base::block_k;
   for (int m : {1, bm - 1, bm + 1})
-    for (int k : {bk, 5 * bk, 3 * bk - 8})  // one step, many, a ragged first step
+    for (int k : {bk, 2 * bk, 5 * bk, 4 * bk - 8})  // one step, two, many, a ragged first step
       for (int splits : {1, 2}) {
         if (splits > 1 && k < 2 * bk) continue;
         const int n = bn + 16;
@@ -97,20 +105,25 @@ void check_config() {
         bf16* b = test::upload(hb);
         INFO(Base::name() << " M " << m << " N " << n << " K " << k << " splits " << splits);
         const result staged = run<staged_config<Base>>(a, b, m, n, k, splits),
-                     direct = run<Direct>(a, b, m, n, k, splits);
+                     variant = run<Variant>(a, b, m, n, k, splits);
         hipFree(a), hipFree(b);
-        CHECK(std::memcmp(staged.c.data(), direct.c.data(), staged.c.size() * sizeof(bf16)) == 0);
+        CHECK(std::memcmp(staged.c.data(), variant.c.data(), staged.c.size() * sizeof(bf16)) == 0);
 #if defined(WAVEKIT_EMULATOR)
-        // The same global bytes (each tile's once); every LDS byte of the tiles written by the
-        // direct loads (the stage, sink included, a step); the reads as conflict-free as before.
-        CHECK(direct.counters.global_bytes_read == staged.counters.global_bytes_read);
+        // The same global bytes (each tile's once); with the direct fill every LDS byte of the
+        // tiles written by the direct loads (the stage, sink included, a step); the reads as
+        // conflict-free as before.
+        CHECK(variant.counters.global_bytes_read == staged.counters.global_bytes_read);
         CHECK(staged.counters.lds_dma_instructions == 0);
-        CHECK(direct.counters.lds_dma_instructions > 0);
-        CHECK(direct.counters.lds_dma_bytes %
-                  gh::parts<Direct, bf16, bf16, layout::k_contiguous>::mainloop::tile_bytes ==
-              0);
-        CHECK(direct.counters.lds_bank_conflict_cycles == staged.counters.lds_bank_conflict_cycles);
-        CHECK(direct.counters.barriers == staged.counters.barriers);
+        if constexpr (fills_directly) {
+          CHECK(variant.counters.lds_dma_instructions > 0);
+          CHECK(variant.counters.lds_dma_bytes %
+                    gh::parts<Variant, bf16, bf16, layout::k_contiguous>::mainloop::tile_bytes ==
+                0);
+        } else {
+          CHECK(variant.counters.lds_dma_instructions == 0);
+        }
+        CHECK(variant.counters.lds_bank_conflict_cycles == staged.counters.lds_bank_conflict_cycles);
+        CHECK(variant.counters.barriers == staged.counters.barriers);
 #endif
       }
 }
@@ -131,18 +144,26 @@ struct direct_blockscale : Base {
   using on = block::direct_fill_config<typename staged_blockscale<Base>::template on<T>, T>;
   using kernel_config = direct_blockscale<typename Base::kernel_config>;
 };
+template <class Base>
+struct two_ahead_blockscale : Base {
+  template <arch::target T>
+  using on = block::register_prefetch_config<typename staged_blockscale<Base>::template on<T>>;
+  using kernel_config = two_ahead_blockscale<typename Base::kernel_config>;
+};
 
-template <class Base, class Fp8>
+// Variant: direct_blockscale<Base> or two_ahead_blockscale<Base>, against Base staged.
+template <class Base, class Variant, class Fp8>
 void check_blockscale() {
-  using Direct = direct_blockscale<Base>;
+  constexpr bool fills_directly = block::fills_lds_directly<typename Variant::template on<arch::kernel_view_target>>;
   const int bm = Base::block_m, bn = Base::block_n;
   for (int m : {1, bm - 1, bm + 1})
-    for (int k : {128, 640})  // one scale group, five
+    for (int k : {128, 256, 640})  // one scale group, two, five
       for (int splits : {1, 2}) {
         if (splits > 1 && k < 256) continue;
         const gb::problem p{m, bn + 16, k, layout::k_contiguous};
         INFO(Base::name() << " on " << p.str() << " splits " << splits);
-        test::blockscale_case<Fp8> staged(p, 11, splits), direct(p, 11, splits);  // the same data
+        test::blockscale_case<Fp8> staged(p, 11, splits),
+            direct(p, 11, splits);  // the same data (direct: the variant's run)
         reset_counters();
         REQUIRE(gb::launch<staged_blockscale<Base>>(p, staged.args(), splits, nullptr).ok());
         REQUIRE(hipDeviceSynchronize() == hipSuccess);
@@ -150,17 +171,17 @@ void check_blockscale() {
         const emu::launch_counters staged_counters = emu::accumulated_counters();
 #endif
         reset_counters();
-        REQUIRE(gb::launch<Direct>(p, direct.args(), splits, nullptr).ok());
+        REQUIRE(gb::launch<Variant>(p, direct.args(), splits, nullptr).ok());
         REQUIRE(hipDeviceSynchronize() == hipSuccess);
         std::vector<bf16> c0(std::size_t(p.m) * p.n), c1(c0.size());
         REQUIRE(hipMemcpy(c0.data(), staged.c, c0.size() * sizeof(bf16), hipMemcpyDeviceToHost) == hipSuccess);
         REQUIRE(hipMemcpy(c1.data(), direct.c, c1.size() * sizeof(bf16), hipMemcpyDeviceToHost) == hipSuccess);
         CHECK(std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(bf16)) == 0);
-        CHECK(direct.check(direct.reference(), splits, "direct fill") == 0);
+        CHECK(direct.check(direct.reference(), splits, "the variant") == 0);
 #if defined(WAVEKIT_EMULATOR)
         const emu::launch_counters direct_counters = emu::accumulated_counters();
         CHECK(direct_counters.global_bytes_read == staged_counters.global_bytes_read);
-        CHECK(direct_counters.lds_dma_instructions > 0);
+        CHECK((direct_counters.lds_dma_instructions > 0) == fills_directly);
         CHECK(direct_counters.lds_bank_conflict_cycles == staged_counters.lds_bank_conflict_cycles);
         CHECK(direct_counters.barriers == staged_counters.barriers);
 #endif
@@ -170,17 +191,33 @@ void check_blockscale() {
 }  // namespace
 
 TEST_CASE("gemm_mainloop: the direct fill computes what the staged fill does", "[emu][gemm]") {
-  check_config<gh::config_decode>();
-  check_config<gh::config_small>();
-  check_config<gh::config_large>();
+  check_config<gh::config_decode, direct_config<gh::config_decode>>();
+  check_config<gh::config_small, direct_config<gh::config_small>>();
+  check_config<gh::config_large, direct_config<gh::config_large>>();
+}
+
+TEST_CASE("gemm_mainloop: the staged fill two steps ahead computes what it does one step ahead", "[emu][gemm]") {
+  check_config<gh::config_decode, two_ahead_config<gh::config_decode>>();
+  check_config<gh::config_small, two_ahead_config<gh::config_small>>();
+  check_config<gh::config_large, two_ahead_config<gh::config_large>>();
 }
 
 TEST_CASE("gemm_mainloop: the direct fill under the group-promotion policy computes what the staged fill does",
           "[emu][gemm]") {
   test::with_device_fp8([](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    check_blockscale<gb::config_decode, fp8>();
-    check_blockscale<gb::config_narrow, fp8>();
-    check_blockscale<gb::config_large, fp8>();
+    check_blockscale<gb::config_decode, direct_blockscale<gb::config_decode>, fp8>();
+    check_blockscale<gb::config_narrow, direct_blockscale<gb::config_narrow>, fp8>();
+    check_blockscale<gb::config_large, direct_blockscale<gb::config_large>, fp8>();
+  });
+}
+
+TEST_CASE("gemm_mainloop: two steps ahead under the group-promotion policy computes what one step ahead does",
+          "[emu][gemm]") {
+  test::with_device_fp8([](auto fp8_format) {
+    using fp8 = decltype(fp8_format);
+    check_blockscale<gb::config_decode, two_ahead_blockscale<gb::config_decode>, fp8>();
+    check_blockscale<gb::config_narrow, two_ahead_blockscale<gb::config_narrow>, fp8>();
+    check_blockscale<gb::config_large, two_ahead_blockscale<gb::config_large>, fp8>();
   });
 }

@@ -26,6 +26,13 @@
 // KTail: K need not be a whole number of steps. The first step of the K range then starts skip
 // elements early and its loaders read those as 0 (load_skipping), in the prologue only.
 //
+// Two steps ahead (a staged config with register_prefetch_steps = 2): two register copies of the
+// tiles, so that step s + 2's loads are issued while step s runs and step s + 1's, issued a step
+// earlier, are stored after step s's MFMAs: a load has two steps of work to return in, not one, for
+// one more copy of the tiles' registers. A copy is chosen at compile time (the copies alternate
+// with the steps; odd steps-per-group run groups in pairs), and the last two groups are peeled
+// (they load less ahead). The policy's hooks run in the same order.
+//
 // Direct fill (a config with fills_lds_directly): the next step's tiles go from global memory
 // straight into LDS (tile/lds_direct_fill.hpp), two stages in two LDS arrays of their own
 // (gemm_lds_stages; arch/buffer_lds.hpp says why). A step waits for its own loads, then the
@@ -102,6 +109,15 @@ inline constexpr bool fills_lds_directly = [] {
     return false;
 }();
 
+// How many K steps ahead a config's staged fill loads (1, or 2: register_prefetch_config).
+template <class Cfg>
+inline constexpr int register_prefetch_steps = [] {
+  if constexpr (requires { Cfg::register_prefetch_steps; })
+    return int(Cfg::register_prefetch_steps);
+  else
+    return 1;
+}();
+
 // The LDS of a direct-fill mainloop: each stage's tiles in an array of its own, and the rest (the
 // scale policy's buffers; null when it has none).
 struct gemm_lds_stages {
@@ -126,6 +142,10 @@ struct gemm_mainloop {
   // one buffer each); otherwise the tiles stage through registers, in no more LDS.
   static constexpr bool direct =
       fills_lds_directly<Cfg> && tile::fills_directly<ALoader> && tile::fills_directly<BLoader>;
+  // The staged fill two steps ahead (two LDS stages, the tiles staged through registers).
+  static constexpr bool two_ahead = !direct && Cfg::stages == 2 && register_prefetch_steps<Cfg> == 2;
+  static_assert(register_prefetch_steps<Cfg> == 1 || register_prefetch_steps<Cfg> == 2,
+                "gemm_mainloop: a staged fill loads one or two K steps ahead");
   // The direct fill's loads: 16 bytes a lane on gfx950 (buffer_load_dwordx4 ... lds), else 4.
   using fill = tile::lds_direct_fill<ALoader, BLoader, Cfg::threads, direct_fill_lane_bytes(arch::current_target)>;
   static constexpr int a_tile_bytes = loader_tile_bytes<ALoader, Cfg::block_m>;
@@ -172,17 +192,12 @@ struct gemm_mainloop {
   // and is the policy's to place.
   using sources = gemm_sources<tile::loader_source_t<BLoader>>;
 
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
-                                                     int wave_row, int wave_col, Mma& w, Policy& policy,
-                                                     unsigned char* lds)
-    requires(!direct)
-  {
-    ALoader a_load;
-    BLoader b_load;
-    w.clear();
-    // B's share of the copy starts where A's ends, so that threads (whole waves, where the tiles
-    // divide evenly) are either busy with one of them or idle, rather than all partly busy.
-    const int b_tid = (tid + ALoader::work_items) % Cfg::threads;
+  // B's share of the copy starts where A's ends, so that threads (whole waves, where the tiles
+  // divide evenly) are either busy with one of them or idle, rather than all partly busy.
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static int b_thread(int tid) { return (tid + ALoader::work_items) % Cfg::threads; }
+  // The staged loaders' rows and columns (A's through the row table where the GEMM gathers them).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void locate(ALoader& a_load, BLoader& b_load, const sources& src,
+                                                        const gemm_tile& t, int tid, int b_tid) {
     if constexpr (ALoader::gathers_rows) {
       if (src.a_rows)
         a_load.locate_rows(src.a_rows, t.m0, src.m, src.a_ld, tid);
@@ -192,6 +207,18 @@ struct gemm_mainloop {
       a_load.locate(t.m0, src.m, src.a_ld, tid);
     }
     b_load.locate(t.n0, src.n, src.b_ld, b_tid);
+  }
+
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
+                                                     int wave_row, int wave_col, Mma& w, Policy& policy,
+                                                     unsigned char* lds)
+    requires(!direct && !two_ahead)
+  {
+    ALoader a_load;
+    BLoader b_load;
+    w.clear();
+    const int b_tid = b_thread(tid);
+    locate(a_load, b_load, src, t, tid, b_tid);
     const int skip = KTail ? src.skip : 0;
     const int k_begin = t.group_begin * Policy::group_k - skip;  // K of the range's first step
     if (t.group_end > t.group_begin) {
@@ -249,6 +276,104 @@ struct gemm_mainloop {
       group.template operator()<true>(t.group_end - 1);
     }
     w.finish();  // a row-pair atom folds its sparse rows (warp/warp_mma.hpp)
+  }
+
+  // The staged fill two steps ahead (the header comment).
+  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
+                                                     int wave_row, int wave_col, Mma& w, Policy& policy,
+                                                     unsigned char* lds)
+    requires two_ahead
+  {
+    ALoader a_load[2];
+    BLoader b_load[2];
+    w.clear();
+    const int b_tid = b_thread(tid);
+    locate(a_load[0], b_load[0], src, t, tid, b_tid);
+    a_load[1] = a_load[0], b_load[1] = b_load[0];
+    const int skip = KTail ? src.skip : 0;
+    const int k_begin = t.group_begin * Policy::group_k - skip;  // K of the range's first step
+    const int groups = t.group_end - t.group_begin;
+    // Step 0's loads into copy First, step 1's into the other, then step 0 into its LDS stage.
+    auto prologue = [&]<int First>() {
+      if (KTail && skip > 0 && t.group_begin == 0) {
+        a_load[First].load_skipping(src.a, src.a_ld, skip, tid);
+        b_load[First].load_skipping(src.b, src.b_ld, skip, b_tid);
+      } else {
+        a_load[First].load(src.a, src.a_ld, k_begin);
+        b_load[First].load(src.b, src.b_ld, k_begin);
+      }
+      if (groups * kps > 1) {
+        b_load[First ^ 1].load(src.b, src.b_ld, k_begin + step_k);
+        a_load[First ^ 1].load(src.a, src.a_ld, k_begin + step_k);
+      }
+      policy.prologue(t.group_begin);
+      a_load[First].store(lds + First * tile_bytes, tid);
+      b_load[First].store(lds + First * tile_bytes + a_tile_bytes, b_tid);
+      __syncthreads();
+    };
+    // Rest: the groups after this one, counted up to 2; Phase: the copy (and LDS stage) of the
+    // group's first step.
+    auto group = [&]<int Rest, int Phase>(int g) {
+      policy.group_begin(g);
+      static_for<kps>([&](auto s_constant) {
+        constexpr int s = decltype(s_constant)::value;
+        constexpr int cur = (Phase + s) % 2;
+        constexpr bool more = s + 1 < kps * (1 + Rest);   // there is a next step
+        constexpr bool ahead = s + 2 < kps * (1 + Rest);  // and one after it
+        const int step = (g - t.group_begin) * kps + s;
+        unsigned char* here = lds + cur * tile_bytes;
+        unsigned char* next = lds + (cur ^ 1) * tile_bytes;
+        policy.template issue_loads<s>(g, more);
+        if constexpr (ahead) {  // into the copy whose tiles this step reads from LDS
+          const int k_ahead = k_begin + (step + 2) * step_k;
+          b_load[cur].load(src.b, src.b_ld, k_ahead);
+          a_load[cur].load(src.a, src.a_ld, k_ahead);
+        }
+        if constexpr (requires { policy.template stage_in_lds<s>(here); }) policy.template stage_in_lds<s>(here);
+        policy.template before_mma<s>(g);
+        w.template step<Policy::restarts && s == 0>(here, here + a_tile_bytes, wave_row, wave_col, lane,
+                                                    policy.template mma_scales<s>());
+        arch::schedule_fence();
+        if constexpr (more) {
+          // The next step's loads, issued a step ago; the step after's stay in flight.
+          a_load[cur ^ 1].wait_for_loads();
+          b_load[cur ^ 1].wait_for_loads();
+          a_load[cur ^ 1].store(next, tid);
+          b_load[cur ^ 1].store(next + a_tile_bytes, b_tid);
+          policy.template after_stores<s>(g);
+        }
+        policy.template after_mma<s>(w);
+        if constexpr (more) __syncthreads();
+      });
+    };
+    int g = t.group_begin;
+    if constexpr (kps % 2 == 0) {  // every group starts in copy 0
+      if (groups > 0) {
+        prologue.template operator()<0>();
+        for (; g + 2 < t.group_end; ++g) group.template operator()<2, 0>(g);
+        if (g + 1 < t.group_end) group.template operator()<1, 0>(g++);
+        group.template operator()<0, 0>(g);
+      }
+    } else if (groups == 1) {
+      prologue.template operator()<0>();
+      group.template operator()<0, 0>(g);
+    } else if (groups > 1) {
+      // Groups in pairs (copies 0 then 1), the last pair peeled; an odd count runs its first group
+      // alone, in copy 1, before them.
+      if (groups % 2 == 1) {
+        prologue.template operator()<1>();
+        group.template operator()<2, 1>(g++);
+      } else {
+        prologue.template operator()<0>();
+      }
+      for (; g + 2 < t.group_end; g += 2) {
+        group.template operator()<2, 0>(g);
+        group.template operator()<2, 1>(g + 1);
+      }
+      group.template operator()<1, 0>(g);
+      group.template operator()<0, 1>(g + 1);
+    }
+    w.finish();
   }
 
   // The direct fill's K loop (the header comment).

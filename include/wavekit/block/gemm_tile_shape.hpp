@@ -100,6 +100,14 @@ struct direct_fill_config : Base {
                 "direct_fill_config: the stages (and sinks) exceed the LDS a workgroup may have");
 };
 
+// Config Base with its staged fill loading two K steps ahead (block/gemm_mainloop.hpp): one more
+// register copy of the tiles, no more LDS.
+template <class Base>
+struct register_prefetch_config : Base {
+  static_assert(Base::stages == 2, "register_prefetch_config: two steps ahead takes two LDS stages");
+  static constexpr int register_prefetch_steps = 2;
+};
+
 // Config as target T's kernel sees it: on gfx950 a two-stage config loads its tiles straight into
 // LDS (direct_fill_config; the mainloop stages through registers where a tile's layout cannot take
 // it), which there cuts the loop's VALU work and registers (test/isa/gemm_direct_fill); gfx942's

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Checks gemm_direct_fill.hip's device code (the mainloop's direct fill, block/gemm_mainloop.hpp):
+"""Checks gemm_direct_fill.hip's device code (the mainloop's fill schedules, block/gemm_mainloop.hpp):
 in each direct-fill kernel's hot loop the tiles arrive by buffer_load_* ... lds (dwordx4 on gfx950,
 dword on gfx942) with no ds_write_b128 (the staged fill's tile stores; a scale policy stores 4 bytes), and no vmcnt wait comes between a barrier and the first ds_read
 after it (the next step's loads stay in flight while this step's tiles are read). Prints each
 kernel's figures beside its staged twin's (per K step: the direct loop runs two steps an iteration
-where a group is one step; both run one barrier a step): loop instructions, VALU, VGPRs.
+where a group is one step; both run one barrier a step): loop instructions, VALU, VGPRs. And in each
+two-steps-ahead kernel's hot loop the tiles' loads are waited for at most once per two K steps
+(tools/codegen_report.py load_trips: the round trips an iteration waits out in series), printed
+beside its staged twin's with the same per-step figures.
 
 usage: check_gemm_direct_fill.py <gemm_direct_fill.s> <report.json> --arch gfx942|gfx950
 """
@@ -26,7 +29,7 @@ def main():
     names = codegen_report.demangle(sorted(bodies))
     report = {k["symbol"]: k for k in json.load(open(report_path))["kernels"]}
     form = "buffer_load_dwordx4" if arch == "gfx950" else "buffer_load_dword"
-    problems, rows, direct = [], {}, 0
+    problems, rows, direct, ahead = [], {}, 0, 0
     for symbol, body in bodies.items():
         name = names[symbol]
         lines = codegen_report.hot_loop(body, arch, with_body=True)[1]
@@ -34,7 +37,13 @@ def main():
         loop = k["loop"]
         steps = max(1, loop["barriers"])  # one barrier a K step, staged or direct
         is_direct = "direct_fill" in name
-        key = re.sub(r"wavekit::isa::(direct_fill|staged)(_blockscale)?<(.*?)>", r"\3", name)
+        kind = "direct" if is_direct else "two_ahead" if "two_ahead" in name else "staged"
+        key = re.sub(r"wavekit::isa::(direct_fill|staged|two_ahead)(_blockscale)?<(.*?)>", r"\3", name)
+        if kind == "two_ahead":
+            ahead += 1
+            if loop["load_trips"] > steps / 2 + 1e-6:
+                problems.append(f"{name}: {loop['load_trips']} load round trips in series over {steps} K steps "
+                                "(two steps ahead waits at most one per two steps)")
         if is_direct:
             direct += 1
             lds_loads = [l for l in lines if l.split()[0] == form and l.endswith("lds")]
@@ -50,15 +59,19 @@ def main():
                 if read is not None and any(x.startswith("s_waitcnt") and "vmcnt" in x for x in after[:read]):
                     problems.append(f"{name}: a vmcnt wait between a barrier and its ds_read (the next step's "
                                     "loads no longer overlap the reads)")
-        rows.setdefault(key, {})["direct" if is_direct else "staged"] = (
-            loop["instructions"] / steps, loop["valu"] / steps, k["vgpr"])
+        rows.setdefault(key, {})[kind] = (loop["instructions"] / steps, loop["valu"] / steps, k["vgpr"],
+                                          loop["load_trips"] / steps)
     if direct == 0:
         problems.append("no direct-fill kernel in the assembly")
+    if ahead == 0:
+        problems.append("no two-steps-ahead kernel in the assembly")
     for key, r in sorted(rows.items()):
-        if "staged" in r and "direct" in r:
-            s, d = r["staged"], r["direct"]
-            print(f"{arch} {codegen_report.short_name(key)}: per K step {s[0]:.1f} -> {d[0]:.1f} instructions, "
-                  f"{s[1]:.1f} -> {d[1]:.1f} VALU; VGPRs {s[2]} -> {d[2]}")
+        for kind, label in (("direct", "direct"), ("two_ahead", "two steps ahead")):
+            if "staged" in r and kind in r:
+                s, d = r["staged"], r[kind]
+                print(f"{arch} {codegen_report.short_name(key)}, {label}: per K step {s[0]:.1f} -> {d[0]:.1f} "
+                      f"instructions, {s[1]:.1f} -> {d[1]:.1f} VALU, {s[3]:.2f} -> {d[3]:.2f} load round trips; "
+                      f"VGPRs {s[2]} -> {d[2]}")
     for p in problems:
         print("FAIL", p)
     return 1 if problems else 0
