@@ -227,6 +227,26 @@ def is_vmem(line):
     return line.startswith(VMEM) and not line.startswith(("buffer_wbl2", "buffer_inv", "buffer_gl"))
 
 
+def issue_costs(body, arch):
+    """Each instruction's clocks as one wave issues it: an MFMA its matrix-pipe cycles, any other
+    instruction one issue slot (4 clocks)."""
+    return [mfma_cycles(l, arch) if l.startswith(MATRIX) else 4.0 for l in body]
+
+
+def loads_memory(body):
+    return any(is_vmem(l) and "_load" in l.split()[0] for l in body)
+
+
+def retired(line, outstanding):
+    """(the operations an s_waitcnt vmcnt(N) line retires, those still outstanding), in issue order
+    (vector-memory operations complete in order); (None, outstanding) for any other line."""
+    m = VMCNT.search(line) if line.startswith("s_waitcnt") else None
+    if not m:
+        return None, outstanding
+    keep = int(m.group(1))
+    return (outstanding[:-keep], outstanding[-keep:]) if keep else (outstanding, [])
+
+
 def load_cover(body, arch):
     """How far ahead the hot loop loads: for each vector-memory load of the loop, the work between its
     issue and the s_waitcnt vmcnt(N) that first guarantees it returned, in iterations of the loop,
@@ -236,20 +256,18 @@ def load_cover(body, arch):
     end of the next, about 1; deeper prefetch, more. The performance model's latency floor divides a
     load's round trip by it (docs/performance-model.md). 0: the loop loads nothing from memory; a
     load not waited for within three iterations counts three."""
-    costs = [mfma_cycles(l, arch) if l.startswith(MATRIX) else 4.0 for l in body]
+    costs = issue_costs(body, arch)
     total = sum(costs)
-    if total == 0 or not any(is_vmem(l) and "_load" in l.split()[0] for l in body):
+    if total == 0 or not loads_memory(body):
         return 0.0
     outstanding, cover, clock = [], None, 0.0  # outstanding: (issue time, copy, is load)
     for copy in range(4):
         for line, cost in zip(body, costs):
             if is_vmem(line):
                 outstanding.append((clock, copy, "_load" in line.split()[0]))
-            elif line.startswith("s_waitcnt"):
-                m = VMCNT.search(line)
-                if m:
-                    keep = int(m.group(1))
-                    done, outstanding = (outstanding[:-keep], outstanding[-keep:]) if keep else (outstanding, [])
+            else:
+                done, outstanding = retired(line, outstanding)
+                if done is not None:
                     for issued, c, load in done:
                         if c == 1 and load:
                             d = (clock - issued) / total
@@ -269,8 +287,8 @@ def load_trips(body, arch):
     issues it (load_cover's weights), each s_waitcnt vmcnt(N) stalling until the operations it
     retires have returned, at two long round trips. 0: the loop loads nothing from memory; a
     loop that never waits for its loads counts a third of a trip (load_cover's three iterations)."""
-    costs = [mfma_cycles(l, arch) if l.startswith(MATRIX) else 4.0 for l in body]
-    if sum(costs) == 0 or not any(is_vmem(l) and "_load" in l.split()[0] for l in body):
+    costs = issue_costs(body, arch)
+    if sum(costs) == 0 or not loads_memory(body):
         return 0.0
     copies, settled = 16, 8
 
@@ -280,11 +298,9 @@ def load_trips(body, arch):
             for line, cost in zip(body, costs):
                 if is_vmem(line):
                     outstanding.append(clock + trip)
-                elif line.startswith("s_waitcnt"):
-                    m = VMCNT.search(line)
-                    if m:
-                        keep = int(m.group(1))
-                        done, outstanding = (outstanding[:-keep], outstanding[-keep:]) if keep else (outstanding, [])
+                else:
+                    done, outstanding = retired(line, outstanding)
+                    if done:
                         clock = max([clock] + done)
                 clock += cost
             ends.append(clock)
