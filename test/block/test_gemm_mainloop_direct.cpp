@@ -18,6 +18,7 @@
 #include "support/blockscale_case.hpp"
 #include "support/device_fp8.hpp"
 #include "support/device_upload.hpp"
+#include "support/fill_views.hpp"
 #include "support/fused_gemm.hpp"
 #include "wavekit/block/gemm_epilogue.hpp"
 #include "wavekit/block/splitk_reduce.hpp"
@@ -27,27 +28,9 @@
 using namespace wavekit;
 namespace gh = wavekit::ops::gemm_half;
 namespace gb = wavekit::ops::gemm_fp8_blockscale;
+using namespace wavekit::fill_views;
 
 namespace {
-
-// gemm_half's config Base staged, and filled directly, on every target (the shipped configs fill
-// directly on gfx950 only: block::direct_fill_view). The direct view is sized for gfx950's loads in
-// every compiler pass (a kernel's config is one type in all of them); gfx942's stages take no more.
-template <class Base>
-struct staged_config : Base {
-  template <arch::target>
-  using on = Base;
-};
-template <class Base>
-struct direct_config : block::direct_fill_config<Base, arch::target::gfx950> {
-  template <arch::target>
-  using on = direct_config;
-};
-template <class Base>
-struct two_ahead_config : block::register_prefetch_config<Base> {
-  template <arch::target>
-  using on = two_ahead_config;
-};
 
 // C, and on the emulator the launch's counters.
 struct result {
@@ -86,7 +69,7 @@ result run(const bf16* a, const bf16* b, int m, int n, int k, int splits) {
   return r;
 }
 
-// Variant: direct_config<Base> or two_ahead_config<Base>, against Base staged one step ahead.
+// Variant: direct_fill<Base> or two_ahead<Base>, against Base staged one step ahead.
 template <class Base, class Variant>
 void check_config() {
   constexpr bool fills_directly = block::fills_lds_directly<Variant>;
@@ -104,7 +87,7 @@ void check_config() {
         bf16* a = test::upload(ha);
         bf16* b = test::upload(hb);
         INFO(Base::name() << " M " << m << " N " << n << " K " << k << " splits " << splits);
-        const result staged = run<staged_config<Base>>(a, b, m, n, k, splits),
+        const result staged = run<wavekit::fill_views::staged<Base>>(a, b, m, n, k, splits),
                      variant = run<Variant>(a, b, m, n, k, splits);
         hipFree(a), hipFree(b);
         CHECK(std::memcmp(staged.c.data(), variant.c.data(), staged.c.size() * sizeof(bf16)) == 0);
@@ -128,30 +111,7 @@ void check_config() {
       }
 }
 
-// A blockscale config whose per-target views are staged, or fill directly (each its own kernel:
-// kernel_config).
-template <class Base>
-struct staged_blockscale : Base {
-  template <arch::target T>
-  using on = block::fp8_tile_config<T, typename Base::template tile_shape_on<T>,
-                                    block::row_scale_lds<typename Base::template tile_shape_on<T>, 128>::bytes,
-                                    /*DirectFill=*/false>;
-  using kernel_config = staged_blockscale<typename Base::kernel_config>;
-};
-template <class Base>
-struct direct_blockscale : Base {
-  template <arch::target T>
-  using on = block::direct_fill_config<typename staged_blockscale<Base>::template on<T>, T>;
-  using kernel_config = direct_blockscale<typename Base::kernel_config>;
-};
-template <class Base>
-struct two_ahead_blockscale : Base {
-  template <arch::target T>
-  using on = block::register_prefetch_config<typename staged_blockscale<Base>::template on<T>>;
-  using kernel_config = two_ahead_blockscale<typename Base::kernel_config>;
-};
-
-// Variant: direct_blockscale<Base> or two_ahead_blockscale<Base>, against Base staged.
+// Variant: direct_fill_blockscale<Base> or two_ahead_blockscale<Base>, against Base staged.
 template <class Base, class Variant, class Fp8>
 void check_blockscale() {
   constexpr bool fills_directly = block::fills_lds_directly<typename Variant::template on<arch::kernel_view_target>>;
@@ -191,24 +151,24 @@ void check_blockscale() {
 }  // namespace
 
 TEST_CASE("gemm_mainloop: the direct fill computes what the staged fill does", "[emu][gemm]") {
-  check_config<gh::config_decode, direct_config<gh::config_decode>>();
-  check_config<gh::config_small, direct_config<gh::config_small>>();
-  check_config<gh::config_large, direct_config<gh::config_large>>();
+  check_config<gh::config_decode, direct_fill<gh::config_decode>>();
+  check_config<gh::config_small, direct_fill<gh::config_small>>();
+  check_config<gh::config_large, direct_fill<gh::config_large>>();
 }
 
 TEST_CASE("gemm_mainloop: the staged fill two steps ahead computes what it does one step ahead", "[emu][gemm]") {
-  check_config<gh::config_decode, two_ahead_config<gh::config_decode>>();
-  check_config<gh::config_small, two_ahead_config<gh::config_small>>();
-  check_config<gh::config_large, two_ahead_config<gh::config_large>>();
+  check_config<gh::config_decode, two_ahead<gh::config_decode>>();
+  check_config<gh::config_small, two_ahead<gh::config_small>>();
+  check_config<gh::config_large, two_ahead<gh::config_large>>();
 }
 
 TEST_CASE("gemm_mainloop: the direct fill under the group-promotion policy computes what the staged fill does",
           "[emu][gemm]") {
   test::with_device_fp8([](auto fp8_format) {
     using fp8 = decltype(fp8_format);
-    check_blockscale<gb::config_decode, direct_blockscale<gb::config_decode>, fp8>();
-    check_blockscale<gb::config_narrow, direct_blockscale<gb::config_narrow>, fp8>();
-    check_blockscale<gb::config_large, direct_blockscale<gb::config_large>, fp8>();
+    check_blockscale<gb::config_decode, direct_fill_blockscale<gb::config_decode>, fp8>();
+    check_blockscale<gb::config_narrow, direct_fill_blockscale<gb::config_narrow>, fp8>();
+    check_blockscale<gb::config_large, direct_fill_blockscale<gb::config_large>, fp8>();
   });
 }
 

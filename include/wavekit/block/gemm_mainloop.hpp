@@ -31,7 +31,8 @@
 // earlier, are stored after step s's MFMAs: a load has two steps of work to return in, not one, for
 // one more copy of the tiles' registers. A copy is chosen at compile time (the copies alternate
 // with the steps; odd steps-per-group run groups in pairs), and the last two groups are peeled
-// (they load less ahead). The policy's hooks run in the same order.
+// (they load less ahead). One staged run serves both depths; the policy's hooks run in the same
+// order.
 //
 // Direct fill (a config with fills_lds_directly): the next step's tiles go from global memory
 // straight into LDS (tile/lds_direct_fill.hpp), two stages in two LDS arrays of their own
@@ -142,10 +143,10 @@ struct gemm_mainloop {
   // one buffer each); otherwise the tiles stage through registers, in no more LDS.
   static constexpr bool direct =
       fills_lds_directly<Cfg> && tile::fills_directly<ALoader> && tile::fills_directly<BLoader>;
-  // The staged fill two steps ahead (two LDS stages, the tiles staged through registers).
-  static constexpr bool two_ahead = !direct && Cfg::stages == 2 && register_prefetch_steps<Cfg> == 2;
-  static_assert(register_prefetch_steps<Cfg> == 1 || register_prefetch_steps<Cfg> == 2,
-                "gemm_mainloop: a staged fill loads one or two K steps ahead");
+  // How many K steps ahead the staged fill loads (two: two LDS stages, two register copies).
+  static constexpr int ahead_steps = register_prefetch_steps<Cfg>;
+  static_assert(ahead_steps == 1 || (ahead_steps == 2 && Cfg::stages == 2),
+                "gemm_mainloop: a staged fill loads one K step ahead, or two with two LDS stages");
   // The direct fill's loads: 16 bytes a lane on gfx950 (buffer_load_dwordx4 ... lds), else 4.
   using fill = tile::lds_direct_fill<ALoader, BLoader, Cfg::threads, direct_fill_lane_bytes(arch::current_target)>;
   static constexpr int a_tile_bytes = loader_tile_bytes<ALoader, Cfg::block_m>;
@@ -209,91 +210,25 @@ struct gemm_mainloop {
     b_load.locate(t.n0, src.n, src.b_ld, b_tid);
   }
 
+  // The staged fill's K loop, ahead_steps K steps ahead (the header comment): ahead_steps register
+  // copies of the tiles. Step s + ahead_steps's loads go into copy (s + ahead_steps) % ahead_steps
+  // while step s runs; step s + 1's, in copy (s + 1) % ahead_steps, are stored after its MFMAs.
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
                                                      int wave_row, int wave_col, Mma& w, Policy& policy,
                                                      unsigned char* lds)
-    requires(!direct && !two_ahead)
+    requires(!direct)
   {
-    ALoader a_load;
-    BLoader b_load;
-    w.clear();
-    const int b_tid = b_thread(tid);
-    locate(a_load, b_load, src, t, tid, b_tid);
-    const int skip = KTail ? src.skip : 0;
-    const int k_begin = t.group_begin * Policy::group_k - skip;  // K of the range's first step
-    if (t.group_end > t.group_begin) {
-      if (KTail && skip > 0 && t.group_begin == 0) {
-        a_load.load_skipping(src.a, src.a_ld, skip, tid);
-        b_load.load_skipping(src.b, src.b_ld, skip, b_tid);
-      } else {
-        a_load.load(src.a, src.a_ld, k_begin);
-        b_load.load(src.b, src.b_ld, k_begin);
-      }
-      policy.prologue(t.group_begin);
-      a_load.store(lds, tid);
-      b_load.store(lds + a_tile_bytes, b_tid);
-      __syncthreads();
-    }
-    auto group = [&]<bool Last>(int g) {
-      policy.group_begin(g);
-      static_for<kps>([&](auto s_constant) {
-        constexpr int s = decltype(s_constant)::value;
-        const int step = (g - t.group_begin) * kps + s;
-        const bool more = !Last || s + 1 < kps;
-        // Buffer of this step: with an even number of steps per group it is s's parity itself.
-        const unsigned parity = kps % 2 == 0 ? static_cast<unsigned>(s) & 1u : static_cast<unsigned>(step) & 1u;
-        unsigned char* cur = Cfg::stages == 2 ? lds + parity * tile_bytes : lds;
-        unsigned char* next = Cfg::stages == 2 ? lds + (parity ^ 1u) * tile_bytes : lds;
-        // Loads in the order they are waited for (global loads complete in order): the policy's,
-        // B, A; waiting for A's then covers all.
-        policy.template issue_loads<s>(g, more);
-        if (more) {
-          const int k_next = k_begin + (step + 1) * step_k;
-          b_load.load(src.b, src.b_ld, k_next);
-          a_load.load(src.a, src.a_ld, k_next);
-        }
-        if constexpr (requires { policy.template stage_in_lds<s>(cur); }) policy.template stage_in_lds<s>(cur);
-        policy.template before_mma<s>(g);
-        w.template step<Policy::restarts && s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane,
-                                                    policy.template mma_scales<s>());
-        // Nothing below moves above the MFMAs: waiting for the loads there would stall them.
-        arch::schedule_fence();
-        if (more) {
-          // The step's loads were issued a whole step ago: one wait for all, not one per use.
-          a_load.wait_for_loads();
-          b_load.wait_for_loads();
-          if constexpr (Cfg::stages == 1) __syncthreads();  // every wave is done reading the buffer
-          a_load.store(next, tid);
-          b_load.store(next + a_tile_bytes, b_tid);
-          policy.template after_stores<s>(g);
-        }
-        policy.template after_mma<s>(w);
-        if (more) __syncthreads();
-      });
-    };
-    if (t.group_end > t.group_begin) {
-      for (int g = t.group_begin; g < t.group_end - 1; ++g) group.template operator()<false>(g);
-      group.template operator()<true>(t.group_end - 1);
-    }
-    w.finish();  // a row-pair atom folds its sparse rows (warp/warp_mma.hpp)
-  }
-
-  // The staged fill two steps ahead (the header comment).
-  WAVEKIT_DEVICE WAVEKIT_FORCEINLINE static void run(const sources& src, const gemm_tile& t, int tid, int lane,
-                                                     int wave_row, int wave_col, Mma& w, Policy& policy,
-                                                     unsigned char* lds)
-    requires two_ahead
-  {
-    ALoader a_load[2];
-    BLoader b_load[2];
+    ALoader a_load[ahead_steps];
+    BLoader b_load[ahead_steps];
     w.clear();
     const int b_tid = b_thread(tid);
     locate(a_load[0], b_load[0], src, t, tid, b_tid);
-    a_load[1] = a_load[0], b_load[1] = b_load[0];
+    if constexpr (ahead_steps == 2) a_load[1] = a_load[0], b_load[1] = b_load[0];
     const int skip = KTail ? src.skip : 0;
     const int k_begin = t.group_begin * Policy::group_k - skip;  // K of the range's first step
     const int groups = t.group_end - t.group_begin;
-    // Step 0's loads into copy First, step 1's into the other, then step 0 into its LDS stage.
+    // Step 0's loads into copy First, two steps ahead step 1's into the other copy, then step 0's
+    // tiles into LDS stage First.
     auto prologue = [&]<int First>() {
       if (KTail && skip > 0 && t.group_begin == 0) {
         a_load[First].load_skipping(src.a, src.a_ld, skip, tid);
@@ -302,44 +237,56 @@ struct gemm_mainloop {
         a_load[First].load(src.a, src.a_ld, k_begin);
         b_load[First].load(src.b, src.b_ld, k_begin);
       }
-      if (groups * kps > 1) {
-        b_load[First ^ 1].load(src.b, src.b_ld, k_begin + step_k);
-        a_load[First ^ 1].load(src.a, src.a_ld, k_begin + step_k);
+      if constexpr (ahead_steps == 2) {
+        if (groups * kps > 1) {
+          b_load[First ^ 1].load(src.b, src.b_ld, k_begin + step_k);
+          a_load[First ^ 1].load(src.a, src.a_ld, k_begin + step_k);
+        }
       }
       policy.prologue(t.group_begin);
       a_load[First].store(lds + First * tile_bytes, tid);
       b_load[First].store(lds + First * tile_bytes + a_tile_bytes, b_tid);
       __syncthreads();
     };
-    // Rest: the groups after this one, counted up to 2; Phase: the copy (and LDS stage) of the
-    // group's first step.
+    // Rest: the groups after this one, counted up to ahead_steps; Phase: with two copies, the copy
+    // (and LDS stage) of the group's first step.
     auto group = [&]<int Rest, int Phase>(int g) {
       policy.group_begin(g);
       static_for<kps>([&](auto s_constant) {
         constexpr int s = decltype(s_constant)::value;
-        constexpr int cur = (Phase + s) % 2;
-        constexpr bool more = s + 1 < kps * (1 + Rest);   // there is a next step
-        constexpr bool ahead = s + 2 < kps * (1 + Rest);  // and one after it
+        constexpr bool more = s + 1 < kps * (1 + Rest);                  // there is a next step
+        constexpr bool load_ahead = s + ahead_steps < kps * (1 + Rest);  // and one ahead_steps on
+        constexpr int load_copy = (Phase + s) % ahead_steps, store_copy = (Phase + s + 1) % ahead_steps;
         const int step = (g - t.group_begin) * kps + s;
-        unsigned char* here = lds + cur * tile_bytes;
-        unsigned char* next = lds + (cur ^ 1) * tile_bytes;
+        // The step's LDS stage: known at compile time where the copies alternate with the steps or
+        // a group has an even number of them.
+        const unsigned stage = Cfg::stages == 1                   ? 0u
+                               : ahead_steps == 2 || kps % 2 == 0 ? static_cast<unsigned>(Phase + s) & 1u
+                                                                  : static_cast<unsigned>(step) & 1u;
+        unsigned char* cur = lds + stage * tile_bytes;
+        unsigned char* next = Cfg::stages == 2 ? lds + (stage ^ 1u) * tile_bytes : lds;
+        // Loads in the order they are waited for (global loads complete in order): the policy's,
+        // B, A; waiting for A's then covers all.
         policy.template issue_loads<s>(g, more);
-        if constexpr (ahead) {  // into the copy whose tiles this step reads from LDS
-          const int k_ahead = k_begin + (step + 2) * step_k;
-          b_load[cur].load(src.b, src.b_ld, k_ahead);
-          a_load[cur].load(src.a, src.a_ld, k_ahead);
+        if constexpr (load_ahead) {
+          const int k_ahead = k_begin + (step + ahead_steps) * step_k;
+          b_load[load_copy].load(src.b, src.b_ld, k_ahead);
+          a_load[load_copy].load(src.a, src.a_ld, k_ahead);
         }
-        if constexpr (requires { policy.template stage_in_lds<s>(here); }) policy.template stage_in_lds<s>(here);
+        if constexpr (requires { policy.template stage_in_lds<s>(cur); }) policy.template stage_in_lds<s>(cur);
         policy.template before_mma<s>(g);
-        w.template step<Policy::restarts && s == 0>(here, here + a_tile_bytes, wave_row, wave_col, lane,
+        w.template step<Policy::restarts && s == 0>(cur, cur + a_tile_bytes, wave_row, wave_col, lane,
                                                     policy.template mma_scales<s>());
+        // Nothing below moves above the MFMAs: waiting for the loads there would stall them.
         arch::schedule_fence();
         if constexpr (more) {
-          // The next step's loads, issued a step ago; the step after's stay in flight.
-          a_load[cur ^ 1].wait_for_loads();
-          b_load[cur ^ 1].wait_for_loads();
-          a_load[cur ^ 1].store(next, tid);
-          b_load[cur ^ 1].store(next + a_tile_bytes, b_tid);
+          // The next step's loads were issued ahead_steps steps ago (two ahead, the step after's
+          // stay in flight): one wait for all, not one per use.
+          a_load[store_copy].wait_for_loads();
+          b_load[store_copy].wait_for_loads();
+          if constexpr (Cfg::stages == 1) __syncthreads();  // every wave is done reading the buffer
+          a_load[store_copy].store(next, tid);
+          b_load[store_copy].store(next + a_tile_bytes, b_tid);
           policy.template after_stores<s>(g);
         }
         policy.template after_mma<s>(w);
@@ -347,7 +294,13 @@ struct gemm_mainloop {
       });
     };
     int g = t.group_begin;
-    if constexpr (kps % 2 == 0) {  // every group starts in copy 0
+    if constexpr (ahead_steps == 1) {
+      if (groups > 0) {
+        prologue.template operator()<0>();
+        for (; g < t.group_end - 1; ++g) group.template operator()<1, 0>(g);
+        group.template operator()<0, 0>(g);
+      }
+    } else if constexpr (kps % 2 == 0) {  // every group starts in copy 0
       if (groups > 0) {
         prologue.template operator()<0>();
         for (; g + 2 < t.group_end; ++g) group.template operator()<2, 0>(g);
@@ -373,7 +326,7 @@ struct gemm_mainloop {
       group.template operator()<1, 0>(g);
       group.template operator()<0, 1>(g + 1);
     }
-    w.finish();
+    w.finish();  // a row-pair atom folds its sparse rows (warp/warp_mma.hpp)
   }
 
   // The direct fill's K loop (the header comment).

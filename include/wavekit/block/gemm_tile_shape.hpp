@@ -108,15 +108,20 @@ struct register_prefetch_config : Base {
   static constexpr int register_prefetch_steps = 2;
 };
 
-// Config as target T's kernel sees it: on gfx950 a two-stage config loads its tiles straight into
+// Config as target T's kernel sees it, for a two-stage config: on gfx950 the tiles go straight into
 // LDS (direct_fill_config; the mainloop stages through registers where a tile's layout cannot take
-// it), which there cuts the loop's VALU work and registers (test/isa/gemm_direct_fill); gfx942's
-// 4-byte form of the load adds instructions, so gfx942 keeps the staged fill.
-// DirectFill = false keeps a config staged on every target (where the direct loop's registers do
-// not fit: the config says why).
-template <class Config, arch::target T, bool DirectFill = true>
-using direct_fill_view = std::conditional_t<DirectFill && T == arch::target::gfx950 && Config::stages == 2,
-                                            direct_fill_config<Config, T>, Config>;
+// it), which there cuts the loop's VALU work and registers; on gfx942, whose 4-byte form of the
+// load adds instructions, they are staged through registers two K steps ahead
+// (register_prefetch_config), which halves the load round trips a K step waits for at no loss of
+// occupancy (test/isa/gemm_direct_fill measures both against the staged fill one step ahead).
+// gfx950's staged fallbacks stay one step ahead: there the second register copy spills or costs
+// occupancy. DirectFill = false keeps a config staged on gfx950, TwoAhead = false one step ahead
+// on gfx942 (where the loop's registers do not fit: the config says why).
+template <class Config, arch::target T, bool DirectFill = true, bool TwoAhead = true>
+using fill_view =
+    std::conditional_t<Config::stages == 2 && DirectFill && T == arch::target::gfx950, direct_fill_config<Config, T>,
+                       std::conditional_t<Config::stages == 2 && TwoAhead && T == arch::target::gfx942,
+                                          register_prefetch_config<Config>, Config>>;
 
 // The 16-bit GEMM configs' view (gemm_half's and the MoE bf16 / fp16 weights'): K steps of BlockK
 // elements of 2 bytes (64- or 128-byte LDS rows), LDS sized for gfx942's 64 KiB on both targets.
@@ -140,11 +145,11 @@ constexpr arch::target lds_sizing_target(arch::target t) {
 
 // An fp8 config's tile on target T (its K step: fp8_step_k) and the config as T's kernel sees it:
 // LDS rows of the K step's bytes plus ExtraLdsBytes (a scale policy's buffers), on T's LDS, filled
-// directly on gfx950 (direct_fill_view).
+// as fill_view fills it on T.
 template <arch::target T, int BlockM, int BlockN, int BlockK, int WavesM, int WavesN, int MfmaM, int Stages>
 using fp8_tile_shape = gemm_tile_shape<BlockM, BlockN, fp8_step_k<T, MfmaM, BlockK>, WavesM, WavesN, MfmaM, Stages>;
-template <arch::target T, class Shape, int ExtraLdsBytes = 0, bool DirectFill = true>
+template <arch::target T, class Shape, int ExtraLdsBytes = 0, bool DirectFill = true, bool TwoAhead = true>
 using fp8_tile_config =
-    direct_fill_view<staged_tile_config<Shape, Shape::block_k, lds_sizing_target(T), ExtraLdsBytes>, T, DirectFill>;
+    fill_view<staged_tile_config<Shape, Shape::block_k, lds_sizing_target(T), ExtraLdsBytes>, T, DirectFill, TwoAhead>;
 
 }  // namespace wavekit::block

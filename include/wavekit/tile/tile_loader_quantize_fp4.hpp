@@ -81,27 +81,44 @@ struct tile_loader_quantize_fp4 {
 
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void wait_for_loads() { arch::keep_whole(regs); }
 
-  // Quantizes and writes: each lane 4 bytes of fp4; the first lane of each 16 (four blocks) the
-  // four blocks' scales as one word, gathered from the lanes that computed them.
+  // Quantizes and writes: each lane 4 bytes of fp4 a chunk; the first lane of each 16 (four
+  // blocks) the four blocks' scales as one word, gathered from the lanes that computed them. The
+  // thread's chunks go through each step two at a time (arch::quantize_fp4_octets), so that no
+  // DPP move waits on the instruction before it (s_nop), and no more are live at once (eight took
+  // more registers: at 64x128 a spill; the codegen report).
+  static constexpr int group = per_thread < 2 ? per_thread : 2;
+  static_assert(per_thread % group == 0, "tile_loader_quantize_fp4: a thread's chunks are whole groups");
   WAVEKIT_DEVICE WAVEKIT_FORCEINLINE void store(unsigned char* lds, int tid) const {
 #pragma unroll
-    for (int i = 0; i < per_thread; ++i) {
-      const int c = tid + i * Threads, row = c / chunks_per_row, chunk = c % chunks_per_row;
-      float v[arch::mx_quantize_lane_elements];
+    for (int g = 0; g < per_thread; g += group) {
+      float v[group][arch::mx_quantize_lane_elements];
 #pragma unroll
-      for (int h = 0; h < arch::mx_quantize_lane_elements; ++h)
-        v[h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(regs[i][h / 2] >> (16 * (h % 2)))));
-      const arch::fp4_octet q = arch::quantize_fp4_octet(v);
-      arch::lds_store<4>(lds + layout::offset(row, chunk * 4), q.bytes);
+      for (int i = 0; i < group; ++i)
+#pragma unroll
+        for (int h = 0; h < arch::mx_quantize_lane_elements; ++h)
+          v[i][h] = widen_to_float(T::from_bits(static_cast<std::uint16_t>(regs[g + i][h / 2] >> (16 * (h % 2)))));
+      arch::fp4_octet q[group];
+      arch::quantize_fp4_octets<group>(v, q);
       // Lanes 4, 8 and 12 of the 16 (a DPP row) to its first: row_shl by 4, 8, 12.
-      std::uint32_t word = q.scale;
-      word |= static_cast<std::uint32_t>(__builtin_amdgcn_mov_dpp(static_cast<int>(q.scale), 0x104, 0xF, 0xF, false))
-              << 8;
-      word |= static_cast<std::uint32_t>(__builtin_amdgcn_mov_dpp(static_cast<int>(q.scale), 0x108, 0xF, 0xF, false))
-              << 16;
-      word |= static_cast<std::uint32_t>(__builtin_amdgcn_mov_dpp(static_cast<int>(q.scale), 0x10C, 0xF, 0xF, false))
-              << 24;
-      arch::lds_store<4>(lds + scale_offset + row * scales_per_row + chunk / 16 * 4, word, chunk % 16 == 0);
+      std::uint32_t word[group];
+#pragma unroll
+      for (int i = 0; i < group; ++i) word[i] = q[i].scale;
+      auto gather = [&]<int Ctrl, int Shift>() {
+#pragma unroll
+        for (int i = 0; i < group; ++i)
+          word[i] |=
+              static_cast<std::uint32_t>(__builtin_amdgcn_mov_dpp(static_cast<int>(q[i].scale), Ctrl, 0xF, 0xF, false))
+              << Shift;
+      };
+      gather.template operator()<0x104, 8>();
+      gather.template operator()<0x108, 16>();
+      gather.template operator()<0x10C, 24>();
+#pragma unroll
+      for (int i = 0; i < group; ++i) {
+        const int c = tid + (g + i) * Threads, row = c / chunks_per_row, chunk = c % chunks_per_row;
+        arch::lds_store<4>(lds + layout::offset(row, chunk * 4), q[i].bytes);
+        arch::lds_store<4>(lds + scale_offset + row * scales_per_row + chunk / 16 * 4, word[i], chunk % 16 == 0);
+      }
     }
   }
 };

@@ -38,7 +38,9 @@ def main():
         steps = max(1, loop["barriers"])  # one barrier a K step, staged or direct
         is_direct = "direct_fill" in name
         kind = "direct" if is_direct else "two_ahead" if "two_ahead" in name else "staged"
-        key = re.sub(r"wavekit::isa::(direct_fill|staged|two_ahead)(_blockscale)?<(.*?)>", r"\3", name)
+        # The twins' key: the base config (a direct fill's target argument dropped).
+        key = re.sub(r"wavekit::fill_views::(direct_fill|staged|two_ahead)(_blockscale)?<(.*?)>", r"\3", name)
+        key = re.sub(r", \(wavekit::arch::target\)\d+>", ">", key)
         if kind == "two_ahead":
             ahead += 1
             if loop["load_trips"] > steps / 2 + 1e-6:

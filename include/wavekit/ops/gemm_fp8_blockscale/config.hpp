@@ -39,14 +39,16 @@ struct config
   // the group-promotion policy's per-row scales (fp32, block::row_scale_lds) in LDS, on T's LDS.
   template <arch::target T>
   using tile_shape_on = block::fp8_tile_shape<T, BlockM, BlockN, BlockK, WavesM, WavesN, shape::mfma_m, Stages>;
-  // gfx950 fills the tiles straight into LDS (block::direct_fill_view) but at 128x128 with 16-wide
-  // MFMAs: there a scale group is one K step, so the direct loop runs two groups an iteration, and
-  // the two groups' promotion state does not fit beside the accumulators (the codegen report:
-  // 41 VGPRs spilled, where the staged loop takes 246).
+  // The tiles are filled as block::fill_view fills them on T, but for two tiles whose registers do
+  // not fit that fill (the codegen report): gfx950's direct fill at 128x128 with 16-wide MFMAs
+  // (a scale group is one K step there, so the direct loop runs two groups an iteration and their
+  // promotion state does not fit beside the accumulators: 41 VGPRs spilled, where the staged loop
+  // takes 246), and gfx942's two steps ahead with 128-byte K steps (64x128x128 spilled 57).
   static constexpr bool direct_fill = !(Mfma == mfma_shape::m16n16k32 && BlockM * BlockN >= 128 * 128);
+  static constexpr bool two_ahead = BlockK == 64;
   template <arch::target T>
-  using on =
-      block::fp8_tile_config<T, tile_shape_on<T>, block::row_scale_lds<tile_shape_on<T>, 128>::bytes, direct_fill>;
+  using on = block::fp8_tile_config<T, tile_shape_on<T>, block::row_scale_lds<tile_shape_on<T>, 128>::bytes,
+                                    direct_fill, two_ahead>;
   // gfx942's view: the figures of the name, the tests and the smaller LDS.
   using gfx942_view = on<arch::target::gfx942>;
   static constexpr int lds_bytes = gfx942_view::lds_bytes, min_waves_per_simd = gfx942_view::min_waves_per_simd;

@@ -23,10 +23,10 @@ struct config : block::half_tile_config<BlockM, BlockN, BlockK, WavesM, WavesN, 
   // The kernel depends on everything but SplitK (a launch parameter).
   using kernel_config = config<BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages, 1>;
   static_assert(SplitK >= 1, "gemm_half::config: SplitK must be at least 1");
-  // The config as target T's kernel sees it: the tile as it is, filled straight into LDS on gfx950
-  // (block::direct_fill_view).
+  // The config as target T's kernel sees it: the tile as it is, filled as block::fill_view fills
+  // it there.
   template <arch::target T>
-  using on = block::direct_fill_view<config, T>;
+  using on = block::fill_view<config, T>;
 
   static std::string name(int splits = SplitK) {
     return "gemm_half<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) + (Stages == 1 ? ", 1 stage" : "") +

@@ -26,10 +26,10 @@ struct config {
   static_assert(SplitK >= 1, "gemm_mx::config: SplitK must be at least 1");
 
   // The config for elements of format F: K steps of StepBytes of each row, on gfx950's LDS, the
-  // tiles filled straight into it (block::direct_fill_view; staged where a tile cannot take it).
+  // tiles filled straight into it (block::fill_view; staged where a tile cannot take it).
   template <mx_format F>
   struct of
-      : block::direct_fill_view<
+      : block::fill_view<
             block::staged_tile_config<
                 block::gemm_tile_shape<BlockM, BlockN, StepBytes * 8 / element_bits(F), WavesM, WavesN, MfmaM, Stages>,
                 StepBytes, arch::target::gfx950>,

@@ -21,9 +21,9 @@ struct config : block::half_tile_config<BlockM, BlockN, BlockK, WavesM, WavesN, 
   using typename config::half_tile_config::shape;
   static_assert(BlockM >= 16 && BlockM <= 256 && BlockM % 16 == 0, "moe::config: BlockM is the sort's tile: 16..256");
   // Every target's kernel sees the config's tile as it is (the fp8 list's configs differ per
-  // target); gfx950's fills it straight into LDS (block::direct_fill_view).
+  // target), filled as block::fill_view fills it there.
   template <arch::target T>
-  using on = block::direct_fill_view<config, T>;
+  using on = block::fill_view<config, T>;
   static std::string name() {
     return "moe_gemm<" + shape::shape_name() + ", mfma" + std::to_string(MfmaM) + (Stages == 1 ? ", 1 stage" : "") +
            ">";

@@ -31,8 +31,11 @@ struct config {
   // policy's per-row scales in LDS, on T's LDS.
   template <arch::target T>
   using tile_shape_on = block::fp8_tile_shape<T, BlockM, BlockN, BlockK, WavesM, WavesN, MfmaM, Stages>;
+  // Filled as block::fill_view fills them on T, but one step ahead on gfx942 with 128-byte K steps,
+  // whose second register copy spills (gemm_fp8_blockscale::config says where).
   template <arch::target T>
-  using on = block::fp8_tile_config<T, tile_shape_on<T>, block::row_scale_lds<tile_shape_on<T>, scale_group_k>::bytes>;
+  using on = block::fp8_tile_config<T, tile_shape_on<T>, block::row_scale_lds<tile_shape_on<T>, scale_group_k>::bytes,
+                                    /*DirectFill=*/true, /*TwoAhead=*/BlockK == 64>;
   static_assert(tile_shape_on<arch::target::gfx942>::threads >= BlockM,
                 "moe::blockscale::config: one thread per row of the block brings its scales");
   static_assert(tile_shape_on<arch::target::gfx942>::wave_n <= scale_group_k &&

@@ -25,8 +25,8 @@ inline constexpr shipped_table shipped_tables[] = {
 # Format and rules: include/wavekit/planning/tables/table_text.hpp. After editing, regenerate the embedded
 # copy: cmake --build <build dir> --target tuning_tables.
 op                  arch   cus dtypes                 layout        m_bucket    n    k e_local top_k config splits
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 1536 7168       0     0 narrow      4  # M 1024: the model's plan
-gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 3072 1536       0     0 narrow      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 1536 7168       0     0 decode      1  # M 1024: the model's plan
+gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 3072 1536       0     0 decode      1  # M 1024: the model's plan
 gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024  576 7168       0     0 small       4  # M 1024: the model's plan
 gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168  256       0     0 narrow      1  # M 1024: the model's plan
 gemm_fp8_blockscale gfx942 304 e4m3fnuz,e4m3fnuz,bf16 mn_contiguous     1024 7168 2048       0     0 narrow      1  # M 1024: the model's plan
